@@ -1,0 +1,217 @@
+"""``megatron-trace``: parse per-rank operation traces line by line into :mod:`lint.models.megatron_trace`.
+
+Valid lines take the fast path: one regex per layout, derived from ``grammars/megatron-trace.lark``,
+and one derived regex for the sub-operations.  A line no regex accepts is parsed by Lark, which
+either reports the exact column and what it expected, or (should the two ever disagree) builds the
+record from its tree: the grammar decides, the regexes only make valid lines cheap.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache
+from typing import Any
+
+from lark import Tree
+
+from lint.grammar import Grammar, GrammarSyntaxError
+from lint.models.common import SyntaxProblem
+from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation
+
+NAME = "megatron-trace"
+SYNTAX_CODE = "TL001"
+
+_HEAD = re.compile(r"rank:[0-9]+:[A-Za-z_][A-Za-z0-9_]*\(")
+_RANK = re.compile(r"rank:([0-9]+):")
+
+_VARIANT_RULES = {"record_v1": "V1", "record_v2": "V2", "record_v3": "V3", "record_v0": "V0", "ddp_grad_comm": "V3"}
+_SUB_FIELDS = (
+    "trace_src_func", "sub_duration", "sub_timestamp", "sub_input__shape", "sub_input__dtype",
+    "sub_func_name", "sub_group", "sub_comm_func", "sub_extra",
+)
+_RENAMED = {"description_v2": "description"}
+_LAYOUT_RULES = {"V0": "record_v0", "V1": "record_v1", "V2": "record_v2", "V3": "record_v3"}
+_KEYS = {("record_v2", "mg_state"): "stage"}  # a field printed under another key
+
+
+def detect(lines: list[str]) -> bool:
+    """A megatron-trace file starts with a ``rank:R:op(`` record."""
+    for text in lines:
+        if text.strip():
+            return _HEAD.match(text) is not None
+    return False
+
+
+@cache
+def _shape(text: str) -> tuple[int, ...] | None:
+    if text in ("None", ""):
+        return None
+    inner = text[1:-1]
+    return tuple(int(x) for x in inner.split(", ")) if inner else ()
+
+
+def _none_or(convert: Callable[[str], Any]) -> Callable[[str], Any]:
+    return lambda text: None if text in ("None", "") else convert(text)
+
+
+def _text_or_none(text: str) -> str | None:
+    return None if text == "None" else text
+
+
+_VALUE_CONVERTERS: dict[str, Callable[[str], Any]] = {
+    "INT": int,
+    "NUMBER": float,
+    "BOOL": lambda text: text == "True",
+    "shape": _shape,
+}
+
+
+class Parser:
+    """Builds the grammar and its derived regexes once; ``parse`` then streams records."""
+
+    def __init__(self) -> None:
+        self.grammar = Grammar(NAME, start=["record"], positions=True)
+        self._layouts = [self._layout(rule) for rule in _VARIANT_RULES]
+        sub_op = self.grammar.derive("sub_op", set(_SUB_FIELDS))
+        # Group 1 is the whole sub-operation: joined back, the matches must rebuild the list exactly.
+        self._sub_op = re.compile(f"({sub_op.regex.pattern})")
+        self._fields = {rule: fields for rule, _, fields in self._layouts}
+        self._convert = {name: self._converter(name) for fields in self._fields.values() for name in fields}
+
+    def _layout(self, rule: str) -> tuple[str, re.Pattern[str], tuple[str, ...]]:
+        derived = self.grammar.derive(rule, set(self.grammar.field_names(rule)), loose={"sub_operations": r"\[.*\]"})
+        return rule, derived.regex, derived.fields
+
+    def _converter(self, field_name: str) -> Callable[[str], Any]:
+        if field_name == "sub_operations":
+            return self._sub_operations
+        kinds = self.grammar.alternatives(field_name)
+        typed = [k for k in kinds if k != "NONE"]
+        convert = _VALUE_CONVERTERS.get(typed[0], str) if len(typed) == 1 else str
+        if field_name in ("description", "description_v2") or "NONE" in kinds or convert is str:
+            return _none_or(convert) if convert is not str else _text_or_none
+        return convert
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def render(self, record: OpRecord | DdpGradCommRecord) -> str:
+        """The line a writer of this layout prints for ``record`` (parse(render(r)) == r)."""
+        rule = "ddp_grad_comm" if record.kind == "ddp_grad_comm" else _LAYOUT_RULES[record.variant]
+        names = self.grammar.field_names(rule)
+        values = [(_KEYS.get((rule, name), _RENAMED.get(name, name)), getattr(record, _RENAMED.get(name, name))) for name in names[2:]]
+        return f"rank:{record.rank}:{record.op}(" + ",".join(f"{key}={_render_value(value)}" for key, value in values) + ")"
+
+    # -- streaming ------------------------------------------------------------------------------
+
+    def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[OpRecord | DdpGradCommRecord | SyntaxProblem]:
+        layouts = self._layouts
+        for number, text in lines:
+            if not text:
+                continue
+            for index, (rule, regex, fields) in enumerate(layouts):
+                match = regex.fullmatch(text)
+                if match is None:
+                    continue
+                if index:  # files keep one layout: try the last one first next time
+                    layouts.insert(0, layouts.pop(index))
+                try:
+                    yield self._build(rule, number, dict(zip(fields, match.groups())))
+                except (_SubOperationsMismatch, ValueError):  # Lark decides and explains
+                    yield self._parse_slowly(number, text)
+                break
+            else:
+                yield self._parse_slowly(number, text)
+
+    def _parse_slowly(self, number: int, text: str) -> OpRecord | DdpGradCommRecord | SyntaxProblem:
+        try:
+            tree = self.grammar.parse(text)
+        except GrammarSyntaxError as error:
+            rank = _RANK.match(text)
+            return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message, int(rank.group(1)) if rank else None)
+        texts = {child.data: _slice(text, child) for child in tree.children if isinstance(child, Tree)}
+        sub_trees = next(child for child in tree.children if isinstance(child, Tree) and child.data == "sub_operations") \
+            if "sub_operations" in texts else None
+        if sub_trees is not None:
+            texts["sub_operations"] = [_sub_op_texts(text, sub) for sub in sub_trees.children if isinstance(sub, Tree)]
+        try:
+            return self._build(tree.data, number, texts)
+        except ValueError as error:
+            op_column = text.index(":", len("rank:")) + 2
+            return SyntaxProblem(number, op_column, SYNTAX_CODE, str(error), int(texts["rank"]))
+
+    def _build(self, rule: str, number: int, texts: dict[str, Any]) -> OpRecord | DdpGradCommRecord:
+        # A field the layout leaves out (only the empty description) arrives as None or not at all.
+        values = {_RENAMED.get(name, name): self._convert[name](_present(texts.get(name))) for name in self._fields[rule]}
+        if rule == "ddp_grad_comm":
+            op = values.pop("op")
+            if op != "ddp_grad_comm":
+                raise ValueError(f"a record with the ddp_grad_comm keys must be named ddp_grad_comm, found '{op}'")
+            return DdpGradCommRecord(line=number, column=1, **values)
+        return OpRecord(line=number, column=1, variant=_VARIANT_RULES[rule], **values)
+
+    def _sub_operations(self, text: str | list[tuple[str, ...]]) -> list[SubOperation]:
+        if isinstance(text, list):  # already split by the Lark tree
+            return _sub_operations_from([("", *fields) for fields in text])
+        if text == "[]":
+            return []
+        found = self._sub_op.findall(text)
+        if "[" + ", ".join(match[0] for match in found) + "]" != text:
+            raise _SubOperationsMismatch
+        return _sub_operations_from(found)
+
+
+def _present(text: Any) -> Any:
+    return "" if text is None else text
+
+
+class _SubOperationsMismatch(Exception):
+    """The loose list regex matched but the strict sub-operation regex does not rebuild it."""
+
+
+def _sub_operations_from(found: list[tuple[str, ...]]) -> list[SubOperation]:
+    """Sub-operations from (whole text, field texts...) tuples in ``_SUB_FIELDS`` order."""
+    shape = _shape
+    return [
+        SubOperation(
+            func, float(duration), float(timestamp), shape(shape_text),
+            None if dtype in ("", "None") else dtype, func_name or None, group or None, comm_func or None,
+            _extra(extra) if extra else None,
+        )
+        for _, func, duration, timestamp, shape_text, dtype, func_name, group, comm_func, extra in found
+    ]
+
+
+def _render_value(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(f"'{_render_sub_operation(sub)}'" for sub in value) + "]"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(map(str, value)) + "]"
+    return str(value)
+
+
+def _render_sub_operation(sub: SubOperation) -> str:
+    text = f"trace_src_func={sub.trace_src_func},duration={sub.duration},timestamp={sub.timestamp}"
+    for key in ("input__shape", "input__dtype", "func_name", "group", "comm_func"):
+        value = getattr(sub, key)
+        if value is not None:
+            text += f",{key}={_render_value(value)}"
+    for key, value in (sub.extra or {}).items():
+        text += f",{key}={value}"
+    return text
+
+
+def _extra(text: str) -> dict[str, str]:
+    return dict(pair.split("=", 1) for pair in text[1:].split(","))
+
+
+def _slice(text: str, tree: Tree) -> str:
+    meta = tree.meta
+    return "" if meta.empty else text[meta.start_pos:meta.end_pos]
+
+
+def _sub_op_texts(text: str, sub_op: Tree) -> tuple[str, ...]:
+    found = {child.data: _slice(text, child) for child in sub_op.children if isinstance(child, Tree)}
+    if "sub_extra" in found:  # the rule's text starts at its first key; keep the leading comma
+        found["sub_extra"] = "," + found["sub_extra"].lstrip(",")
+    return tuple(found.get(name, "") for name in _SUB_FIELDS)

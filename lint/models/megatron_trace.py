@@ -1,0 +1,146 @@
+"""Records of a ``megatron-trace`` file (FORMATS.md section 1)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+# Bytes per element, as the trace's consumer computes message sizes (with or without "torch.").
+DTYPE_SIZES: dict[str, int] = {
+    "float64": 8, "double": 8, "int64": 8, "long": 8, "uint64": 8, "complex64": 8,
+    "complex128": 16,
+    "float32": 4, "float": 4, "int32": 4, "int": 4, "uint32": 4,
+    "float16": 2, "half": 2, "bfloat16": 2, "int16": 2, "short": 2, "uint16": 2,
+    "int8": 1, "uint8": 1, "bool": 1,
+    "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e4m3fnuz": 1, "float8_e5m2fnuz": 1,
+}
+
+COMPUTE_OPS = frozenset({"get_batch", "forward_step", "loss_func", "backward_step", "optimizer_step"})
+P2P_OPS = frozenset({"recv_forward", "send_forward", "recv_backward", "send_backward"})
+COMM_OPS = P2P_OPS | {"tp_allreduce", "tp_load_batch_broadcast", "dp_allreduce", "ep_allreduce", "ddp_grad_comm"}
+KNOWN_OPS = COMPUTE_OPS | COMM_OPS
+MG_STATES = frozenset({"warmup", "steady", "cooldown", "help", "finalize"})
+
+
+def dtype_size(dtype: str | None) -> int | None:
+    """Bytes per element of ``dtype`` ('torch.float32' or 'float32'), None when unknown."""
+    if dtype is None:
+        return None
+    return DTYPE_SIZES.get(dtype.removeprefix("torch."))
+
+
+def tensor_bytes(shape: tuple[int, ...] | None, dtype: str | None) -> int | None:
+    """prod(shape) * sizeof(dtype): the message size the consumer derives; None when either is missing."""
+    size = dtype_size(dtype)
+    if shape is None or size is None:
+        return None
+    return math.prod(shape) * size
+
+
+@dataclass(slots=True)
+class SubOperation:
+    """One traced call inside an op: ``trace_src_func=…,duration=…,timestamp=…[,key=value]…``."""
+
+    trace_src_func: str
+    duration: float
+    timestamp: float
+    input__shape: tuple[int, ...] | None = None
+    input__dtype: str | None = None
+    func_name: str | None = None
+    group: str | None = None
+    comm_func: str | None = None
+    extra: dict[str, str] | None = None
+
+    @property
+    def nbytes(self) -> int | None:
+        return tensor_bytes(self.input__shape, self.input__dtype)
+
+    @property
+    def start(self) -> float:
+        return self.timestamp - self.duration
+
+
+@dataclass(slots=True)
+class OpRecord:
+    """One ``rank:R:op(...)`` line in layout V0, V1, V2 or V3."""
+
+    kind: ClassVar[str] = "op"
+    line: int
+    column: int
+    variant: str
+    rank: int
+    op: str
+    stage_id: int
+    batch_id: int | None
+    mg_state: str | None
+    duration: float | None
+    description: str | None
+    group_kind: str | None
+    input__shape: tuple[int, ...] | None = None
+    input__dtype: str | None = None
+    timestamp: float | None = None
+    sub_operations: list[SubOperation] = field(default_factory=list)
+    cmd_uid: str | None = None
+    op_semantics: str | None = None
+    finalize_base_duration_ms: float | None = None
+
+    @property
+    def nbytes(self) -> int | None:
+        return tensor_bytes(self.input__shape, self.input__dtype)
+
+    @property
+    def is_placeholder(self) -> bool:
+        """``timestamp=0`` with ``duration=0`` (simulation output) or a V3 metadata placeholder."""
+        return (self.timestamp == 0 and not self.duration) or self.op_semantics == "metadata_placeholder"
+
+    @property
+    def start(self) -> float | None:
+        if self.timestamp is None or self.duration is None:
+            return None
+        return self.timestamp - self.duration
+
+
+@dataclass(slots=True)
+class DdpGradCommRecord:
+    """A V3 ``rank:R:ddp_grad_comm(...)`` record: one DDP gradient bucket's communication."""
+
+    kind: ClassVar[str] = "ddp_grad_comm"
+    line: int
+    column: int
+    rank: int
+    comm_uid: str
+    iter: int
+    stage_id: int
+    mg_state: str | None
+    group_kind: str | None
+    comm_func: str | None
+    buffer_id: int | None
+    bucket_id: int | None
+    bucket_offset: int | None
+    bucket_numel: int | None
+    bucket_numel_unpadded: int | None
+    param_count: int | None
+    trigger_cmd_uid: str | None
+    trigger_op: str | None
+    trigger_batch_id: int | None
+    trigger_timestamp_ms: float | None
+    launch_timestamp_ms: float | None
+    launch_source: str | None
+    timing_domain: str | None
+    metadata_only: bool
+    status: str | None
+    completion_observed_timestamp_ms: float | None
+    completion_source: str | None
+    wait_cmd_uid: str | None
+    wait_start_timestamp_ms: float | None
+    wait_end_timestamp_ms: float | None
+    logical_stream_role: str | None
+    grad_dtype: str | None
+    data_parallel_world_size: int | None
+    duration: float | None
+    timestamp: float
+    sub_operations: list[SubOperation] = field(default_factory=list)
+
+    op: ClassVar[str] = "ddp_grad_comm"
+    variant: ClassVar[str] = "V3"

@@ -1,0 +1,80 @@
+"""``full``: findings grouped by file, each with its source line and a caret under the column."""
+
+from __future__ import annotations
+
+from itertools import groupby
+from pathlib import Path
+from typing import TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+from lint.models.report import CheckReport, Finding
+from lint.report.text import summary_line
+from lint.source import InputError, Source
+
+_WINDOW = 100  # characters of a long line shown around the column
+_STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
+    console = Console(file=out, highlight=False, soft_wrap=True)
+    formats = {f.path: f.format for f in report.files}
+    for path, group in groupby(report.findings, key=lambda f: f.path or ""):
+        findings = list(group)
+        sources = _source_lines(path, {f.line for f in findings if f.line})
+        title = Text(path or "<run>", style="bold underline")
+        if formats.get(path):
+            title.append(f"  ({formats[path]})", style="dim")
+        console.print(title)
+        for finding in findings:
+            _finding(console, finding, sources.get(finding.line or 0))
+        console.print()
+    errors = Console(file=err, highlight=False, soft_wrap=True)
+    for skipped in report.summary.skipped:
+        errors.print(f"[dim]{skipped}: skipped: format not recognised (use --trace-format to force one)[/dim]")
+    for error in report.summary.input_errors:
+        errors.print(f"[bold red]tlint: error:[/bold red] {error}", markup=True)
+    errors.print(summary_line(report), markup=False)
+
+
+def _finding(console: Console, finding: Finding, source: str | None) -> None:
+    head = Text("  ")
+    if finding.line:
+        head.append(f"{finding.line}:{finding.column or 1}", style="dim")
+        head.append("  ")
+    head.append(finding.code, style=_STYLES[finding.severity.value])
+    head.append(f" {finding.severity.value}", style=_STYLES[finding.severity.value])
+    head.append(f"  {finding.message}")
+    if finding.rank is not None:
+        head.append(f"  [rank {finding.rank}]", style="dim")
+    head.append(f"  ({finding.name})", style="dim")
+    console.print(head)
+    if source is None:
+        return
+    column = max(finding.column or 1, 1)
+    start = max(0, column - 1 - _WINDOW // 2)
+    shown = source[start:start + _WINDOW]
+    prefix = "…" if start else ""
+    suffix = "…" if start + _WINDOW < len(source) else ""
+    gutter = f"{finding.line:>6} | "
+    console.print(Text(gutter, style="dim") + Text(prefix + shown.expandtabs(1) + suffix))
+    caret = " " * (len(gutter) + len(prefix) + column - 1 - start) + "^"
+    console.print(Text(caret, style=_STYLES[finding.severity.value]))
+
+
+def _source_lines(path: str, wanted: set[int]) -> dict[int, str]:
+    """The wanted lines of ``path``, read in one pass (files can be far larger than memory)."""
+    if not wanted or not Path(path).is_file():
+        return {}
+    found: dict[int, str] = {}
+    last = max(wanted)
+    try:
+        for number, text in Source(Path(path), path).lines():
+            if number in wanted:
+                found[number] = text
+            if number >= last:
+                break
+    except (InputError, OSError):
+        return found
+    return found

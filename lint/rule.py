@@ -1,0 +1,152 @@
+"""What a rule is, and the registry that loads one rule per module from ``rules/``.
+
+A rule knows its stable code, kebab-case name, default severity, formats and scope, typed options,
+and its documentation (its docstring).  It only yields :class:`Violation` objects - where and what;
+the engine stamps code, name, severity and path on them (as yamllint does).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from lint.resources import rules_dir
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"info": 0, "warning": 1, "error": 2}[self.value]
+
+
+class Scope(StrEnum):
+    PARSER = "parser"  # produced by the readers and parsers themselves
+    FILE = "file"  # sees the records of one file, streamed
+    RUN = "run"  # sees the per-file summaries of every rank of a run
+
+
+class RuleOptions(BaseModel):
+    """Options of a rule without options; subclasses add typed fields with defaults and descriptions."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(slots=True)
+class Violation:
+    """Where a rule found a problem and what it is; ``content`` feeds the baseline fingerprint."""
+
+    line: int | None
+    column: int | None
+    message: str
+    rank: int | None = None
+    content: str | None = None
+    path: str | None = None  # run rules name the rank file they blame
+
+
+def at(record: Any, message: str, column: int | None = None, content: str | None = None) -> Violation:
+    """A violation located at ``record`` (anything with ``line``, ``column`` and maybe ``rank``)."""
+    return Violation(record.line, column or record.column, message, getattr(record, "rank", None), content)
+
+
+_SECTIONS = ("Why it matters", "Example")
+
+
+@dataclass(frozen=True)
+class RuleDocs:
+    summary: str
+    why: str
+    example: str
+    options: list[tuple[str, str, str, str]]  # name, type, default, description
+
+
+class Rule:
+    """Base class of every rule; see ``rules/`` for the rule set."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity]
+    formats: ClassVar[tuple[str, ...]]
+    scope: ClassVar[Scope] = Scope.FILE
+    aliases: ClassVar[tuple[str, ...]] = ()  # former codes or names that still select this rule
+    Options: ClassVar[type[RuleOptions]] = RuleOptions
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        self.options: Any = options if options is not None else self.Options()
+
+    def finish(self) -> Iterable[Violation]:
+        """Called after the last record: rules that compare across records report here."""
+        return ()
+
+    @classmethod
+    def handlers(cls) -> dict[str, str]:
+        """Record kind -> method name, from the ``check_<kind>`` methods the rule defines."""
+        return {name.removeprefix("check_"): name for name in dir(cls) if name.startswith("check_")}
+
+    @classmethod
+    def docs(cls) -> RuleDocs:
+        text = inspect.cleandoc(cls.__doc__ or "")
+        parts = re.split(r"^(" + "|".join(_SECTIONS) + r"):\s*$", text, flags=re.M)
+        summary = parts[0].strip()
+        sections = {parts[i]: inspect.cleandoc(parts[i + 1]).strip() for i in range(1, len(parts) - 1, 2)}
+        options = [
+            (name, _type_name(info.annotation), repr(info.default), info.description or "")
+            for name, info in cls.Options.model_fields.items()
+        ]
+        return RuleDocs(summary, sections.get("Why it matters", ""), sections.get("Example", ""), options)
+
+    @classmethod
+    def summary(cls) -> str:
+        return cls.docs().summary.split("\n\n")[0].replace("\n", " ")
+
+
+def _type_name(annotation: Any) -> str:
+    return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
+
+
+@cache
+def registry() -> dict[str, type[Rule]]:
+    """Every rule, by code, loaded from the rule modules in ``rules/`` (one rule per module)."""
+    rules: dict[str, type[Rule]] = {}
+    for path in sorted(rules_dir().glob("tl*.py")):
+        module_name = f"lint_rules.{path.stem}"
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+        found = [obj for obj in vars(module).values() if isinstance(obj, type) and issubclass(obj, Rule) and obj.__module__ == module_name]
+        if len(found) != 1:
+            raise RuntimeError(f"{path}: a rule module defines exactly one rule, found {len(found)}")
+        rule = found[0]
+        if rule.code in rules:
+            raise RuntimeError(f"{path}: code {rule.code} is already used by {rules[rule.code].name}")
+        rules[rule.code] = rule
+    return rules
+
+
+def lookup(key: str) -> list[type[Rule]]:
+    """Rules selected by a code, a name, a code prefix (family) or an alias; [] when none."""
+    rules = registry().values()
+    exact = [r for r in rules if key in (r.code, r.name) or key in r.aliases]
+    if exact:
+        return exact
+    if re.fullmatch(r"TL[0-9]{0,3}", key):
+        return [r for r in rules if r.code.startswith(key)]
+    return []
+
+
+def iter_rules() -> Iterator[type[Rule]]:
+    return iter(sorted(registry().values(), key=lambda r: r.code))

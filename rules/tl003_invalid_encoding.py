@@ -1,0 +1,26 @@
+from lint.formats import FORMAT_NAMES
+from lint.rule import Rule, Scope, Severity
+
+
+class InvalidEncoding(Rule):
+    """A line holds bytes that are not UTF-8 text.
+
+    Every format tlint reads is text written by Python or C++ in UTF-8 (or plain ASCII).  Invalid bytes
+    are reported at their column and replaced by U+FFFD so that the rest of the line is still checked.
+
+    Why it matters:
+        Invalid bytes in a trace come from a truncated write, a concatenated binary file or a copy through
+        a tool with the wrong encoding; the record they sit in is damaged even where it still parses.
+
+    Example:
+        A byte 0xff in the middle of a record::
+
+            rank:7:forward_step(stage_id=3,\\xff...
+            -> invalid UTF-8 byte 0xff; the file must be UTF-8 text
+    """
+
+    code = "TL003"
+    name = "invalid-encoding"
+    severity = Severity.ERROR
+    formats = FORMAT_NAMES
+    scope = Scope.PARSER
