@@ -1,17 +1,20 @@
-"""The ``tlint`` command line: parses arguments and wires the engine, the differ and the reporters."""
+"""The ``tlint`` command line: parses arguments and wires configuration, engine and reporters."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
-from lint import __version__
+from lint import __version__, baseline
+from lint.config import ConfigError, Overrides, find_config, load_settings
 from lint.engine import CheckOptions, check
 from lint.formats import FORMAT_NAMES
 from lint.report import CHECK_REPORTERS
-from lint.rule import Severity
+from lint.report.rules import render_rule, render_rules
+from lint.rule import Severity, lookup
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -21,23 +24,36 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"tlint: error: {message}\n")
 
 
+def _codes(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tlint", description="Lint and diff distributed-training traces, logs and workloads.")
-    parser.add_argument("--version", action="version", version=f"tlint {__version__}")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     check_cmd = commands.add_parser("check", help="check trace, log and workload files")
     check_cmd.add_argument("paths", nargs="+", metavar="PATH", help="files or directories (walked)")
     check_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="parse every file as this format")
     check_cmd.add_argument("--output-format", choices=sorted(CHECK_REPORTERS), default="concise")
+    check_cmd.add_argument("--config", type=Path, metavar="FILE", help="use this tlint.toml or pyproject.toml")
+    check_cmd.add_argument("--select", type=_codes, metavar="CODES", help="only these rules (codes, names or prefixes, comma-separated)")
+    check_cmd.add_argument("--extend-select", type=_codes, action="extend", default=[], metavar="CODES", help="add rules to the selection")
+    check_cmd.add_argument("--ignore", type=_codes, action="extend", default=[], metavar="CODES", help="switch rules off")
     check_cmd.add_argument(
-        "--fail-on", choices=[s.value for s in Severity], default="error",
+        "--fail-on", choices=[s.value for s in Severity], default=None,
         help="lowest severity that makes the exit code 1 (default: error)",
     )
-    check_cmd.add_argument(
-        "--max-findings", type=int, default=1000, metavar="N",
-        help="findings shown per rule and file (0: all; default 1000)",
-    )
+    check_cmd.add_argument("--max-findings", type=int, default=None, metavar="N", help="findings shown per rule and file (0: all; default 1000)")
+    check_cmd.add_argument("--statistics", action="store_true", help="print the number of findings per rule, most frequent first")
+    check_cmd.add_argument("--baseline", type=Path, metavar="FILE", help="report only findings not recorded in this baseline")
+    check_cmd.add_argument("--write-baseline", type=Path, metavar="FILE", help="record the current findings as the baseline")
+
+    rules_cmd = commands.add_parser("rules", help="list every rule")
+    rules_cmd.add_argument("--output-format", choices=["concise", "json"], default="concise")
+    rule_cmd = commands.add_parser("rule", help="print the documentation of a rule")
+    rule_cmd.add_argument("rule", metavar="CODE|NAME")
     return parser
 
 
@@ -49,22 +65,61 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
-    if args.command is None:
-        parser.print_help(err)
+    if args.version:
+        out.write(f"tlint {__version__}\n")
+        return EXIT_CLEAN
+    try:
+        if args.command == "check":
+            return _check(args, out, err)
+        if args.command == "rules":
+            render_rules(args.output_format, out)
+            return EXIT_CLEAN
+        if args.command == "rule":
+            return _rule(args.rule, out, err)
+    except ConfigError as error:
+        err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR
-    if args.command == "check":
-        return _check(args, out, err)
-    return EXIT_ERROR  # pragma: no cover - argparse only accepts the commands above
+    parser.print_help(err)
+    return EXIT_ERROR
+
+
+def _rule(key: str, out: TextIO, err: TextIO) -> int:
+    rules = lookup(key)
+    if len(rules) != 1:
+        found = "matches " + ", ".join(r.code for r in rules) if rules else "is not a rule code or name"
+        err.write(f"tlint: error: '{key}' {found}; `tlint rules` lists them\n")
+        return EXIT_ERROR
+    render_rule(rules[0], out)
+    return EXIT_CLEAN
 
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if args.max_findings < 0:
-        err.write("tlint: error: --max-findings must be 0 or more\n")
-        return EXIT_ERROR
-    report = check(args.paths, CheckOptions(trace_format=args.trace_format, max_findings=args.max_findings))
+    config_path = args.config or find_config(args.paths)
+    if args.config is not None and not args.config.is_file():
+        raise ConfigError(f"{args.config}: no such configuration file")
+    settings = load_settings(config_path, Overrides(args.select, args.extend_select, args.ignore))
+    max_findings = args.max_findings if args.max_findings is not None else settings.max_findings
+    if max_findings is not None and max_findings < 0:
+        raise ConfigError("--max-findings must be 0 or more")
+    options = CheckOptions(trace_format=args.trace_format, selection=settings.selection)
+    if max_findings is not None:
+        options.max_findings = max_findings
+    report = check(args.paths, options)
+
+    if args.write_baseline:
+        count = baseline.write(args.write_baseline, report.findings)
+        err.write(f"Wrote {count} findings to the baseline {args.write_baseline}.\n")
+    if args.baseline:
+        kept, suppressed, stale = baseline.apply(args.baseline, report.findings)
+        report.findings = kept
+        report.summary.baseline_suppressed, report.summary.baseline_stale = suppressed, stale
+        report.count_severities()
+    if args.statistics:
+        report.compute_statistics()
+
     CHECK_REPORTERS[args.output_format](report, out, err)
     if report.summary.input_errors:
         return EXIT_ERROR
-    threshold = Severity(args.fail_on).rank
+    threshold = Severity(args.fail_on or settings.fail_on or Severity.ERROR).rank
     failing = any(f.severity.rank >= threshold for f in report.findings)
     return EXIT_FINDINGS if failing else EXIT_CLEAN

@@ -1,23 +1,78 @@
-"""Which rules run, at which severity, with which options."""
+"""Configuration: ``[tool.tlint]`` in ``pyproject.toml`` or a ``tlint.toml``, plus command-line overrides.
+
+Selection works like ruff's: ``select`` (all rules by default) plus ``extend-select``, minus ``ignore``;
+each entry is a code, a name, an alias or a code prefix (a family), and where a rule is matched by both
+sides the more specific entry wins (an exact code beats a family prefix).
+"""
 
 from __future__ import annotations
 
+import fnmatch
+import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
 
-from lint.rule import Rule, RuleOptions, Scope, Severity, registry
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lint.rule import Rule, RuleOptions, Scope, Severity, lookup, registry
+
+CONFIG_FILES = ("tlint.toml", "pyproject.toml")
+
+
+class ConfigError(Exception):
+    """A configuration that cannot be used; the message names the file and the key."""
+
+
+class RunLayout(BaseModel):
+    """A ``[tool.tlint.runs."<glob>"]`` entry: the parallel layout of the runs under that glob."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    tp: int | None = Field(default=None, ge=1)
+    pp: int | None = Field(default=None, ge=1)
+    dp: int | None = Field(default=None, ge=1)
+    ep: int | None = Field(default=None, ge=1)
+    log: str | None = Field(default=None, description="the optprime-log of the same job")
+    workload: str | None = Field(default=None, description="the simai-workload written for the same job")
+
+
+class FileConfig(BaseModel):
+    """The keys of ``[tool.tlint]`` (or of a whole ``tlint.toml``)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    select: list[str] | None = None
+    extend_select: list[str] = Field(default_factory=list, alias="extend-select")
+    ignore: list[str] = Field(default_factory=list)
+    severity: dict[str, Severity] = Field(default_factory=dict)
+    rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="rule code or name -> options")
+    per_path_ignores: dict[str, list[str]] = Field(default_factory=dict, alias="per-path-ignores")
+    fail_on: Severity | None = Field(default=None, alias="fail-on")
+    max_findings: int | None = Field(default=None, ge=0, alias="max-findings")
+    runs: dict[str, RunLayout] = Field(default_factory=dict)
+
+
+@dataclass
+class Overrides:
+    """What the command line says about selection; it takes precedence over the file."""
+
+    select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
 
 
 @dataclass
 class Selection:
-    """The enabled rules with their effective severity and options."""
+    """The enabled rules with their effective severity and options, and per-path ignores."""
 
     severities: dict[str, Severity] = field(default_factory=dict)
     options: dict[str, RuleOptions] = field(default_factory=dict)
+    per_path_ignores: list[tuple[str, frozenset[str]]] = field(default_factory=list)
+    root: Path = field(default_factory=Path.cwd)
 
     @classmethod
     def default(cls) -> Selection:
-        rules = registry()
-        return cls({code: rule.severity for code, rule in rules.items()}, {code: rule.Options() for code, rule in rules.items()})
+        return build_selection(FileConfig(), Overrides(), Path.cwd(), "defaults")
 
     def enabled(self, code: str) -> bool:
         return code in self.severities
@@ -29,3 +84,137 @@ class Selection:
             for code in sorted(self.severities)
             if rules[code].scope == scope and format_name in rules[code].formats
         ]
+
+    def ignored_for(self, path: str) -> frozenset[str]:
+        """Codes that per-path ignores switch off for ``path``."""
+        if not self.per_path_ignores:
+            return frozenset()
+        candidates = {PurePosixPath(Path(path).as_posix())}
+        try:
+            candidates.add(PurePosixPath(Path(path).resolve().relative_to(self.root.resolve()).as_posix()))
+        except ValueError:
+            pass
+        codes: set[str] = set()
+        for pattern, ignored in self.per_path_ignores:
+            if any(fnmatch.fnmatchcase(str(candidate), pattern) for candidate in candidates):
+                codes |= ignored
+        return frozenset(codes)
+
+
+@dataclass
+class Settings:
+    """Everything configuration decides for a check."""
+
+    selection: Selection
+    fail_on: Severity | None
+    max_findings: int | None
+    runs: dict[str, RunLayout]
+    source: str  # the file the settings came from, or "defaults"
+
+
+def find_config(paths: Iterable[str]) -> Path | None:
+    """The first tlint.toml, or pyproject.toml with a [tool.tlint] table, walking up from the paths."""
+    starts = [Path(p).resolve() for p in paths] or [Path.cwd()]
+    seen: set[Path] = set()
+    for start in starts:
+        directory = start if start.is_dir() else start.parent
+        for folder in (directory, *directory.parents):
+            if folder in seen:
+                break
+            seen.add(folder)
+            for name in CONFIG_FILES:
+                candidate = folder / name
+                if candidate.is_file() and (name == "tlint.toml" or _has_tool_table(candidate)):
+                    return candidate
+    return None
+
+
+def _has_tool_table(pyproject: Path) -> bool:
+    try:
+        return "tlint" in tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+
+
+def load_settings(config_path: Path | None, overrides: Overrides) -> Settings:
+    """Read ``config_path`` (None: defaults) and apply the command-line ``overrides``."""
+    if config_path is None:
+        file_config, root, source = FileConfig(), Path.cwd(), "defaults"
+    else:
+        file_config, root, source = _read(config_path), config_path.resolve().parent, str(config_path)
+    selection = build_selection(file_config, overrides, root, source)
+    return Settings(selection, file_config.fail_on, file_config.max_findings, file_config.runs, source)
+
+
+def _read(path: Path) -> FileConfig:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    table_name = "[tool.tlint]" if path.name == "pyproject.toml" else ""
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("tlint", {})
+    try:
+        return FileConfig.model_validate(data)
+    except ValidationError as error:
+        raise ConfigError(f"{path}: {_first_problem(error, table_name)}") from None
+
+
+def _first_problem(error: ValidationError, table: str) -> str:
+    problem = error.errors()[0]
+    key = ".".join(str(part) for part in problem["loc"])
+    where = f"{table} key '{key}'" if table else f"key '{key}'"
+    if problem["type"] == "extra_forbidden":
+        return f"unknown {where}"
+    return f"{where}: {problem['msg']} (found {problem.get('input')!r})"
+
+
+def build_selection(config: FileConfig, overrides: Overrides, root: Path, source: str) -> Selection:
+    rules = registry()
+    for entry in (*(overrides.select or ()), *overrides.extend_select, *overrides.ignore):
+        _resolve(entry, "command line")
+    positive = (overrides.select if overrides.select is not None else config.select or ["TL"]) + \
+        config.extend_select + overrides.extend_select
+    negative = config.ignore + overrides.ignore
+    best: dict[str, tuple[int, bool]] = {}  # code -> (specificity, enabled)
+    for entries, enabled in ((positive, True), (negative, False)):
+        for entry in entries:
+            matched = _resolve(entry, source)
+            specificity = 100 if entry in {r.code for r in matched} or entry in {r.name for r in matched} else len(entry)
+            for rule in matched:
+                current = best.get(rule.code)
+                if current is None or specificity > current[0] or (specificity == current[0] and not enabled):
+                    best[rule.code] = (specificity, enabled)
+    enabled_codes = sorted(code for code, (_, on) in best.items() if on)
+
+    severities = {code: rules[code].severity for code in enabled_codes}
+    for key, severity in config.severity.items():
+        for rule in _resolve(key, source, f"severity.{key}"):
+            if rule.code in severities:
+                severities[rule.code] = severity
+
+    options: dict[str, RuleOptions] = {code: rules[code].Options() for code in enabled_codes}
+    for key, values in config.rules.items():
+        for rule in _resolve(key, source, f"rules.{key}"):
+            try:
+                options_value = rule.Options.model_validate(values)
+            except ValidationError as error:
+                raise ConfigError(f"{source}: {_first_problem(error, f'[rules.{key}]')}") from None
+            if rule.code in options:
+                options[rule.code] = options_value
+
+    per_path = [
+        (pattern, frozenset(r.code for code in codes for r in _resolve(code, source, f"per-path-ignores.{pattern}")))
+        for pattern, codes in config.per_path_ignores.items()
+    ]
+    return Selection(severities, options, per_path, root)
+
+
+def _resolve(key: str, source: str, where: str | None = None) -> list[type[Rule]]:
+    rules = lookup(key)
+    if not rules:
+        place = f" (in {where})" if where else ""
+        raise ConfigError(f"{source}: unknown rule code or name '{key}'{place}; `tlint rules` lists them")
+    return rules

@@ -42,11 +42,14 @@ class _Collector:
         self.path = path
         self.selection = selection
         self.limit = limit
+        self.ignored = selection.ignored_for(path)
         self.findings: list[Finding] = []
         self.counts: Counter[str] = Counter()
         self.not_shown: Counter[str] = Counter()
 
     def add(self, code: str, name: str, violation: Violation) -> None:
+        if code in self.ignored:
+            return
         self.counts[code] += 1
         if self.limit and self.counts[code] > self.limit:
             self.not_shown[code] += 1
@@ -67,7 +70,7 @@ class _Collector:
 
 def check_file(source: Source, format_name: str, options: CheckOptions) -> FileOutcome:
     collector = _Collector(source.display, options.selection, options.max_findings)
-    rules = options.selection.rules_for(format_name, Scope.FILE)
+    rules = [r for r in options.selection.rules_for(format_name, Scope.FILE) if r.code not in collector.ignored]
     dispatch: dict[str, list[tuple[Rule, str]]] = {}
     for rule in rules:
         for kind, method in rule.handlers().items():
@@ -124,17 +127,14 @@ def check(paths: list[str], options: CheckOptions) -> CheckReport:
         except InputError as error:
             summary.input_errors.append(str(error))
             continue
+        except OSError as error:  # the file vanished or failed while being read
+            summary.input_errors.append(f"{source.display}: cannot read: {error.strerror or error}")
+            continue
         summary.checked += 1
         report.files.append(outcome.result)
         report.findings.extend(outcome.findings)
         for code, count in outcome.not_shown.items():
             summary.not_shown[code] = summary.not_shown.get(code, 0) + count
     report.findings.sort(key=Finding.sort_key)
-    for finding in report.findings:
-        if finding.severity == Severity.ERROR:
-            summary.errors += 1
-        elif finding.severity == Severity.WARNING:
-            summary.warnings += 1
-        else:
-            summary.infos += 1
+    report.count_severities()
     return report

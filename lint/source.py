@@ -101,3 +101,20 @@ def _walk(root: Path, sources: list[Source], errors: list[str]) -> None:
             if not filename.startswith("."):
                 path = Path(directory) / filename
                 sources.append(Source(path, str(path)))
+
+
+def read_lines(path: str, wanted: set[int]) -> dict[int, str]:
+    """The ``wanted`` lines of ``path`` in one streaming pass ({} when it cannot be read)."""
+    if not wanted or not Path(path).is_file():
+        return {}
+    found: dict[int, str] = {}
+    last = max(wanted)
+    try:
+        for number, text in Source(Path(path), path).lines():
+            if number in wanted:
+                found[number] = text
+            if number >= last:
+                break
+    except (InputError, OSError):
+        pass
+    return found

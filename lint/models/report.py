@@ -39,6 +39,8 @@ class CheckSummary(BaseModel):
     infos: int = 0
     not_shown: dict[str, int] = Field(default_factory=dict, description="findings beyond --max-findings, per code")
     input_errors: list[str] = Field(default_factory=list, description="paths that could not be read")
+    baseline_suppressed: int | None = Field(default=None, description="findings hidden by --baseline")
+    baseline_stale: int | None = Field(default=None, description="baseline entries that matched no finding")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -46,8 +48,36 @@ class CheckSummary(BaseModel):
         return self.errors + self.warnings + self.infos
 
 
+class RuleCount(BaseModel):
+    code: str
+    name: str
+    severity: Severity
+    count: int
+
+
 class CheckReport(BaseModel):
     version: Literal[1] = 1
     files: list[FileResult] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
     summary: CheckSummary = Field(default_factory=CheckSummary)
+    statistics: list[RuleCount] | None = Field(default=None, description="with --statistics: counts per rule")
+
+    def count_severities(self) -> None:
+        """Recount the summary's errors, warnings and infos from the findings."""
+        counts = {severity: 0 for severity in Severity}
+        for finding in self.findings:
+            counts[finding.severity] += 1
+        self.summary.errors = counts[Severity.ERROR]
+        self.summary.warnings = counts[Severity.WARNING]
+        self.summary.infos = counts[Severity.INFO]
+
+    def compute_statistics(self) -> None:
+        """Counts per rule, most frequent first (findings beyond --max-findings included)."""
+        counts: dict[str, RuleCount] = {}
+        for finding in self.findings:
+            entry = counts.setdefault(finding.code, RuleCount(code=finding.code, name=finding.name, severity=finding.severity, count=0))
+            entry.count += 1
+        for code, hidden in self.summary.not_shown.items():
+            if code in counts:
+                counts[code].count += hidden
+        self.statistics = sorted(counts.values(), key=lambda c: (-c.count, c.code))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from itertools import groupby
-from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
@@ -11,7 +10,7 @@ from rich.text import Text
 
 from lint.models.report import CheckReport, Finding
 from lint.report.text import summary_line
-from lint.source import InputError, Source
+from lint.source import read_lines
 
 _WINDOW = 100  # characters of a long line shown around the column
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -22,7 +21,7 @@ def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
     formats = {f.path: f.format for f in report.files}
     for path, group in groupby(report.findings, key=lambda f: f.path or ""):
         findings = list(group)
-        sources = _source_lines(path, {f.line for f in findings if f.line})
+        sources = read_lines(path, {f.line for f in findings if f.line})
         title = Text(path or "<run>", style="bold underline")
         if formats.get(path):
             title.append(f"  ({formats[path]})", style="dim")
@@ -61,20 +60,3 @@ def _finding(console: Console, finding: Finding, source: str | None) -> None:
     console.print(Text(gutter, style="dim") + Text(prefix + shown.expandtabs(1) + suffix))
     caret = " " * (len(gutter) + len(prefix) + column - 1 - start) + "^"
     console.print(Text(caret, style=_STYLES[finding.severity.value]))
-
-
-def _source_lines(path: str, wanted: set[int]) -> dict[int, str]:
-    """The wanted lines of ``path``, read in one pass (files can be far larger than memory)."""
-    if not wanted or not Path(path).is_file():
-        return {}
-    found: dict[int, str] = {}
-    last = max(wanted)
-    try:
-        for number, text in Source(Path(path), path).lines():
-            if number in wanted:
-                found[number] = text
-            if number >= last:
-                break
-    except (InputError, OSError):
-        return found
-    return found

@@ -5,8 +5,8 @@ from __future__ import annotations
 from lint.models.report import CheckReport
 
 
-def plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    return f"{count:,} " + (noun if count == 1 else nouns or noun + "s")
 
 
 def summary_line(report: CheckReport) -> str:
@@ -22,6 +22,9 @@ def summary_line(report: CheckReport) -> str:
             plural(n, noun) for n, noun in ((s.errors, "error"), (s.warnings, "warning"), (s.infos, "info")) if n
         )
     line = f"{head}: {counts}."
+    if s.baseline_suppressed is not None:
+        line += f" {plural(s.baseline_suppressed, 'finding')} suppressed by the baseline"
+        line += f", {plural(s.baseline_stale or 0, 'baseline entry', 'baseline entries')} no longer matched."
     hidden = sum(s.not_shown.values())
     if hidden:
         line += f" {plural(hidden, 'more finding')} not shown (--max-findings)."
@@ -34,3 +37,10 @@ def location(path: str | None, line: int | None, column: int | None) -> str:
         parts.append(str(line))
         parts.append(str(column or 1))
     return ":".join(parts)
+
+
+def statistics_lines(report: CheckReport) -> list[str]:
+    """'  12  TL102  op-time-travel  error', most frequent first."""
+    stats = report.statistics or []
+    width = max((len(f"{s.count:,}") for s in stats), default=1)
+    return [f"{s.count:>{width},}  {s.code}  {s.name}  {s.severity.value}" for s in stats]

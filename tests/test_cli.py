@@ -1,0 +1,268 @@
+"""The command line through ``main([...])``: output formats, exit codes, inputs, configuration."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from lint.cli import main
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SEED_TRACE = FIXTURES / "seeds" / "000_14848477538be528.txt"
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def broken_trace(tmp_path: Path) -> Path:
+    lines = SEED_TRACE.read_text(encoding="utf-8").splitlines()
+    lines[2] = lines[2].replace("stage_id=3", "stage_id=x")
+    path = tmp_path / "trace_rank7.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_clean_file_exits_0_with_a_summary_on_stderr() -> None:
+    code, out, err = run("check", str(SEED_TRACE))
+    assert (code, out) == (0, "")
+    assert err.strip() == "Checked 1 file: no findings."
+
+
+def test_finding_exits_1_in_concise_format(broken_trace: Path) -> None:
+    code, out, err = run("check", str(broken_trace))
+    assert code == 1
+    assert out == f"{broken_trace}:3:30: TL001 expected a non-negative integer, found 'x'\n"
+    assert "1 error" in err
+
+
+def test_json_output_is_one_document_with_the_documented_keys(broken_trace: Path, tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("# not a trace\n", encoding="utf-8")
+    code, out, _ = run("check", str(tmp_path), "--output-format", "json")
+    document = json.loads(out)
+    assert code == 1 and document["version"] == 1
+    assert document["files"] == [{"path": str(broken_trace), "format": "megatron-trace", "parsed": False}]
+    assert document["findings"] == [{
+        "code": "TL001", "name": "invalid-syntax", "severity": "error", "path": str(broken_trace),
+        "line": 3, "column": 30, "rank": 7, "message": "expected a non-negative integer, found 'x'",
+    }]
+    assert document["summary"]["skipped"] == [str(tmp_path / "notes.md")]
+    assert document["summary"]["errors"] == 1 and document["summary"]["findings"] == 1
+
+
+def test_full_output_shows_the_source_line_and_a_caret(broken_trace: Path) -> None:
+    code, out, _ = run("check", str(broken_trace), "--output-format", "full")
+    lines = out.splitlines()
+    assert code == 1 and str(broken_trace) in lines[0]
+    source = next(i for i, line in enumerate(lines) if line.lstrip().startswith("3 | "))
+    caret_column = lines[source + 1].index("^")
+    assert lines[source][caret_column] == "x"
+
+
+def test_directory_walk_checks_every_file_and_skips_unknown_formats(tmp_path: Path) -> None:
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    (nested / "rank0.txt").write_text(SEED_TRACE.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "a" / "readme.txt").write_text("hello\n", encoding="utf-8")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text(SEED_TRACE.read_text(encoding="utf-8"), encoding="utf-8")
+    code, _, err = run("check", str(tmp_path))
+    assert code == 0
+    assert "Checked 1 file (1 skipped: format not recognised): no findings." in err
+    assert f"{tmp_path / 'a' / 'readme.txt'}: skipped" in err
+
+
+def test_forced_format_checks_an_undetectable_file(tmp_path: Path) -> None:
+    path = tmp_path / "odd.txt"
+    path.write_text("hello\n", encoding="utf-8")
+    code, out, _ = run("check", str(path), "--trace-format", "megatron-trace")
+    assert code == 1 and "TL001 expected 'rank:', found 'hello'" in out
+
+
+def test_missing_path_exits_2_and_still_checks_the_others(broken_trace: Path) -> None:
+    code, out, err = run("check", "/no/such/trace.txt", str(broken_trace))
+    assert code == 2
+    assert "tlint: error: /no/such/trace.txt: no such file or directory" in err
+    assert "TL001" in out
+
+
+def test_unreadable_directory_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_scandir = os.scandir
+
+    def scandir(path: object) -> object:
+        if Path(str(path)) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, _, err = run("check", str(locked))
+    assert code == 2 and f"{locked}: cannot read directory: Permission denied" in err
+
+
+def test_unreadable_file_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "trace.txt"
+    path.write_text(SEED_TRACE.read_text(encoding="utf-8"), encoding="utf-8")
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("lint.source.open", refuse, raising=False)
+    code, _, err = run("check", str(path))
+    assert code == 2 and "Permission denied" in err
+
+
+def test_usage_errors_exit_2() -> None:
+    assert run()[0] == 2
+    assert run("check")[0] == 2
+    assert run("check", "x", "--output-format", "yaml")[0] == 2
+    assert run("check", str(SEED_TRACE), "--max-findings", "-1")[0] == 2
+
+
+def test_version() -> None:
+    code, out, _ = run("--version")
+    assert code == 0 and out.startswith("tlint ")
+
+
+def test_binary_junk_and_empty_files_never_crash(tmp_path: Path) -> None:
+    (tmp_path / "junk.bin").write_bytes(bytes(range(256)) * 10)
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "latin1.txt").write_bytes(SEED_TRACE.read_bytes().replace(b"None", b"N\xf6ne", 1))
+    code, out, err = run("check", str(tmp_path))
+    assert code == 1
+    assert "TL003 invalid UTF-8 byte 0xf6" in out
+    assert "Traceback" not in out + err
+
+
+def test_max_findings_caps_each_rule_per_file(tmp_path: Path) -> None:
+    path = tmp_path / "trace.txt"
+    path.write_text("rank:0:x(\n" * 5, encoding="utf-8")
+    code, out, err = run("check", str(path), "--max-findings", "2")
+    assert code == 1 and out.count("TL001") == 2 and "3 more findings not shown" in err
+    assert run("check", str(path), "--max-findings", "0")[1].count("TL001") == 5
+
+
+# -- selection and configuration ------------------------------------------------------------------
+
+
+def test_ignore_by_code_name_and_family(broken_trace: Path) -> None:
+    for key in ("TL001", "invalid-syntax", "TL0"):
+        code, out, _ = run("check", str(broken_trace), "--ignore", key)
+        assert (code, out) == (0, ""), key
+
+
+def test_select_narrows_and_exact_code_beats_family(broken_trace: Path) -> None:
+    assert run("check", str(broken_trace), "--select", "TL003")[0] == 0
+    assert run("check", str(broken_trace), "--ignore", "TL0", "--extend-select", "TL001")[0] == 1
+
+
+def test_unknown_code_on_the_command_line_is_a_usage_error(broken_trace: Path) -> None:
+    code, _, err = run("check", str(broken_trace), "--ignore", "TL999")
+    assert code == 2 and "unknown rule code or name 'TL999'" in err
+
+
+def test_pyproject_is_found_by_walking_up(tmp_path: Path, broken_trace: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.tlint]\nignore = ["invalid-syntax"]\n', encoding="utf-8")
+    assert run("check", str(broken_trace))[0] == 0
+
+
+def test_tlint_toml_severity_and_fail_on(tmp_path: Path, broken_trace: Path) -> None:
+    (tmp_path / "tlint.toml").write_text('severity = { TL001 = "warning" }\n', encoding="utf-8")
+    code, out, _ = run("check", str(broken_trace), "--output-format", "json")
+    assert code == 0 and json.loads(out)["findings"][0]["severity"] == "warning"
+    assert run("check", str(broken_trace), "--fail-on", "warning")[0] == 1
+
+
+def test_per_path_ignores(tmp_path: Path, broken_trace: Path) -> None:
+    (tmp_path / "tlint.toml").write_text('[per-path-ignores]\n"trace_*.txt" = ["TL001"]\n', encoding="utf-8")
+    assert run("check", str(broken_trace))[0] == 0
+    (tmp_path / "tlint.toml").write_text('[per-path-ignores]\n"other/*.txt" = ["TL001"]\n', encoding="utf-8")
+    assert run("check", str(broken_trace))[0] == 1
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("selct = []\n", "unknown key 'selct'"),
+        ('ignore = ["TL998"]\n', "unknown rule code or name 'TL998'"),
+        ("ignore = 3\n", "key 'ignore': Input should be a valid list"),
+        ('severity = { TL001 = "fatal" }\n', "key 'severity.TL001'"),
+        ("[rules.TL001]\nfoo = 1\n", "unknown [rules.TL001] key 'foo'"),
+        ("max-findings = -2\n", "key 'max-findings'"),
+        ("[broken\n", "not valid TOML"),
+    ],
+)
+def test_configuration_errors_exit_2_naming_the_key(tmp_path: Path, broken_trace: Path, config: str, message: str) -> None:
+    (tmp_path / "tlint.toml").write_text(config, encoding="utf-8")
+    code, _, err = run("check", str(broken_trace))
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_explicit_config_overrides_discovery(tmp_path: Path, broken_trace: Path) -> None:
+    (tmp_path / "tlint.toml").write_text('ignore = ["TL001"]\n', encoding="utf-8")
+    other = tmp_path / "strict.toml"
+    other.write_text("select = [\"TL\"]\n", encoding="utf-8")
+    assert run("check", str(broken_trace))[0] == 0
+    assert run("check", str(broken_trace), "--config", str(other))[0] == 1
+    assert run("check", str(broken_trace), "--config", str(tmp_path / "missing.toml"))[0] == 2
+
+
+# -- baseline and statistics ----------------------------------------------------------------------
+
+
+def test_baseline_suppresses_known_findings_by_content_not_line(tmp_path: Path, broken_trace: Path) -> None:
+    baseline = tmp_path / "baseline.json"
+    assert run("check", str(broken_trace), "--write-baseline", str(baseline))[0] == 1
+    code, out, err = run("check", str(broken_trace), "--baseline", str(baseline))
+    assert (code, out) == (0, "") and "1 finding suppressed by the baseline, 0 baseline entries no longer matched" in err
+
+    # A line inserted above moves the finding to line 4: still suppressed.
+    lines = broken_trace.read_text(encoding="utf-8").splitlines()
+    broken_trace.write_text("\n".join([lines[0], *lines]) + "\n", encoding="utf-8")
+    assert run("check", str(broken_trace), "--baseline", str(baseline))[0] == 0
+
+    # A new problem is reported; a fixed one leaves a stale entry.
+    lines = broken_trace.read_text(encoding="utf-8").splitlines()
+    lines[3] = lines[3].replace("stage_id=x", "stage_id=3")
+    lines[1] = lines[1].replace("batch_id=0", "batch_id=y")
+    broken_trace.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run("check", str(broken_trace), "--baseline", str(baseline))
+    assert code == 1 and out.count("TL001") == 1 and ":2:" in out
+    assert "0 findings suppressed by the baseline, 1 baseline entry no longer matched" in err
+
+
+def test_broken_baseline_file_exits_2(tmp_path: Path, broken_trace: Path) -> None:
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text("{}", encoding="utf-8")
+    code, _, err = run("check", str(broken_trace), "--baseline", str(baseline))
+    assert code == 2 and "not a tlint baseline file" in err
+
+
+def test_statistics_counts_per_rule_most_frequent_first(tmp_path: Path) -> None:
+    path = tmp_path / "trace.txt"
+    path.write_bytes(b"rank:0:x(\n" * 3 + b"\xff\n")
+    code, out, _ = run("check", str(path), "--statistics", "--trace-format", "megatron-trace")
+    assert code == 1
+    assert out.splitlines() == ["4  TL001  invalid-syntax  error", "1  TL003  invalid-encoding  error"]
+    document = json.loads(run("check", str(path), "--statistics", "--output-format", "json", "--trace-format", "megatron-trace")[1])
+    assert [(s["code"], s["count"]) for s in document["statistics"]] == [("TL001", 4), ("TL003", 1)]
+
+
+# -- rule documentation ---------------------------------------------------------------------------
+
+
+def test_rules_lists_every_rule_and_rule_prints_its_docs() -> None:
+    code, out, _ = run("rules", "--output-format", "json")
+    entries = json.loads(out)
+    assert code == 0 and {"TL000", "TL001", "TL002", "TL003"} <= {e["code"] for e in entries}
+    code, out, _ = run("rule", "column-count")
+    assert code == 0 and out.startswith("TL002 (column-count)") and "## Why it matters" in out
+    assert run("rule", "TL9999")[0] == 2
