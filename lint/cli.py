@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument("--write-baseline", type=Path, metavar="FILE", help="record the current findings as the baseline")
 
     rules_cmd = commands.add_parser("rules", help="list every rule")
-    rules_cmd.add_argument("--output-format", choices=["concise", "json"], default="concise")
+    rules_cmd.add_argument("--output-format", choices=["concise", "json", "markdown"], default="concise")
     rule_cmd = commands.add_parser("rule", help="print the documentation of a rule")
     rule_cmd.add_argument("rule", metavar="CODE|NAME")
     return parser

@@ -8,8 +8,9 @@ one bug must not hide the other findings or end in a traceback.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from lint import formats
 from lint.config import Selection
@@ -71,26 +72,35 @@ class _Collector:
 def check_file(source: Source, format_name: str, options: CheckOptions) -> FileOutcome:
     collector = _Collector(source.display, options.selection, options.max_findings)
     rules = [r for r in options.selection.rules_for(format_name, Scope.FILE) if r.code not in collector.ignored]
-    dispatch: dict[str, list[tuple[Rule, str]]] = {}
-    for rule in rules:
-        for kind, method in rule.handlers().items():
-            dispatch.setdefault(kind, []).append((rule, method))
-    handlers = {kind: [(rule, getattr(rule, method)) for rule, method in pairs] for kind, pairs in dispatch.items()}
-    broken: set[Rule] = set()
+    records = formats.parser(format_name).parse(source.lines())
     syntax_problems = 0
-
-    for item in formats.parser(format_name).parse(source.lines()):
-        if isinstance(item, SyntaxProblem):
-            syntax_problems += 1
-            collector.problem(item)
-            continue
-        for rule, method in handlers.get(item.kind, ()):
-            if rule in broken:
-                continue
-            _run(rule, method(item), collector, broken, item.line)
+    add = collector.add
+    while True:
+        handlers = _handlers(rules)
+        rule: Rule | None = None
+        try:
+            for item in records:
+                if isinstance(item, SyntaxProblem):
+                    syntax_problems += 1
+                    collector.problem(item)
+                    continue
+                for rule, method in handlers.get(item.kind, ()):
+                    for violation in method(item):
+                        add(rule.code, rule.name, violation)
+                rule = None
+            break
+        except Exception as error:  # a rule bug must not end the check: report it, drop the rule, go on
+            if rule is None:  # the parser itself failed: nothing more can be read from this file
+                collector.add(*INTERNAL_ERROR, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
+                break
+            rules.remove(rule)
+            _report_crash(collector, rule, error, getattr(item, "line", None))
     for rule in rules:
-        if rule not in broken:
-            _run(rule, rule.finish(), collector, broken, None)
+        try:
+            for violation in rule.finish():
+                add(rule.code, rule.name, violation)
+        except Exception as error:
+            _report_crash(collector, rule, error, None)
     for problem in source.problems:
         collector.problem(problem)
     parsed = syntax_problems == 0 and not source.problems
@@ -98,17 +108,21 @@ def check_file(source: Source, format_name: str, options: CheckOptions) -> FileO
     return FileOutcome(result, collector.findings, collector.not_shown)
 
 
-def _run(rule: Rule, violations: Iterable[Violation], collector: _Collector, broken: set[Rule], line: int | None) -> None:
-    try:
-        for violation in violations:
-            collector.add(rule.code, rule.name, violation)
-    except Exception as error:  # a rule bug must not end the check; it becomes a finding
-        broken.add(rule)
-        where = f" at line {line}" if line else ""
-        collector.add(
-            *INTERNAL_ERROR,
-            Violation(line, None, f"rule {rule.code} ({rule.name}) failed{where} and was skipped for this file: {type(error).__name__}: {error}"),
-        )
+def _handlers(rules: list[Rule]) -> dict[str, list[tuple[Rule, Callable[[Any], Iterable[Violation]]]]]:
+    """Record kind -> the (rule, bound check method) pairs that look at it."""
+    handlers: dict[str, list[tuple[Rule, Callable[[Any], Iterable[Violation]]]]] = {}
+    for rule in rules:
+        for kind, method in rule.handlers().items():
+            handlers.setdefault(kind, []).append((rule, getattr(rule, method)))
+    return handlers
+
+
+def _report_crash(collector: _Collector, rule: Rule, error: Exception, line: int | None) -> None:
+    where = f" at line {line}" if line else ""
+    collector.add(
+        *INTERNAL_ERROR,
+        Violation(line, None, f"rule {rule.code} ({rule.name}) failed{where} and was skipped for this file: {type(error).__name__}: {error}"),
+    )
 
 
 def check(paths: list[str], options: CheckOptions) -> CheckReport:

@@ -51,12 +51,13 @@ def _shape(text: str) -> tuple[int, ...] | None:
     return tuple(int(x) for x in inner.split(", ")) if inner else ()
 
 
-def _none_or(convert: Callable[[str], Any]) -> Callable[[str], Any]:
-    return lambda text: None if text in ("None", "") else convert(text)
+def _none_or(convert: Callable[[str], Any]) -> Callable[[str | None], Any]:
+    return lambda text: None if text is None or text in ("None", "") else convert(text)
 
 
-def _text_or_none(text: str) -> str | None:
-    return None if text == "None" else text
+def _text_or_none(text: str | None) -> str | None:
+    """'None' is Python's None; a field the line leaves out (only an empty description) is ''."""
+    return None if text == "None" else text or ""
 
 
 _VALUE_CONVERTERS: dict[str, Callable[[str], Any]] = {
@@ -77,7 +78,11 @@ class Parser:
         # Group 1 is the whole sub-operation: joined back, the matches must rebuild the list exactly.
         self._sub_op = re.compile(f"({sub_op.regex.pattern})")
         self._fields = {rule: fields for rule, _, fields in self._layouts}
-        self._convert = {name: self._converter(name) for fields in self._fields.values() for name in fields}
+        # Per layout: (record attribute, converter) for each captured field, in group order.
+        self._plans = {
+            rule: tuple((_RENAMED.get(name, name), self._converter(name)) for name in fields)
+            for rule, fields in self._fields.items()
+        }
 
     def _layout(self, rule: str) -> tuple[str, re.Pattern[str], tuple[str, ...]]:
         derived = self.grammar.derive(rule, set(self.grammar.field_names(rule)), loose={"sub_operations": r"\[.*\]"})
@@ -116,7 +121,7 @@ class Parser:
                 if index:  # files keep one layout: try the last one first next time
                     layouts.insert(0, layouts.pop(index))
                 try:
-                    yield self._build(rule, number, dict(zip(fields, match.groups())))
+                    yield self._build(rule, number, match.groups())
                 except (_SubOperationsMismatch, ValueError):  # Lark decides and explains
                     yield self._parse_slowly(number, text)
                 break
@@ -135,14 +140,14 @@ class Parser:
         if sub_trees is not None:
             texts["sub_operations"] = [_sub_op_texts(text, sub) for sub in sub_trees.children if isinstance(sub, Tree)]
         try:
-            return self._build(tree.data, number, texts)
+            return self._build(tree.data, number, tuple(texts.get(name) for name in self._fields[tree.data]))
         except ValueError as error:
             op_column = text.index(":", len("rank:")) + 2
             return SyntaxProblem(number, op_column, SYNTAX_CODE, str(error), int(texts["rank"]))
 
-    def _build(self, rule: str, number: int, texts: dict[str, Any]) -> OpRecord | DdpGradCommRecord:
-        # A field the layout leaves out (only the empty description) arrives as None or not at all.
-        values = {_RENAMED.get(name, name): self._convert[name](_present(texts.get(name))) for name in self._fields[rule]}
+    def _build(self, rule: str, number: int, texts: tuple[Any, ...]) -> OpRecord | DdpGradCommRecord:
+        """The record of layout ``rule`` from its field texts (None: a field the line leaves out)."""
+        values = {attribute: convert(text) for (attribute, convert), text in zip(self._plans[rule], texts)}
         if rule == "ddp_grad_comm":
             op = values.pop("op")
             if op != "ddp_grad_comm":
@@ -159,10 +164,6 @@ class Parser:
         if "[" + ", ".join(match[0] for match in found) + "]" != text:
             raise _SubOperationsMismatch
         return _sub_operations_from(found)
-
-
-def _present(text: Any) -> Any:
-    return "" if text is None else text
 
 
 class _SubOperationsMismatch(Exception):

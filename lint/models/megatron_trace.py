@@ -23,6 +23,13 @@ KNOWN_OPS = COMPUTE_OPS | COMM_OPS
 MG_STATES = frozenset({"warmup", "steady", "cooldown", "help", "finalize"})
 
 
+# Collective kinds per op, as the writer sets group_kind (compute ops carry none).
+GROUP_KIND_OF_OP = {
+    "recv_forward": "pp", "send_forward": "pp", "recv_backward": "pp", "send_backward": "pp",
+    "dp_allreduce": "dp", "ep_allreduce": "ep", "ddp_grad_comm": "dp",
+}
+
+
 def dtype_size(dtype: str | None) -> int | None:
     """Bytes per element of ``dtype`` ('torch.float32' or 'float32'), None when unknown."""
     if dtype is None:
@@ -144,3 +151,17 @@ class DdpGradCommRecord:
 
     op: ClassVar[str] = "ddp_grad_comm"
     variant: ClassVar[str] = "V3"
+
+
+def layer_collectives(record: OpRecord) -> list[SubOperation]:
+    """The per-layer TP all-reduces of a forward_step or backward_step.
+
+    The forward step also reduces the loss (``crossEntropy_fwd_*``) and the last stage's backward step
+    starts with the embedding gradient (``embedding_bwd*``); neither belongs to a transformer layer.
+    """
+    return [
+        sub for sub in record.sub_operations
+        if sub.group == "tp" and sub.comm_func == "allreduce"
+        and not (sub.func_name or "").startswith(("crossEntropy", "embedding"))
+        and not sub.trace_src_func.startswith("embedding")
+    ]

@@ -24,6 +24,9 @@ def render_rules(output_format: str, out: TextIO) -> None:
     if output_format == "json":
         out.write(json.dumps(entries, indent=2) + "\n")
         return
+    if output_format == "markdown":
+        out.write(markdown_table(entries))
+        return
     name_width = max(len(e["name"]) for e in entries)
     for e in entries:
         formats = "all formats" if len(e["formats"]) == 4 else ", ".join(e["formats"])
@@ -49,3 +52,15 @@ def render_rule(rule: type[Rule], out: TextIO) -> None:
         lines.append("None.")
     out.write("\n".join(lines) + "\n")
 
+
+
+def markdown_table(entries: list[dict[str, Any]]) -> str:
+    """The README's rule table (a test keeps the README in step with the rules)."""
+    lines = ["| Code | Name | Severity | Formats | What it checks |", "|---|---|---|---|---|"]
+    for e in entries:
+        formats = "all" if len(e["formats"]) == 4 else ", ".join(f"`{f}`" for f in e["formats"])
+        if e["scope"] == "run":
+            formats += " (run)"
+        summary = e["summary"].replace("|", "\\|")
+        lines.append(f"| {e['code']} | `{e['name']}` | {e['severity']} | {formats} | {summary} |")
+    return "\n".join(lines) + "\n"

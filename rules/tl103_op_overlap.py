@@ -1,0 +1,53 @@
+from collections.abc import Iterator
+
+from pydantic import Field
+
+from lint.models.megatron_trace import OpRecord
+from lint.rule import Rule, RuleOptions, Severity, Violation, at
+
+
+class Options(RuleOptions):
+    tolerance_ms: float = Field(0.01, ge=0, description="slack for the 2-decimal rounding of timestamp and duration")
+
+
+class OpOverlap(Rule):
+    """An op starts before the previous op of the same rank ended.
+
+    ``timestamp`` is taken after the op finished (an end time, ``round(perf_counter()*1000, 2)``), so an
+    op starts at ``timestamp - duration``.  One process runs its ops one after another: each op must start
+    at or after the previous op's end, within the rounding tolerance.  Simulation placeholders
+    (``timestamp=0``, ``duration=0``) and V0 records without a timestamp are skipped, not taken for time
+    travel; so is a ``timestamp=0`` with a duration, which TL106 reports.
+
+    Why it matters:
+        Overlapping ops mean the trace was merged from several processes, reordered, or written with the
+        start time instead of the end time; every duration and gap a simulator derives from it is wrong.
+
+    Example:
+        Line 4 ends at 100.00 ms; line 5 has ``duration=30.0,timestamp=120.0`` and so starts at 90.00 ms
+        -> forward_step starts at 90.00 ms, 10.00 ms before the previous op (line 4) ended at 100.00 ms
+    """
+
+    code = "TL103"
+    name = "op-overlap"
+    severity = Severity.ERROR
+    formats = ("megatron-trace",)
+    Options = Options
+
+    def __init__(self, options: Options | None = None) -> None:
+        super().__init__(options)
+        self.previous: OpRecord | None = None
+
+    def check_op(self, record: OpRecord) -> Iterator[Violation]:
+        start = record.start
+        if start is None or record.timestamp == 0:  # placeholders; a half placeholder is TL106's
+            return
+        previous = self.previous
+        self.previous = record
+        if previous is not None and start < previous.timestamp - self.options.tolerance_ms - 1e-6:  # type: ignore[operator]
+            early = previous.timestamp - start  # type: ignore[operator]
+            yield at(
+                record,
+                f"{record.op} starts at {start:.2f} ms, {early:.2f} ms before the previous op "
+                f"({previous.op}, line {previous.line}) ended at {previous.timestamp:.2f} ms",
+            )

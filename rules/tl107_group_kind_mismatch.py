@@ -1,0 +1,46 @@
+from collections.abc import Iterator
+
+from lint.models.megatron_trace import COMPUTE_OPS, GROUP_KIND_OF_OP, DdpGradCommRecord, OpRecord
+from lint.rule import Rule, Severity, Violation, at
+
+_TP_OPS = {"tp_allreduce", "tp_load_batch_broadcast"}
+
+
+class GroupKindMismatch(Rule):
+    """An op's ``group_kind`` is not the process group its op communicates in.
+
+    The writer sets ``group_kind`` from the op: ``pp`` for ``send_*``/``recv_*``, ``dp`` for
+    ``dp_allreduce`` (and V3 ``ddp_grad_comm``), ``ep`` for ``ep_allreduce`` (the *embedding* group, not
+    expert parallelism), ``None`` for compute ops; ``tp_*`` ops carry ``tp`` or ``None``.  Unknown ops
+    are left to TL113.
+
+    Why it matters:
+        Simulators route a collective by its group kind: a send labelled ``dp`` is replayed as a
+        data-parallel collective over the wrong ranks, with the wrong cost.
+
+    Example:
+        ``rank:7:send_backward(...,group_kind=dp,...)``
+        -> send_backward communicates in group 'pp', but group_kind is 'dp'
+    """
+
+    code = "TL107"
+    name = "group-kind-mismatch"
+    severity = Severity.ERROR
+    formats = ("megatron-trace",)
+
+    def _check(self, record: OpRecord | DdpGradCommRecord) -> Iterator[Violation]:
+        op, kind = record.op, record.group_kind
+        if op in GROUP_KIND_OF_OP:
+            expected: set[str | None] = {GROUP_KIND_OF_OP[op]}
+        elif op in COMPUTE_OPS:
+            expected = {None}
+        elif op in _TP_OPS:
+            expected = {"tp", None}
+        else:
+            return
+        if kind not in expected:
+            wanted = " or ".join(repr(e) if e else "None" for e in sorted(expected, key=str))
+            yield at(record, f"{op} communicates in group {wanted}, but group_kind is {kind!r}")
+
+    check_op = _check
+    check_ddp_grad_comm = _check

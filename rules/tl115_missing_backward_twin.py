@@ -1,0 +1,67 @@
+from collections import Counter, deque
+from collections.abc import Iterator
+
+from lint.models.megatron_trace import OpRecord, layer_collectives
+from lint.rule import Rule, Severity, Violation, at
+from lint.rulekit import format_shape
+
+TensorKey = tuple[tuple[int, ...] | None, str | None]
+
+
+class MissingBackwardTwin(Rule):
+    """A forward layer collective has no backward twin (or the backward step has extra ones).
+
+    Every transformer layer all-reduces its activation across the TP group in the forward step and its
+    input gradient in the backward step, so a micro-batch's ``backward_step`` holds as many TP layer
+    all-reduces as its ``forward_step``, with the same shapes and dtypes (seed 000: 20 ``linear_fwd`` and
+    20 ``normlinear_bwd`` of [4096, 5120]).  The loss's cross-entropy reductions and the embedding's
+    backward all-reduce are not layer collectives.  Forward and backward steps pair by ``batch_id``.
+
+    Why it matters:
+        A missing twin means a layer was traced in one direction only: the simulated backward pass is
+        missing (or has extra) TP traffic, and cross-rank matching of collectives breaks.
+
+    Example:
+        forward_step batch 0 with 20 all-reduces of [4096, 5120]; backward_step batch 0 with 19
+        -> backward_step of micro-batch 0 has 19 TP layer all-reduces of [4096, 5120] torch.float32; its
+        forward_step (line 3) has 20
+    """
+
+    code = "TL115"
+    name = "missing-backward-twin"
+    severity = Severity.ERROR
+    formats = ("megatron-trace",)
+
+    def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(options)
+        self.forwards: dict[int | None, deque[tuple[OpRecord, Counter[TensorKey]]]] = {}
+        self.seen_backward = False
+
+    def check_op(self, record: OpRecord) -> Iterator[Violation]:
+        if record.is_placeholder or record.op not in ("forward_step", "backward_step"):
+            return
+        tensors = Counter((s.input__shape, s.input__dtype) for s in layer_collectives(record))
+        if record.op == "forward_step":
+            self.forwards.setdefault(record.batch_id, deque()).append((record, tensors))
+            return
+        self.seen_backward = True
+        pending = self.forwards.get(record.batch_id)
+        if not pending:
+            return  # the trace starts after this micro-batch's forward step
+        forward, forward_tensors = pending.popleft()
+        for key in sorted(forward_tensors.keys() | tensors.keys(), key=str):
+            if forward_tensors[key] != tensors[key]:
+                shape, dtype = key
+                yield at(
+                    record,
+                    f"backward_step of micro-batch {record.batch_id} has {tensors[key]} TP layer all-reduces of "
+                    f"{format_shape(shape)} {dtype}; its forward_step (line {forward.line}) has {forward_tensors[key]}",
+                )
+
+    def finish(self) -> Iterator[Violation]:
+        if not self.seen_backward:
+            return  # a forward-only (inference) trace
+        for pending in self.forwards.values():
+            for forward, tensors in pending:
+                if tensors:
+                    yield at(forward, f"forward_step of micro-batch {forward.batch_id} has {sum(tensors.values())} TP layer all-reduces but no backward_step")

@@ -1,0 +1,29 @@
+"""The engine keeps going: a crashing rule becomes a TL000 finding and every other rule still runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lint.engine import CheckOptions, check
+from lint.rule import registry
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def test_a_crashing_rule_is_reported_and_the_others_still_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    trace = tmp_path / "trace.txt"
+    lines = (FIXTURES / "seeds" / "000_14848477538be528.txt").read_text(encoding="utf-8").splitlines()
+    lines[3] = lines[3].replace("mg_state=steady", "mg_state=stedy")
+    trace.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def explode(self: object, record: object) -> object:
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(registry()["TL103"], "check_op", explode)
+    report = check([str(trace)], CheckOptions())
+    codes = [(f.code, f.line) for f in report.findings]
+    assert ("TL000", 1) in codes and ("TL112", 4) in codes
+    (crash,) = [f for f in report.findings if f.code == "TL000"]
+    assert crash.message == "rule TL103 (op-overlap) failed at line 1 and was skipped for this file: ZeroDivisionError: boom"

@@ -1,0 +1,131 @@
+"""Declarative pass/fail cases per rule (``tests/rules/<CODE>.toml``) and meta-tests of the rule set.
+
+A case builds its input from ``text``, from ``bytes`` (Python escapes, for invalid encodings), from a
+fixture ``base`` with ``edits``, or from several ``files`` (run rules).  ``expect`` lists the
+``[line, "CODE"]`` of every finding that *all* rules produce on it: a failing case fires only its own
+rule, and goes silent when that rule is ignored; a passing case has no finding at all.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lint.cli import main
+from lint.rule import Scope, iter_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT / "tests" / "rules"
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def load_cases() -> list[tuple[str, dict[str, Any]]]:
+    cases = []
+    for path in sorted(CASES.glob("TL*.toml")):
+        for case in tomllib.loads(path.read_text(encoding="utf-8"))["case"]:
+            cases.append((path.stem, case))
+    return cases
+
+
+def materialize(case: dict[str, Any], directory: Path) -> list[Path]:
+    if "files" in case:
+        paths = []
+        for name, text in case["files"].items():
+            (directory / name).parent.mkdir(parents=True, exist_ok=True)
+            (directory / name).write_text(text, encoding="utf-8")
+            paths.append(directory / name)
+        return paths
+    target = directory / case.get("file", "input.txt")
+    if "bytes" in case:
+        target.write_bytes(codecs.escape_decode(case["bytes"].encode())[0])  # type: ignore[attr-defined]
+    elif "base" in case:
+        lines = (FIXTURES / case["base"]).read_text(encoding="utf-8").split("\n")
+        for edit in case.get("edits", []):
+            index = edit["line"] - 1
+            assert edit["old"] in lines[index], f"edit {edit} does not apply"
+            lines[index] = lines[index].replace(edit["old"], edit["new"], 1)
+        target.write_text("\n".join(lines), encoding="utf-8")
+    else:
+        target.write_text(case["text"], encoding="utf-8")
+    return [target]
+
+
+def findings(paths: list[Path], case: dict[str, Any], *extra: str) -> set[tuple[int | None, str]]:
+    argv = ["check", *map(str, paths), "--output-format", "json", "--max-findings", "0", *extra]
+    if "format" in case:
+        argv += ["--trace-format", case["format"]]
+    out = io.StringIO()
+    code = main(argv, stdout=out, stderr=io.StringIO())
+    assert code in (0, 1), f"exit code {code}"
+    return {(f["line"], f["code"]) for f in json.loads(out.getvalue())["findings"]}
+
+
+@pytest.mark.parametrize(("code", "case"), load_cases(), ids=lambda v: v if isinstance(v, str) else v["name"])
+def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
+    if "options" in case:
+        options = "\n".join(f"{key} = {json.dumps(value)}" for key, value in case["options"].items())
+        (tmp_path / "tlint.toml").write_text(f"[rules.{code}]\n{options}\n", encoding="utf-8")
+    paths = materialize(case, tmp_path)
+    expected = {(line, rule) for line, rule in case["expect"]}
+    assert {rule for _, rule in expected} <= {code}, "a case of rule X expects only X's findings"
+    assert findings(paths, case) == expected
+    if expected:
+        assert findings(paths, case, "--ignore", code) == set()
+
+
+# -- meta-tests -------------------------------------------------------------------------------------
+
+
+RULES = list(iter_rules())
+EXEMPT_FROM_CASES = {"TL000"}  # an internal error is a tlint bug: no input may trigger it
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_rule_has_documentation_in_every_section(rule: Any) -> None:
+    docs = rule.docs()
+    assert docs.summary and docs.why and docs.example, f"{rule.code} docstring lacks a section"
+    assert re.fullmatch(r"TL[0-9]{3}", rule.code)
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name)
+    for name, _type, _default, description in docs.options:
+        assert description, f"{rule.code} option {name} has no description"
+
+
+def test_codes_and_names_are_unique() -> None:
+    assert len({r.code for r in RULES}) == len(RULES)
+    assert len({r.name for r in RULES}) == len(RULES)
+
+
+def test_code_families_follow_scope_and_format() -> None:
+    families = {"TL0": None, "TL1": "megatron-trace", "TL2": "optprime-log", "TL3": "neusight-tsv", "TL4": "simai-workload"}
+    for rule in RULES:
+        family = rule.code[:3]
+        if family == "TL5":
+            assert rule.scope == Scope.RUN, rule.code
+        elif families[family] is None:
+            assert rule.scope == Scope.PARSER, rule.code
+        else:
+            assert rule.formats == (families[family],) and rule.scope == Scope.FILE, rule.code
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.code not in EXEMPT_FROM_CASES], ids=lambda r: r.code)
+def test_rule_has_passing_and_failing_cases(rule: Any) -> None:
+    cases = [case for code, case in load_cases() if code == rule.code]
+    assert any(case["expect"] == [] for case in cases), f"{rule.code} has no passing case"
+    assert any(case["expect"] for case in cases), f"{rule.code} has no failing case"
+
+
+def test_readme_rule_table_is_generated_from_the_rule_docs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("<!-- rules -->\n", 1)[1].split("<!-- /rules -->", 1)[0]
+    out = io.StringIO()
+    assert main(["rules", "--output-format", "markdown"], stdout=out) == 0
+    assert table == out.getvalue(), "regenerate the table with: tlint rules --output-format markdown"
+    for rule in RULES:
+        assert f"| {rule.code} | `{rule.name}` |" in table
