@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from lark import Lark, Token, Tree
@@ -61,16 +61,16 @@ class Grammar:
     def __init__(self, name: str, *, start: list[str], transformer: Any = None, positions: bool = False) -> None:
         self.name = name
         self.text = grammar_path(name).read_text(encoding="utf-8")
-        self.lark = Lark(
-            self.text,
-            parser="lalr",
-            lexer="contextual",
-            start=start,
-            transformer=transformer,
-            propagate_positions=positions,
-            maybe_placeholders=False,
-        )
+        self._lark_options = {"start": start, "transformer": transformer, "propagate_positions": positions}
         self._expect_words = {m["name"]: m["words"] for m in _EXPECT_COMMENT.finditer(self.text)}
+
+    @cached_property
+    def lark(self) -> Lark:
+        """The LALR parser, built on first use: a file whose lines all take the fast path never needs it."""
+        return Lark(self.text, parser="lalr", lexer="contextual", maybe_placeholders=False, **self._lark_options)
+
+    def terminal_regex(self, name: str) -> str:
+        return _ebnf(self.text).terminals[name]
 
     def parse(self, text: str, start: str | None = None) -> Any:
         """Parse ``text`` or raise :class:`GrammarSyntaxError`."""
@@ -206,7 +206,7 @@ class _Deriver:
         if kind == "NonTerminal":
             return self._rule(node.name, stack, repeated)
         if kind == "Terminal":
-            return f"(?:{self.grammar.lark.get_terminal(node.name).pattern.to_regexp()})"
+            return f"(?:{self.grammar.terminal_regex(node.name)})"
         raise NotRegularError(f"grammar {self.grammar.name!r}: cannot derive a regex from {node!r}")
 
     def _repetition(self, node: Tree, stack: tuple[str, ...], repeated: bool) -> str:
@@ -225,11 +225,24 @@ class _Deriver:
         raise NotRegularError(f"grammar {self.grammar.name!r}: cannot derive a regex from {node!r}")
 
 
+@dataclass(frozen=True)
+class _Ebnf:
+    rules: dict[str, Tree]  # rule name -> its EBNF tree (before Lark expands it to BNF)
+    terminals: dict[str, str]  # terminal name -> its compiled regex
+
+
 @cache
-def _ebnf_rules(text: str) -> dict[str, Tree]:
+def _ebnf(text: str) -> _Ebnf:
     builder = GrammarBuilder()
     builder.load_grammar(text, "<grammar>")
-    return {name: tree for name, _params, tree, _options in builder.build().rule_defs}
+    grammar = builder.build()
+    rules = {name: tree for name, _params, tree, _options in grammar.rule_defs}
+    terminals, _, _ = grammar.compile([name for name in rules if not name.startswith("_")], "*")
+    return _Ebnf(rules, {t.name: t.pattern.to_regexp() for t in terminals})
+
+
+def _ebnf_rules(text: str) -> dict[str, Tree]:
+    return _ebnf(text).rules
 
 
 def _quote(text: str) -> str:

@@ -4,6 +4,8 @@ from collections.abc import Iterator
 from lint.models.megatron_trace import DdpGradCommRecord, OpRecord
 from lint.rule import Rule, Severity, Violation, at
 
+_INF = math.inf
+
 
 class InvalidTime(Rule):
     """A duration is negative, or a duration or timestamp is not a finite number.
@@ -30,9 +32,11 @@ class InvalidTime(Rule):
         if problem:
             yield at(record, problem)
         for index, sub in enumerate(record.sub_operations, 1):
-            problem = _problem(f"sub-operation {index} ({sub.func_name or sub.trace_src_func})", sub.duration, sub.timestamp)
-            if problem:
-                yield at(record, problem)
+            # One chained comparison rejects negative, nan and inf alike; explain only then.
+            if not (0.0 <= sub.duration < _INF and -_INF < sub.timestamp < _INF):
+                problem = _problem(f"sub-operation {index} ({sub.func_name or sub.trace_src_func})", sub.duration, sub.timestamp)
+                if problem:
+                    yield at(record, problem)
 
     check_op = _check
     check_ddp_grad_comm = _check

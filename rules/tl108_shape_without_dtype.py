@@ -27,11 +27,12 @@ class ShapeWithoutDtype(Rule):
     def check_op(self, record: OpRecord) -> Iterator[Violation]:
         if record.variant == "V0":
             return  # the not-started layout has no tensor fields at all
-        tensors = [(record.op, record.input__shape, record.input__dtype)]
-        tensors += [
-            (f"sub-operation {i} ({s.func_name or s.trace_src_func})", s.input__shape, s.input__dtype)
-            for i, s in enumerate(record.sub_operations, 1)
-        ]
-        for what, shape, dtype in tensors:
-            if (shape is None) != (dtype is None):
-                yield at(record, f"{what} has a shape but no dtype" if dtype is None else f"{what} has a dtype ({dtype}) but no shape")
+        if (record.input__shape is None) != (record.input__dtype is None):
+            yield _half(record, record.op, record.input__dtype)
+        for index, sub in enumerate(record.sub_operations, 1):
+            if (sub.input__shape is None) != (sub.input__dtype is None):
+                yield _half(record, f"sub-operation {index} ({sub.func_name or sub.trace_src_func})", sub.input__dtype)
+
+
+def _half(record: OpRecord, what: str, dtype: str | None) -> Violation:
+    return at(record, f"{what} has a shape but no dtype" if dtype is None else f"{what} has a dtype ({dtype}) but no shape")

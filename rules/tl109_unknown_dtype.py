@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, dtype_size
+from lint.models.megatron_trace import KNOWN_DTYPES, DdpGradCommRecord, OpRecord
 from lint.rule import Rule, Severity, Violation, at
 
 
@@ -26,12 +26,17 @@ class UnknownDtype(Rule):
     formats = ("megatron-trace",)
 
     def _check(self, record: OpRecord | DdpGradCommRecord) -> Iterator[Violation]:
-        dtypes = [(record.op, getattr(record, "input__dtype", None) or getattr(record, "grad_dtype", None))]
-        dtypes += [(f"sub-operation {i} ({s.func_name or s.trace_src_func})", s.input__dtype) for i, s in enumerate(record.sub_operations, 1)]
-        for what, dtype in dtypes:
-            if dtype is not None and dtype_size(dtype) is None:
-                yield at(record, f"unknown dtype '{dtype}' on {what}: its message size cannot be computed")
+        dtype = getattr(record, "input__dtype", None) or getattr(record, "grad_dtype", None)
+        if dtype is not None and dtype not in KNOWN_DTYPES:
+            yield _unknown(record, dtype, record.op)
+        for index, sub in enumerate(record.sub_operations, 1):
+            if sub.input__dtype is not None and sub.input__dtype not in KNOWN_DTYPES:
+                yield _unknown(record, sub.input__dtype, f"sub-operation {index} ({sub.func_name or sub.trace_src_func})")
 
     check_op = _check
     check_ddp_grad_comm = _check
 
+
+
+def _unknown(record: OpRecord | DdpGradCommRecord, dtype: str, what: str) -> Violation:
+    return at(record, f"unknown dtype '{dtype}' on {what}: its message size cannot be computed")

@@ -30,11 +30,14 @@ GROUP_KIND_OF_OP = {
 }
 
 
+# Every spelling the trace may use, with and without the "torch." prefix.
+_SIZE_OF = {**DTYPE_SIZES, **{f"torch.{name}": size for name, size in DTYPE_SIZES.items()}}
+KNOWN_DTYPES = frozenset(_SIZE_OF)
+
+
 def dtype_size(dtype: str | None) -> int | None:
     """Bytes per element of ``dtype`` ('torch.float32' or 'float32'), None when unknown."""
-    if dtype is None:
-        return None
-    return DTYPE_SIZES.get(dtype.removeprefix("torch."))
+    return _SIZE_OF.get(dtype) if dtype is not None else None
 
 
 def tensor_bytes(shape: tuple[int, ...] | None, dtype: str | None) -> int | None:
@@ -153,15 +156,24 @@ class DdpGradCommRecord:
     variant: ClassVar[str] = "V3"
 
 
+_last_layer_collectives: tuple[OpRecord | None, list[SubOperation]] = (None, [])
+
+
 def layer_collectives(record: OpRecord) -> list[SubOperation]:
     """The per-layer TP all-reduces of a forward_step or backward_step.
 
     The forward step also reduces the loss (``crossEntropy_fwd_*``) and the last stage's backward step
     starts with the embedding gradient (``embedding_bwd*``); neither belongs to a transformer layer.
+    Several rules ask for the same record in a row, so the last answer is kept.
     """
-    return [
+    global _last_layer_collectives
+    if _last_layer_collectives[0] is record:
+        return _last_layer_collectives[1]
+    found = [
         sub for sub in record.sub_operations
         if sub.group == "tp" and sub.comm_func == "allreduce"
         and not (sub.func_name or "").startswith(("crossEntropy", "embedding"))
         and not sub.trace_src_func.startswith("embedding")
     ]
+    _last_layer_collectives = (record, found)
+    return found
