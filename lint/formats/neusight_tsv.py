@@ -1,17 +1,112 @@
-"""``neusight-tsv``: not parsed yet."""
+"""``neusight-tsv``: parse per-layer workload tables into :mod:`lint.models.neusight_tsv`.
+
+The first non-empty line is the header and every later line a layer row, each parsed on its own by
+``grammars/neusight-tsv.lark`` (the tables have a few hundred lines: no fast path is needed).  A row is
+first counted: with the wrong number of tab-separated fields every later value would sit under the wrong
+column, so the count is reported (TL002) instead of whichever field first fails to match.  The header
+is not counted: a missing or extra column is best told by naming the column the grammar expected there.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import math
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from lark import Tree
+
+from lint.grammar import Grammar, GrammarSyntaxError
+from lint.models.common import SyntaxProblem
+from lint.models.neusight_tsv import COLUMNS, HeaderRecord, LayerRecord
+
 NAME = "neusight-tsv"
+SYNTAX_CODE = "TL001"
+COLUMN_COUNT_CODE = "TL002"
+
+_HEADER_START = "name\tforward_compute_time"
+
+_CONVERTERS: dict[str, Callable[[str], Any]] = {
+    "LAYER": str,
+    "TIME": float,
+    "COUNT": int,
+    "COMM_TYPE": lambda text: None if text == "None" else text,
+}
 
 
 def detect(lines: list[str]) -> bool:
+    """A neusight-tsv file starts with its header, ``name<TAB>forward_compute_time...``."""
+    for text in lines:
+        if text.strip():
+            return text.startswith(_HEADER_START)
     return False
 
 
 class Parser:
-    def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Any]:
-        return iter(())
+    """Builds the grammar once; ``parse`` then streams records."""
+
+    def __init__(self) -> None:
+        self.grammar = Grammar(NAME, start=["header", "row"])
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def render(self, record: HeaderRecord | LayerRecord) -> str:
+        """The line the writer prints for ``record`` (parse(render(r)) == r)."""
+        if isinstance(record, HeaderRecord):
+            return "\t".join(record.columns)
+        # str() is what the writer used: `None` for no comm, Python's shortest float repr for times.
+        return "\t".join(str(getattr(record, column)) for column in COLUMNS)
+
+    # -- streaming ------------------------------------------------------------------------------
+
+    def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[HeaderRecord | LayerRecord | SyntaxProblem]:
+        header_seen = False
+        # Empty lines are only wrong when something follows them: hold them until a line does.
+        empty_lines: list[int] = []
+        for number, text in lines:
+            if not text:
+                empty_lines.append(number)
+                continue
+            expected = "a layer row" if header_seen else "the header row"
+            message = f"expected {expected}, found an empty line; only the end of the file may have empty lines"
+            for empty in empty_lines:
+                yield SyntaxProblem(empty, 1, SYNTAX_CODE, message)
+            empty_lines.clear()
+            if header_seen:
+                yield self._row(number, text)
+            else:
+                header_seen = True
+                yield self._header(number, text)
+        if not header_seen:  # a table without even a header is no table for its consumers
+            yield SyntaxProblem(1, 1, SYNTAX_CODE, "expected the header row, found an empty file")
+
+    def _header(self, number: int, text: str) -> HeaderRecord | SyntaxProblem:
+        tree = self._parse(number, text, "header")
+        if isinstance(tree, SyntaxProblem):
+            return tree
+        return HeaderRecord(line=number, column=1, columns=tuple(str(token) for token in tree.children))
+
+    def _row(self, number: int, text: str) -> LayerRecord | SyntaxProblem:
+        fields = text.split("\t")
+        if len(fields) != len(COLUMNS):
+            # Too many: point at the first extra field; too few: at the end, where the next one is missing.
+            column = len("\t".join(fields[: len(COLUMNS)])) + 2 if len(fields) > len(COLUMNS) else len(text) + 1
+            message = f"expected {len(COLUMNS)} tab-separated fields, found {len(fields)}"
+            return SyntaxProblem(number, column, COLUMN_COUNT_CODE, message)
+        tree = self._parse(number, text, "row")
+        if isinstance(tree, SyntaxProblem):
+            return tree
+        values: dict[str, Any] = {}
+        for field in tree.children:
+            token = field.children[0]
+            value = _CONVERTERS[token.type](token.value)
+            if value == math.inf:  # the grammar cannot see that a number's exponent overflows a double
+                message = f"expected {self.grammar.describe({token.type})}, found '{token.value}', which overflows a 64-bit float"
+                return SyntaxProblem(number, token.column, SYNTAX_CODE, message)
+            values[str(field.data)] = value
+        return LayerRecord(line=number, column=1, **values)
+
+    def _parse(self, number: int, text: str, start: str) -> Tree | SyntaxProblem:
+        try:
+            return self.grammar.parse(text, start)
+        except GrammarSyntaxError as error:
+            return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message)

@@ -1,0 +1,62 @@
+"""Records of a ``neusight-tsv`` table (FORMATS.md section 3), and the whole table as one document.
+
+A ``None`` comm type becomes Python ``None``, as the writer's ``str(None)`` came from it: rules test
+``row.backward_comm_type is None`` and never compare against the literal text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+CommType = Literal["ALLREDUCE", "ALLREDUCE_ASYNC", "SENDRECV"]
+
+
+@dataclass(slots=True)
+class HeaderRecord:
+    """The header row; the grammar admits only the exact eleven names, kept here in file order."""
+
+    kind: ClassVar[str] = "header"
+    line: int
+    column: int
+    columns: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class LayerRecord:
+    """One layer row.  Times are milliseconds, comm sizes are element counts (not bytes)."""
+
+    kind: ClassVar[str] = "layer"
+    line: int
+    column: int
+    name: str
+    forward_compute_time: float
+    forward_comm_type: CommType | None
+    forward_comm_size: int
+    backward_compute_time: float
+    backward_comm_type: CommType | None
+    backward_comm_size: int
+    weight_grad_compute_time: float
+    weight_grad_comm_type: CommType | None
+    weight_grad_comm_size: int
+    process_time: float
+
+
+# The table's columns are the row's fields after its position, in file order.
+COLUMNS: tuple[str, ...] = tuple(spec.name for spec in fields(LayerRecord))[2:]
+
+
+class NeusightTable(BaseModel):
+    """The layer rows of one file in file order: what the differ compares."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rows: list[LayerRecord]
+
+    @classmethod
+    def from_records(cls, records: Iterable[Any]) -> NeusightTable:
+        """The table of a parser's output; the header and lines with syntax problems are left out."""
+        return cls(rows=[record for record in records if isinstance(record, LayerRecord)])
