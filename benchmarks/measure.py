@@ -1,0 +1,64 @@
+"""What the benchmarks share: generated inputs under benchmarks/data/, and timing a child process."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "benchmarks" / "data"
+TLINT_CHECK = [sys.executable, "-m", "lint", "check"]
+
+
+@contextmanager
+def generated_input(name: str, make: Callable[[Path], object], keep: bool) -> Iterator[Path]:
+    """``DATA / name``, reused when an earlier run kept it, else made now and removed afterwards unless ``keep``."""
+    path = DATA / name
+    made = not path.exists()
+    if made:
+        DATA.mkdir(parents=True, exist_ok=True)
+        partial = DATA / f".{name}.partial"  # an interrupted generation must not be reused as complete
+        make(partial)
+        partial.rename(path)
+    try:
+        yield path
+    finally:
+        if made and not keep and path.is_dir():
+            shutil.rmtree(path)
+        elif made and not keep:
+            path.unlink()
+
+
+@dataclass
+class Measurement:
+    seconds: float
+    peak_rss_mib: float  # of the child or of its largest waited-for descendant
+    exit_code: int
+    stdout: str
+
+
+def run_measured(command: list[str], cpu: int | None = None) -> Measurement:
+    """Runs ``command`` from the checkout, pinned to ``cpu`` if given, and measures that child alone."""
+    pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, cwd=ROOT, stdout=out, preexec_fn=pin)
+        # wait4 gives this child's own rusage, which RUSAGE_CHILDREN would mix with earlier children's.
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+    return Measurement(seconds, usage.ru_maxrss / 1024, child.returncode, stdout)
+
+
+def first_cpu() -> int:
+    return min(os.sched_getaffinity(0))

@@ -1,0 +1,1 @@
+"""Synthetic inputs for tests and benchmarks, generated to be consistent by construction."""
