@@ -1,17 +1,197 @@
-"""``simai-workload``: not parsed yet."""
+"""``simai-workload``: parse SimAI / ASTRA-sim text workloads into :mod:`lint.models.simai_workload`.
+
+Line 1 is the header, the next non-blank line the row count, every later non-blank line a layer row:
+SimAI reads past blank lines with ``>>``.  Each line is parsed on its own by the grammar
+(``grammars/simai-workload.lark``); workloads are small, so there is no derived fast path.  Before a
+row meets the grammar its tokens are counted as SimAI would read them, so that a row with a missing
+or extra column gets a column-count finding (TL002) instead of a misleading syntax error.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
+
+from lark import Token, Tree
+
+from lint.grammar import Grammar, GrammarSyntaxError
+from lint.models.common import SyntaxProblem
+from lint.models.simai_workload import CHECKPOINT_KEYS, CUSTOMIZED, KINDS, SETTING_FIELDS, Header, HeaderNumber, LayerCount, LayerRow
 
 NAME = "simai-workload"
+SYNTAX_CODE = "TL001"
+COLUMN_COUNT_CODE = "TL002"
+
+_TOKEN = re.compile(r"[^ \t]+")
+_UPPERCASE_WORD = re.compile(r"[A-Z][A-Z0-9_]*")
+_INTEGER = re.compile(r"[0-9]+")
+_BLANKS = " \t"
+_INTEGER_TERMINALS = frozenset({"INT", "SIGNED_INT"})
+_Record = TypeVar("_Record", Header, LayerCount, LayerRow)
 
 
 def detect(lines: list[str]) -> bool:
-    return False
+    """The first token is a workload kind: a known one, or an upper-case word followed by a row count."""
+    texts = [text for text in lines if text.strip(_BLANKS)]
+    first = _TOKEN.search(texts[0]) if texts else None
+    if first is None:
+        return False
+    if first.group() in KINDS:
+        return True
+    return _UPPERCASE_WORD.fullmatch(first.group()) is not None and len(texts) > 1 and _INTEGER.fullmatch(texts[1].strip(_BLANKS)) is not None
+
+
+class _Rejected(Exception):
+    """A line the grammar accepts but SimAI would misread; carries the finding's column and message."""
+
+    def __init__(self, column: int, message: str) -> None:
+        super().__init__(message)
+        self.column = column
+        self.message = message
 
 
 class Parser:
-    def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Any]:
-        return iter(())
+    """Builds the grammar once; ``parse`` then streams a header, a row count and layer rows."""
+
+    def __init__(self) -> None:
+        self.grammar = Grammar(NAME, start=["header", "count", "row", "customized_row"])
+        self._row_fields = {rule: self.grammar.field_names(rule) for rule in ("row", "customized_row")}
+
+    # -- streaming ------------------------------------------------------------------------------
+
+    def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Header | LayerCount | LayerRow | SyntaxProblem]:
+        numbered = iter(lines)
+        first = next(numbered, None)
+        if first is None:
+            yield SyntaxProblem(1, 1, SYNTAX_CODE, f"expected {self.grammar.describe({'KIND'})}, found an empty file")
+            return
+        number, text = first
+        yield self._parse_line(number, text, "header", self._header)
+        kind = _TOKEN.search(text)
+        row_rule = "customized_row" if kind and kind.group() == CUSTOMIZED else "row"
+        counted = False
+        for number, text in numbered:
+            if not text.strip(_BLANKS):
+                continue
+            if counted:
+                yield from self._row(number, text, row_rule)
+            else:
+                yield self._parse_line(number, text, "count", _count)
+                counted = True
+        if not counted:
+            number, text = first
+            yield SyntaxProblem(number, len(text) + 1, SYNTAX_CODE, "expected the number of layer rows on the next line, found end of file")
+
+    def _parse_line(self, number: int, text: str, rule: str, build: Callable[[int, Tree], _Record]) -> _Record | SyntaxProblem:
+        try:
+            return build(number, self.grammar.parse(text, rule))
+        except (GrammarSyntaxError, _Rejected) as error:
+            return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message)
+
+    def _row(self, number: int, text: str, rule: str) -> Iterator[LayerRow | SyntaxProblem]:
+        expected = len(self._row_fields[rule])
+        tokens = list(_TOKEN.finditer(text))
+        if len(tokens) == expected:
+            yield self._parse_line(number, text, rule, self._layer_row)
+            return
+        column = tokens[expected].start() + 1 if len(tokens) > expected else len(text) + 1
+        yield SyntaxProblem(number, column, COLUMN_COUNT_CODE, f"expected {expected} columns, found {len(tokens)}")
+        if len(tokens) > expected:
+            # The expected columns still describe the layer: keep it, with what follows as extra columns.
+            # A syntax error among them goes unreported: after a wrong count it is likely a shifted column.
+            row = self._parse_line(number, text[: tokens[expected - 1].end()], rule, self._layer_row)
+            if isinstance(row, LayerRow):
+                row.extra_columns = tuple(token.group() for token in tokens[expected:])
+                yield row
+
+    # -- building records -------------------------------------------------------------------------
+
+    def _header(self, number: int, tree: Tree) -> Header:
+        kind, *settings = tree.children
+        header = Header(number, 1, str(kind.children[0]))
+        keys: list[str] = []
+        for setting in settings:
+            if setting.data == "dlrm_last_bottom_layer":
+                (layer,) = setting.children
+                header.dlrm_last_bottom_layer = _integer(layer, layer.column)
+                continue
+            key_token, *values = setting.children
+            key = key_token.removesuffix(":")
+            keys.append(key)
+            if setting.data == "setting":
+                setattr(header, SETTING_FIELDS[key], _header_number(values[0]))
+                if key == "pp_comm":
+                    header.pp_comm_colon = key_token.endswith(":")
+            elif setting.data == "checkpoints":
+                setattr(header, key, _checkpoint_layers(key_token, *values))
+            else:
+                header.unknown[key] = str(values[0])
+        header.key_order = tuple(keys)
+        return header
+
+    def _layer_row(self, number: int, tree: Tree) -> LayerRow:
+        values = {column.data: _value(column.children[0]) for column in tree.children}
+        return LayerRow(number, 1, **values)
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def render(self, record: Header | LayerCount | LayerRow) -> str:
+        """The line a writer prints for ``record``: parsing it gives ``record`` back (but for its line number)."""
+        if isinstance(record, Header):
+            return _render_header(record)
+        if isinstance(record, LayerCount):
+            return str(record.count)
+        rule = "row" if record.parallelism is None else "customized_row"
+        columns = [str(getattr(record, name)) for name in self._row_fields[rule]]
+        return "\t".join([*columns, *record.extra_columns])
+
+
+def _count(number: int, tree: Tree) -> LayerCount:
+    count = tree.children[0]
+    return LayerCount(number, 1, _integer(count, count.column))
+
+
+def _value(token: Token) -> int | str:
+    return _integer(token, token.column) if token.type in _INTEGER_TERMINALS else str(token)
+
+
+def _integer(text: str, column: int) -> int:
+    try:
+        return int(text)
+    except ValueError:  # beyond Python's limit on digits: no reader could use such a number either
+        raise _Rejected(column, f"expected a number SimAI can read, found one of {len(text)} digits") from None
+
+
+def _header_number(token: Token) -> HeaderNumber:
+    if "." in token:
+        return float(token)
+    return _integer(token, token.column)
+
+
+def _checkpoint_layers(key: Token, count: Token, layers: Token | None = None) -> tuple[int, ...]:
+    """The layers after ``checkpoints: n``: SimAI reads exactly n of them, so n must match."""
+    text, start = (layers, layers.column) if layers is not None else ("", count.end_column)
+    found = [(_integer(match.group(), start + match.start()), start + match.start()) for match in _INTEGER.finditer(text)]
+    declared = _integer(count, count.column)
+    if declared != len(found):
+        column = found[declared][1] if declared < len(found) else start + len(text)
+        raise _Rejected(column, f"expected {declared} layer numbers after '{key} {count}', found {len(found)}")
+    return tuple(value for value, _ in found)
+
+
+def _render_header(header: Header) -> str:
+    words = [header.parallelism]
+    settings = {key: getattr(header, name) for key, name in SETTING_FIELDS.items()}
+    if header.dlrm_last_bottom_layer is not None and "DLRM_LAST_BOTTOM_LAYER" not in header.key_order:
+        words.append(str(header.dlrm_last_bottom_layer))
+    for key in header.key_order:
+        if key in settings:
+            colon = ":" if key != "pp_comm" or header.pp_comm_colon else ""
+            words.append(f"{key}{colon} {settings[key]}")
+        elif key in CHECKPOINT_KEYS:
+            layers = getattr(header, key)
+            words.append(" ".join(map(str, (f"{key}:", len(layers), *layers))))
+        else:
+            words.append(f"{key}: {header.unknown[key]}")
+    return " ".join(words)

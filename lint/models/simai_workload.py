@@ -1,0 +1,125 @@
+"""Records of a ``simai-workload`` file (FORMATS.md section 4), and the whole workload as one document."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from pydantic import BaseModel, Field
+
+KINDS = frozenset({
+    "DATA", "HYBRID_TRANSFORMER", "HYBRID_TRANSFORMER_FWD_IN_BCKWD", "HYBRID_DLRM", "HYBRID_DLRM_ENHANCED", "MODEL",
+    "HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA", "HYBRID_CUSTOMIZED", "MICRO", "DISTRIBUTED_INFERENCE",
+})
+# The kind whose rows carry a 13th column: each layer's own parallelism.
+CUSTOMIZED = "HYBRID_CUSTOMIZED"
+
+# Header key (as written, without its colon) -> Header field.
+SETTING_FIELDS: dict[str, str] = {
+    "model_parallel_NPU_group": "tp",
+    "ep": "ep",
+    "pp": "pp",
+    "vpp": "vpp",
+    "ga": "ga",
+    "all_gpus": "all_gpus",
+    "pp_comm": "pp_comm",
+    "DLRM_LAST_BOTTOM_LAYER": "dlrm_last_bottom_layer",
+}
+CHECKPOINT_KEYS = ("checkpoints", "checkpoint_initiates")
+
+# Header values keep the form they were written in: `pp_comm: 2621440.0` stays a float.
+HeaderNumber = int | float
+
+
+@dataclass(slots=True)
+class Header:
+    """Line 1: the workload's parallelism kind and the settings SimAI or ASTRA-sim 1.0 read from it.
+
+    A key that is absent is None.  A key written twice keeps its last value (SimAI overwrites);
+    ``key_order`` lists every key as written, repeats included.
+    """
+
+    kind: ClassVar[str] = "header"
+    line: int
+    column: int
+    parallelism: str
+    tp: HeaderNumber | None = None
+    ep: HeaderNumber | None = None
+    pp: HeaderNumber | None = None
+    vpp: HeaderNumber | None = None
+    ga: HeaderNumber | None = None
+    all_gpus: HeaderNumber | None = None
+    pp_comm: HeaderNumber | None = None
+    pp_comm_colon: bool | None = None  # False for the hand-edited `pp_comm 0`
+    checkpoints: tuple[int, ...] | None = None
+    checkpoint_initiates: tuple[int, ...] | None = None
+    # DLRM kinds: `DLRM_LAST_BOTTOM_LAYER: n` (SimAI) or the integer right after the kind (ASTRA-sim 1.0).
+    dlrm_last_bottom_layer: HeaderNumber | None = None
+    unknown: dict[str, str] = field(default_factory=dict)
+    key_order: tuple[str, ...] = ()
+
+    @property
+    def known_kind(self) -> bool:
+        return self.parallelism in KINDS
+
+
+@dataclass(slots=True)
+class LayerCount:
+    """Line 2: the number of layer rows SimAI will read (extra rows are ignored, missing ones break it)."""
+
+    kind: ClassVar[str] = "layer_count"
+    line: int
+    column: int
+    count: int
+
+
+@dataclass(slots=True)
+class LayerRow:
+    """One layer: forward, input-gradient and weight-gradient compute and communication.
+
+    Compute times are ns in SimAI (cycles in ASTRA-sim 1.0), comm sizes are bytes.  ``parallelism`` is
+    the 13th column of HYBRID_CUSTOMIZED rows; ``extra_columns`` holds the tokens past the expected
+    columns of a row reported as too long, which SimAI would misread as the start of the next row.
+    """
+
+    kind: ClassVar[str] = "layer_row"
+    line: int
+    column: int
+    name: str
+    placeholder: int
+    fwd_compute: int
+    fwd_comm_type: str
+    fwd_comm_size: int
+    ig_compute: int
+    ig_comm_type: str
+    ig_comm_size: int
+    wg_compute: int
+    wg_comm_type: str
+    wg_comm_size: int
+    wg_update_time: int
+    parallelism: str | None = None
+    extra_columns: tuple[str, ...] = ()
+
+
+class Workload(BaseModel):
+    """A whole workload file: what SimAI would load from it (header, declared row count, rows)."""
+
+    header: Header | None = None
+    declared_count: int | None = None
+    rows: list[LayerRow] = Field(default_factory=list)
+
+    @classmethod
+    def from_records(cls, records: Iterable[object]) -> Workload:
+        """Collect a parser's stream; syntax problems are left out (the linter reports them)."""
+        header: Header | None = None
+        declared_count: int | None = None
+        rows: list[LayerRow] = []
+        for record in records:
+            if isinstance(record, LayerRow):
+                rows.append(record)
+            elif isinstance(record, Header):
+                header = record
+            elif isinstance(record, LayerCount):
+                declared_count = record.count
+        return cls(header=header, declared_count=declared_count, rows=rows)

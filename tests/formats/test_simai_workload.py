@@ -1,0 +1,445 @@
+"""simai-workload: the seed and corpus, every header generation and quirk, precise errors, round trips."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lint.formats import detect, parser, simai_workload
+from lint.models.common import SyntaxProblem
+from lint.models.dump import dump_record, load_record
+from lint.models.simai_workload import CHECKPOINT_KEYS, KINDS, SETTING_FIELDS, Header, LayerCount, LayerRow, Workload
+from lint.source import Source
+from tests.golden.regenerate import GOLDEN
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+SEEDS = FIXTURES / "seeds"
+CORPUS = FIXTURES / "corpus" / "simai_workload"
+CORPUS_FILES = sorted(CORPUS.glob("*.txt"))
+SEED_004 = SEEDS / "004_e7a75019e7d30864.txt"
+TARGET_10T = CORPUS / "simai-ascend__tests__contract__fixtures__target_10t_workload.txt"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+PARSER = parser("simai-workload")
+ITEM_TYPES = (Header, LayerCount, LayerRow, SyntaxProblem)
+
+GEN2_HEADER = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 2 ga: 4 all_gpus: 64 checkpoints: 0 checkpoint_initiates: 0"
+ROW = "attention_layer\t-1\t3422000\tALLREDUCE\t33554432\t3422000\tALLREDUCE\t33554432\t1\tNONE\t0\t100"
+
+
+def parse_file(path: Path) -> list[object]:
+    return list(PARSER.parse(Source(path, str(path)).lines()))
+
+
+def parse_lines(*lines: str) -> list[object]:
+    return list(PARSER.parse(enumerate(lines, 1)))
+
+
+def parse_header(text: str) -> Header | SyntaxProblem:
+    item = parse_lines(text, "0")[0]
+    assert isinstance(item, Header | SyntaxProblem)
+    return item
+
+
+def parse_rows(*rows: str, header: str = GEN2_HEADER) -> list[object]:
+    """The items the rows give in a file with this header and a matching row count."""
+    return parse_lines(header, str(len(rows)), *rows)[2:]
+
+
+def write(tmp_path: Path, data: bytes) -> Path:
+    path = tmp_path / "workload.txt"
+    path.write_bytes(data)
+    return path
+
+
+# -- the real files ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [SEED_004, *CORPUS_FILES], ids=lambda p: p.name[:60])
+def test_real_files_parse_into_one_row_per_non_blank_line(path: Path) -> None:
+    items = parse_file(path)
+    problems = [(item.code, item.line, item.message) for item in items if isinstance(item, SyntaxProblem)]
+    assert problems == ([("TL002", 3, "expected 12 columns, found 17")] if path == TARGET_10T else [])
+    workload = Workload.from_records(items)
+    row_lines = [text for _, text in Source(path, str(path)).lines() if text.strip(" \t")][2:]
+    assert workload.header is not None and workload.declared_count is not None
+    assert len(workload.rows) == len(row_lines)
+
+
+def test_the_17_column_row_is_reported_at_its_first_extra_column_and_kept() -> None:
+    problem, row = parse_file(TARGET_10T)[2:]
+    line = TARGET_10T.read_text(encoding="utf-8").splitlines()[2]
+    assert isinstance(problem, SyntaxProblem) and problem.column == line.index("sha256:") + 1
+    assert isinstance(row, LayerRow) and (row.name, row.wg_update_time) == ("target_layer_0", 10)
+    assert len(row.extra_columns) == 5 and all(column.startswith("sha256:") for column in row.extra_columns)
+
+
+def test_golden_dumps_cover_the_seed_and_every_kind_in_the_corpus() -> None:
+    dumps = [json.loads(path.read_text(encoding="utf-8")) for path in (GOLDEN / "simai-workload").glob("*.json")]
+    covered = {dump["records"][0]["parallelism"] for dump in dumps if "/corpus/" in dump["source"]}
+    in_corpus = {path.read_text(encoding="utf-8").split(maxsplit=1)[0] for path in CORPUS_FILES}
+    assert in_corpus <= covered
+    assert any(dump["source"].endswith(SEED_004.name) for dump in dumps)
+
+
+def test_seed_004_facts_from_formats_md() -> None:
+    workload = Workload.from_records(parse_file(SEED_004))
+    header = workload.header
+    assert header is not None and (header.tp, header.pp, header.all_gpus, header.pp_comm) == (8, 4, 512, 20971520)
+    assert header.key_order.index("pp_comm") < header.key_order.index("checkpoints")
+    assert workload.declared_count == len(workload.rows) == 33
+    assert {row.fwd_comm_size for row in workload.rows if row.name in ("attention_norm", "mlp_norm")} == {33554432}
+
+
+def test_workload_document_survives_json() -> None:
+    workload = Workload.from_records(parse_file(SEED_004))
+    assert Workload.model_validate_json(workload.model_dump_json()) == workload
+
+
+@pytest.mark.parametrize("path", [SEED_004, TARGET_10T, CORPUS / "astrasim__examples__text_converter__text_workloads__DLRM_HybridParallel.txt"], ids=lambda p: p.name[:30])
+def test_every_record_dumps_and_loads_back(path: Path) -> None:
+    for item in parse_file(path):
+        assert load_record(type(item), dump_record(item)) == item
+
+
+# -- header generations -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "HYBRID_TRANSFORMER_FWD_IN_BCKWD\tmodel_parallel_NPU_group: 8 checkpoints: 0 checkpoint_initiates: 0",
+            {"tp": 8, "pp": None, "checkpoints": (), "checkpoint_initiates": (), "key_order": ("model_parallel_NPU_group", "checkpoints", "checkpoint_initiates")},
+            id="aicb-1-tp-only",
+        ),
+        pytest.param(GEN2_HEADER, {"tp": 8, "ep": 1, "pp": 2, "vpp": None, "ga": 4, "all_gpus": 64, "pp_comm": None}, id="aicb-2-parallel-sizes"),
+        pytest.param(
+            "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 2 vpp: 20 ga: 4 all_gpus: 64 checkpoints: 0 checkpoint_initiates: 0 pp_comm: 0",
+            {"vpp": 20, "pp_comm": 0, "pp_comm_colon": True},
+            id="aicb-3-4-vpp-and-pp-comm",
+        ),
+        pytest.param(
+            "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 2 vpp: 20 ga: 4 all_gpus: 64 checkpoints: 0 checkpoint_initiates: 0 pp_comm: 2621440.0",
+            {"pp_comm": 2621440.0},
+            id="aicb-5-float-pp-comm",
+        ),
+        pytest.param(
+            "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 2 pp: 1 all_gpus: 4 mode: 1 vpp: 1 ga: 1 checkpoints: 0 checkpoint_initiates: 0 pp_comm: 0",
+            {"ep": 2, "unknown": {"mode": "1"}, "key_order": ("model_parallel_NPU_group", "ep", "pp", "all_gpus", "mode", "vpp", "ga", "checkpoints", "checkpoint_initiates", "pp_comm")},
+            id="aicb-6-inference",
+        ),
+        pytest.param("HYBRID_TRANSFORMER\tmodel_parallel_NPU_group: 4\t\t\t\t", {"parallelism": "HYBRID_TRANSFORMER", "tp": 4, "checkpoints": None}, id="astrasim-transformer"),
+        pytest.param(
+            "HYBRID_TRANSFORMER_FWD_IN_BCKWD\tcheckpoints: 2 2 11 checkpoint_initiates: 2 19 10",
+            {"tp": None, "checkpoints": (2, 11), "checkpoint_initiates": (19, 10)},
+            id="astrasim-old-fwd-in-bckwd",
+        ),
+        pytest.param("HYBRID_DLRM\t4\t\t\t\t\t", {"dlrm_last_bottom_layer": 4, "key_order": ()}, id="astrasim-dlrm-positional"),
+        pytest.param(
+            "HYBRID_DLRM_ENHANCED model_parallel_NPU_group: 1 DLRM_LAST_BOTTOM_LAYER: 3",
+            {"dlrm_last_bottom_layer": 3, "key_order": ("model_parallel_NPU_group", "DLRM_LAST_BOTTOM_LAYER")},
+            id="simai-dlrm-key",
+        ),
+        pytest.param(
+            "HYBRID_TRANSFORMER model_parallel_NPU_group: 1 ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 1 checkpoints: 0 checkpoint_initiates: 0 "
+            "pp_comm 0 target_model_sha256: sha256:10e2 expert_parallel_npu_group: 2",
+            {"pp_comm": 0, "pp_comm_colon": False, "unknown": {"target_model_sha256": "sha256:10e2", "expert_parallel_npu_group": "2"}},
+            id="hand-edited-pp-comm-and-unknown-keys",
+        ),
+        pytest.param("MICRO", {"parallelism": "MICRO", "tp": None, "pp_comm_colon": None, "unknown": {}, "key_order": ()}, id="bare-kind"),
+        pytest.param("HYBRID_FUTURE pp: 2 pp: 4", {"parallelism": "HYBRID_FUTURE", "pp": 4, "key_order": ("pp", "pp")}, id="unknown-kind-repeated-key"),
+    ],
+)
+def test_header_generations(text: str, expected: dict[str, object]) -> None:
+    header = parse_header(text)
+    assert isinstance(header, Header)
+    assert {name: getattr(header, name) for name in expected} == expected
+
+
+def test_float_header_values_keep_their_form() -> None:
+    header = parse_header("HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8.0 pp_comm: 2621440.0 ga: 2")
+    assert isinstance(header, Header)
+    assert (type(header.tp), type(header.pp_comm), type(header.ga)) == (float, float, int)
+    assert PARSER.render(header).endswith("pp_comm: 2621440.0 ga: 2")
+
+
+def test_unknown_kind_parses_and_is_marked_unknown() -> None:
+    header, count, row = parse_lines("HYBRID_FUTURE model_parallel_NPU_group: 2", "1", ROW)
+    assert isinstance(header, Header) and header.parallelism == "HYBRID_FUTURE" and not header.known_kind
+    assert isinstance(count, LayerCount) and isinstance(row, LayerRow)
+    assert all(parse_header(kind).known_kind for kind in KINDS)
+
+
+# -- layout quirks of real files ----------------------------------------------------------------
+
+
+def test_trailing_tabs_on_header_count_and_rows() -> None:
+    header, count, row = parse_lines("MODEL\t\t\t\t", "6\t\t\t", ROW + "\t \t")
+    assert isinstance(header, Header) and header.parallelism == "MODEL"
+    assert isinstance(count, LayerCount) and count.count == 6
+    assert isinstance(row, LayerRow) and row.wg_update_time == 100
+
+
+def test_doubled_tabs_and_mixed_blanks_separate_like_one() -> None:
+    (row,) = parse_rows("Layer0\t-1\t5\tALLTOALL\t800\t\t5\tNONE \t\t0\t5  NONE\t0\t5")
+    assert isinstance(row, LayerRow)
+    assert (row.fwd_comm_size, row.ig_compute, row.ig_comm_type, row.wg_comm_type) == (800, 5, "NONE", "NONE")
+
+
+def test_right_aligned_padded_columns() -> None:
+    (row,) = parse_rows("grad_param  \t    -1\t     1\t      NONE\t         0\t14600000\t      NONE\t         0\t     1\tREDUCESCATTER\t6236471296\t       100")
+    assert isinstance(row, LayerRow)
+    assert (row.name, row.placeholder, row.ig_compute, row.wg_comm_size, row.wg_update_time) == ("grad_param", -1, 14600000, 6236471296, 100)
+
+
+def test_crlf_no_final_newline_and_blank_lines(tmp_path: Path) -> None:
+    path = write(tmp_path, f"MICRO\r\n\r\n2\r\n{ROW}\r\n \t\r\n{ROW}".encode())
+    items = parse_file(path)
+    assert [type(item) for item in items] == [Header, LayerCount, LayerRow, LayerRow]
+    assert [item.line for item in items] == [1, 3, 4, 6]
+
+
+def test_empty_trailing_lines(tmp_path: Path) -> None:
+    items = parse_file(write(tmp_path, f"MICRO\n1\n{ROW}\n\n\n".encode()))
+    assert [type(item) for item in items] == [Header, LayerCount, LayerRow]
+
+
+def test_ga_zero_with_no_rows() -> None:
+    header, count = parse_lines(GEN2_HEADER.replace("ga: 4", "ga: 0"), "0")
+    assert isinstance(header, Header) and header.ga == 0
+    assert isinstance(count, LayerCount) and count.count == 0
+
+
+def test_hybrid_customized_rows_end_with_the_layer_parallelism() -> None:
+    rows = parse_rows(ROW + " HYBRID_DATA_MODEL", ROW + "\t DATA ", header="HYBRID_CUSTOMIZED\t\t\t")
+    assert [row.parallelism for row in rows if isinstance(row, LayerRow)] == ["HYBRID_DATA_MODEL", "DATA"]
+    assert PARSER.render(rows[0]).endswith("\t100\tHYBRID_DATA_MODEL")
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "message", "kept"),
+    [
+        ("HYBRID_CUSTOMIZED", ROW, "expected 13 columns, found 12", False),
+        ("HYBRID_TRANSFORMER", ROW + "\tDATA", "expected 12 columns, found 13", True),
+        ("HYBRID_TRANSFORMER", ROW.rsplit("\t", 1)[0], "expected 12 columns, found 11", False),
+    ],
+)
+def test_column_count_follows_the_kind(header: str, row: str, message: str, kept: bool) -> None:
+    problem, *rest = parse_rows(row, header=header)
+    assert isinstance(problem, SyntaxProblem) and (problem.code, problem.message) == ("TL002", message)
+    assert problem.column == (row.index("DATA") + 1 if kept else len(row) + 1)
+    assert [type(item) for item in rest] == ([LayerRow] if kept else [])
+
+
+# -- precise errors -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "at", "message"),
+    [
+        ("\tALLREDUCE\t33554432\t1", "\tALLREDUSE\t33554432\t1", "ALLREDUSE", "expected a comm type such as ALLREDUCE or NONE, found 'ALLREDUSE'"),
+        ("NONE", "ALLREDUCE_", "ALLREDUCE_", "expected a comm type such as ALLREDUCE or NONE, found 'ALLREDUCE_'"),
+        ("\t3422000\tALLREDUCE\t33554432\t1", "\t-5\tALLREDUCE\t33554432\t1", "-5", "expected a non-negative integer, found '-5'"),
+        ("\t0\t100", "\t1.5\t100", "1.5", "expected a non-negative integer, found '1.5'"),
+        ("\t100", "\t100x", "100x", "expected a non-negative integer, found '100x'"),
+        ("\t-1\t", "\tx\t", "x\t", "expected an integer such as -1, found 'x'"),
+        ("attention_layer", " attention_layer", " attention_layer", "expected a layer name, found a space"),
+    ],
+)
+def test_row_errors_name_column_found_and_expected(old: str, new: str, at: str, message: str) -> None:
+    bad = ROW.replace(old, new, 1)
+    (problem,) = parse_rows(bad)
+    assert isinstance(problem, SyntaxProblem) and problem.code == "TL001"
+    assert (problem.column, problem.message) == (bad.index(at) + 1, message)
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "message"),
+    [
+        ("hybrid_transformer pp: 1", "hybrid", "expected a parallelism such as HYBRID_TRANSFORMER or DATA, found 'hybrid_transformer'"),
+        ("HYBRID_TRANSFORMER pp: x", "x", "expected a non-negative number such as 8 or 2621440.0, found 'x'"),
+        ("HYBRID_TRANSFORMER pp: -1", "-1", "expected a non-negative number such as 8 or 2621440.0, found '-1'"),
+        ("HYBRID_TRANSFORMER pp: 1e+16", "1e+16", "expected a non-negative number such as 8 or 2621440.0, found '1e+16'"),
+        ("HYBRID_TRANSFORMER pp: 2 foo 1", "foo", "expected a header key such as pp:, found 'foo'"),
+        ("HYBRID_TRANSFORMER 4 pp: 2", "4", "expected a header key such as pp:, found '4'"),
+        ("HYBRID_TRANSFORMER mode:", None, "expected a space or a tab, found end of line"),
+        ("MODEL checkpoints: 2 7", None, "expected 2 layer numbers after 'checkpoints: 2', found 1"),
+        ("MODEL checkpoints: 1 7 9 pp: 1", "9", "expected 1 layer numbers after 'checkpoints: 1', found 2"),
+        ("MODEL checkpoints: 1 pp: 1", " pp", "expected 1 layer numbers after 'checkpoints: 1', found 0"),
+    ],
+)
+def test_header_errors_name_column_found_and_expected(text: str, at: str | None, message: str) -> None:
+    problem = parse_header(text)
+    assert isinstance(problem, SyntaxProblem) and problem.code == "TL001"
+    assert (problem.column, problem.message) == (text.index(at) + 1 if at else len(text) + 1, message)
+
+
+def test_count_must_be_an_integer() -> None:
+    problem = parse_lines("MODEL", "6.0")[1]
+    assert isinstance(problem, SyntaxProblem) and (problem.line, problem.column) == (2, 1)
+    assert problem.message == "expected a non-negative integer, found '6.0'"
+
+
+def test_numbers_beyond_pythons_digit_limit_are_findings_not_crashes() -> None:
+    huge = "9" * 5000
+    (problem,) = parse_rows(ROW.replace("33554432", huge, 1))
+    assert isinstance(problem, SyntaxProblem) and problem.message == "expected a number SimAI can read, found one of 5000 digits"
+    assert problem.column == ROW.index("33554432") + 1
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        ((), (1, 1, "expected a parallelism such as HYBRID_TRANSFORMER or DATA, found an empty file")),
+        (("MODEL\t", "", "\t"), (1, 7, "expected the number of layer rows on the next line, found end of file")),
+    ],
+)
+def test_a_file_that_ends_too_early(lines: tuple[str, ...], expected: tuple[int, int, str]) -> None:
+    problem = parse_lines(*lines)[-1]
+    assert isinstance(problem, SyntaxProblem) and (problem.line, problem.column, problem.message) == expected
+
+
+def test_parsing_resumes_at_the_next_line() -> None:
+    items = parse_lines("hybrid", "x", ROW.replace("NONE", "NOPE"), ROW + "\textra", ROW)
+    assert [(type(item).__name__, item.line) for item in items] == [
+        ("SyntaxProblem", 1), ("SyntaxProblem", 2), ("SyntaxProblem", 3), ("SyntaxProblem", 4), ("LayerRow", 4), ("LayerRow", 5),
+    ]
+
+
+# -- detection ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [SEED_004, *CORPUS_FILES], ids=lambda p: p.name[:60])
+def test_detects_every_real_workload(path: Path) -> None:
+    assert detect(Source(path, str(path)).head()) == "simai-workload"
+
+
+@pytest.mark.parametrize(
+    "path", [*sorted(set(SEEDS.glob("*.txt")) - {SEED_004}), *sorted(p for p in EXAMPLES.iterdir() if p.name != "simai-workload.txt")], ids=lambda p: p.name
+)
+def test_does_not_claim_the_other_formats(path: Path) -> None:
+    assert not simai_workload.detect(Source(path, str(path)).head())
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (["HYBRID_FUTURE model_parallel_NPU_group: 2", "", "12\t\t", ROW], True),
+        (["", "MICRO"], True),
+        (["NOTE this is prose", "12 more lines follow"], False),
+        (["HYBRID_FUTURE", "twelve"], False),
+        (["HYBRID_FUTURE"], False),
+        (["name\tforward_compute_time\tforward_comm_type", "0"], False),
+        (["\x0b", " \t"], False),
+        ([], False),
+    ],
+)
+def test_detection_from_content(lines: list[str], expected: bool) -> None:
+    assert simai_workload.detect(lines) is expected
+
+
+# -- generated records: render -> parse is the identity ----------------------------------------------
+
+_numbers = st.integers(0, 10**15) | st.integers(0, 10**9).map(lambda n: n / 8)
+_layers = st.lists(st.integers(0, 10**4), max_size=4).map(tuple)
+_upper_words = st.from_regex(r"[A-Z][A-Z0-9_]{0,20}", fullmatch=True)
+_unknown_keys = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,12}", fullmatch=True).filter(
+    lambda key: key not in SETTING_FIELDS and key not in CHECKPOINT_KEYS
+)
+_tokens = st.text(st.characters(exclude_characters=" \t\n\r", exclude_categories=["Cs"]), min_size=1, max_size=12)
+
+
+@st.composite
+def headers(draw: st.DrawFn) -> Header:
+    parallelism = draw(st.sampled_from(sorted(KINDS)) | _upper_words)
+    keys = draw(st.lists(st.sampled_from([*SETTING_FIELDS, *CHECKPOINT_KEYS]) | _unknown_keys, max_size=10))
+    header = Header(1, 1, parallelism, key_order=tuple(keys))
+    for key in keys:
+        if key in SETTING_FIELDS:
+            setattr(header, SETTING_FIELDS[key], draw(_numbers))
+        elif key in CHECKPOINT_KEYS:
+            setattr(header, key, draw(_layers))
+        else:
+            header.unknown[key] = draw(_tokens)
+    if "pp_comm" in keys:
+        header.pp_comm_colon = draw(st.booleans())
+    if parallelism in ("HYBRID_DLRM", "HYBRID_DLRM_ENHANCED") and "DLRM_LAST_BOTTOM_LAYER" not in keys:
+        header.dlrm_last_bottom_layer = draw(st.none() | st.integers(0, 100))
+    return header
+
+
+_comm_types = st.sampled_from(["NONE", "BROADCAST"]) | st.builds(
+    str.__add__,
+    st.sampled_from(["ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL", "ALLREDUCEALLTOALL"]),
+    st.from_regex(r"(_[A-Z][A-Z0-9]{0,3}){0,2}", fullmatch=True),
+)
+_sizes = st.integers(0, 2**64)
+
+
+def layer_rows(customized: bool) -> st.SearchStrategy[LayerRow]:
+    return st.builds(
+        LayerRow,
+        line=st.just(3), column=st.just(1), name=_tokens, placeholder=st.integers(-(2**31), 2**31),
+        fwd_compute=_sizes, fwd_comm_type=_comm_types, fwd_comm_size=_sizes,
+        ig_compute=_sizes, ig_comm_type=_comm_types, ig_comm_size=_sizes,
+        wg_compute=_sizes, wg_comm_type=_comm_types, wg_comm_size=_sizes,
+        wg_update_time=_sizes, parallelism=_upper_words if customized else st.none(),
+    )
+
+
+@st.composite
+def workloads(draw: st.DrawFn) -> tuple[Header, LayerCount, LayerRow]:
+    header = draw(headers())
+    return header, LayerCount(2, 1, 1), draw(layer_rows(header.parallelism == "HYBRID_CUSTOMIZED"))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads())
+def test_generated_records_round_trip(records: tuple[Header, LayerCount, LayerRow]) -> None:
+    assert parse_lines(*map(PARSER.render, records)) == list(records)
+
+
+# -- no input makes the parser raise ----------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=300))
+def test_arbitrary_text_never_raises(text: str) -> None:
+    items = parse_lines(*text.split("\n"))
+    assert items and all(isinstance(item, ITEM_TYPES) for item in items)
+
+
+_REAL_FILES = [path.read_text(encoding="utf-8").splitlines()[:4] for path in (SEED_004, *CORPUS_FILES)]
+_mutation_alphabet = st.sampled_from(list(" \t:._-0123456789ABEGLNORU_xé\x00"))
+
+
+@st.composite
+def mutated_files(draw: st.DrawFn) -> list[str]:
+    """The first lines of a real file, one of them with a few characters inserted, deleted or replaced."""
+    lines = list(draw(st.sampled_from(_REAL_FILES)))
+    target = draw(st.integers(0, len(lines) - 1))
+    line = lines[target]
+    for _ in range(draw(st.integers(1, 3))):
+        position = draw(st.integers(0, len(line)))
+        char = draw(_mutation_alphabet)
+        inserted, deleted, replaced = line[:position] + char + line[position:], line[:position] + line[position + 1:], line[:position] + char + line[position + 1:]
+        line = draw(st.sampled_from([inserted, deleted, replaced]))
+    lines[target] = line
+    return lines
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_files())
+def test_mutated_real_lines_give_findings_or_records_that_render_back(lines: list[str]) -> None:
+    items = parse_lines(*lines)
+    assert items and all(isinstance(item, ITEM_TYPES) for item in items)
+    for item in items:
+        if isinstance(item, Header):
+            assert parse_header(PARSER.render(item)) == item
+        elif isinstance(item, LayerRow) and not item.extra_columns:
+            assert parse_rows(PARSER.render(item), header=lines[0]) == [dataclasses.replace(item, line=3)]
