@@ -12,7 +12,7 @@ from lint import __version__, baseline
 from lint.config import ConfigError, Overrides, find_config, load_settings
 from lint.engine import CheckOptions, check
 from lint.formats import FORMAT_NAMES
-from lint.report import CHECK_REPORTERS
+from lint.report import CHECK_REPORTERS, check_reporter
 from lint.report.rules import render_rule, render_rules
 from lint.rule import Severity, lookup
 
@@ -117,7 +117,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.statistics:
         report.compute_statistics()
 
-    CHECK_REPORTERS[args.output_format](report, out, err)
+    check_reporter(args.output_format)(report, out, err)
     if report.summary.input_errors:
         return EXIT_ERROR
     threshold = Severity(args.fail_on or settings.fail_on or Severity.ERROR).rank

@@ -40,9 +40,8 @@ class TpSizeMismatch(Rule):
         if record.op in P2P_OPS and self.activation is None and record.input__shape and len(record.input__shape) == 3:
             self.activation = record
         if record.op in ("forward_step", "backward_step"):
-            for sub in layer_collectives(record):
-                if sub.input__shape is not None:
-                    self.first_of_size.setdefault(math.prod(sub.input__shape), (record, sub.input__shape))
+            for shape in {sub.input__shape for sub in layer_collectives(record)} - {None}:
+                self.first_of_size.setdefault(math.prod(shape), (record, shape))  # type: ignore[arg-type]
         return iter(())
 
     def finish(self) -> Iterator[Violation]:

@@ -8,6 +8,7 @@ record from its tree: the grammar decides, the regexes only make valid lines che
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
@@ -83,6 +84,12 @@ class Parser:
             rule: tuple((_RENAMED.get(name, name), self._converter(name)) for name in fields)
             for rule, fields in self._fields.items()
         }
+        # Layouts whose fields come in the record's own order are built positionally (the common V1 is).
+        record_fields = [f.name for f in dataclasses.fields(OpRecord)][3:]
+        self._positional = {
+            rule: [attribute for attribute, _ in plan] == record_fields[: len(plan)]
+            for rule, plan in self._plans.items() if rule != "ddp_grad_comm"
+        }
 
     def _layout(self, rule: str) -> tuple[str, re.Pattern[str], tuple[str, ...]]:
         derived = self.grammar.derive(rule, set(self.grammar.field_names(rule)), loose={"sub_operations": r"\[.*\]"})
@@ -147,6 +154,8 @@ class Parser:
 
     def _build(self, rule: str, number: int, texts: tuple[Any, ...]) -> OpRecord | DdpGradCommRecord:
         """The record of layout ``rule`` from its field texts (None: a field the line leaves out)."""
+        if self._positional.get(rule):
+            return OpRecord(number, 1, _VARIANT_RULES[rule], *[convert(text) for (_, convert), text in zip(self._plans[rule], texts)])
         values = {attribute: convert(text) for (attribute, convert), text in zip(self._plans[rule], texts)}
         if rule == "ddp_grad_comm":
             op = values.pop("op")
@@ -161,7 +170,7 @@ class Parser:
         if text == "[]":
             return []
         found = self._sub_op.findall(text)
-        if "[" + ", ".join(match[0] for match in found) + "]" != text:
+        if "[" + ", ".join([match[0] for match in found]) + "]" != text:
             raise _SubOperationsMismatch
         return _sub_operations_from(found)
 
