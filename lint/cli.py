@@ -10,11 +10,13 @@ from typing import TextIO
 
 from lint import __version__, baseline
 from lint.config import ConfigError, Overrides, find_config, load_settings
-from lint.engine import CheckOptions, check
+from lint.engine import CheckOptions, check, default_jobs
 from lint.formats import FORMAT_NAMES
 from lint.report import CHECK_REPORTERS, check_reporter
 from lint.report.rules import render_rule, render_rules
 from lint.rule import Severity, lookup
+from lint.runs.assemble import LayoutSources
+from lint.runs.discovery import RankRegexError, compile_rank_regex
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -47,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check_cmd.add_argument("--max-findings", type=int, default=None, metavar="N", help="findings shown per rule and file (0: all; default 1000)")
     check_cmd.add_argument("--statistics", action="store_true", help="print the number of findings per rule, most frequent first")
+    check_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
+    check_cmd.add_argument("--rank-regex", metavar="REGEX", help="find the rank in a file name: a regex with a (?P<rank>...) group; what precedes it is the run's name stem (default: 'rank<R>')")
+    for dimension, words in (("tp", "tensor"), ("pp", "pipeline"), ("dp", "data"), ("ep", "expert")):
+        check_cmd.add_argument(f"--{dimension}", type=int, metavar="N", help=f"{words}-parallel size of the runs checked")
     check_cmd.add_argument("--baseline", type=Path, metavar="FILE", help="report only findings not recorded in this baseline")
     check_cmd.add_argument("--write-baseline", type=Path, metavar="FILE", help="record the current findings as the baseline")
 
@@ -101,7 +107,23 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     max_findings = args.max_findings if args.max_findings is not None else settings.max_findings
     if max_findings is not None and max_findings < 0:
         raise ConfigError("--max-findings must be 0 or more")
-    options = CheckOptions(trace_format=args.trace_format, selection=settings.selection)
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigError("--jobs must be 1 or more")
+    try:
+        rank_regex = compile_rank_regex(args.rank_regex)
+    except RankRegexError as error:
+        raise ConfigError(str(error)) from None
+    stated = {d: getattr(args, d) for d in ("tp", "pp", "dp", "ep") if getattr(args, d) is not None}
+    if any(value < 1 for value in stated.values()):
+        raise ConfigError("--tp, --pp, --dp and --ep must be 1 or more")
+    layout = LayoutSources(
+        command_line=stated, configured=settings.runs,
+        config_root=config_path.resolve().parent if config_path else Path.cwd(),
+    )
+    options = CheckOptions(
+        trace_format=args.trace_format, selection=settings.selection, jobs=args.jobs or default_jobs(),
+        rank_regex=rank_regex, layout=layout,
+    )
     if max_findings is not None:
         options.max_findings = max_findings
     report = check(args.paths, options)

@@ -33,6 +33,7 @@ class RunLayout(BaseModel):
     pp: int | None = Field(default=None, ge=1)
     dp: int | None = Field(default=None, ge=1)
     ep: int | None = Field(default=None, ge=1)
+    layers: int | None = Field(default=None, ge=1, description="transformer layers of the model")
     log: str | None = Field(default=None, description="the optprime-log of the same job")
     workload: str | None = Field(default=None, description="the simai-workload written for the same job")
 

@@ -1,15 +1,24 @@
-"""The check pipeline: read -> detect -> parse -> file rules -> findings.
+"""The check pipeline: read -> detect -> parse -> file rules -> run rules -> findings.
 
 Per file, records are streamed through the enabled rules once; nothing keeps the records, so memory
-does not grow with the file.  A rule that crashes is reported as a finding and dropped for that file:
-one bug must not hide the other findings or end in a traceback.
+does not grow with the file.  Files that belong to a run (several ranks of one job) are also reduced to
+compact rank summaries, on which the run rules work.  Files are independent, so ``jobs`` worker
+processes can check them in parallel; only findings and summaries travel back.
+
+A rule that crashes is reported as a finding and dropped for that file: one bug must not hide the other
+findings or end in a traceback.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable
+import multiprocessing
+import os
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from lint import formats
@@ -17,9 +26,14 @@ from lint.config import Selection
 from lint.models.common import SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
 from lint.rule import Rule, Scope, Severity, Violation, registry
+from lint.runs.assemble import LayoutSources, assemble
+from lint.runs.discovery import DEFAULT_RANK_REGEX, RunKey, run_key, siblings
+from lint.runs.model import Run
+from lint.runs.summary import RankSummarizer, RankSummary
 from lint.source import InputError, Source, expand
 
 INTERNAL_ERROR = ("TL000", "internal-error")
+RUN_FORMAT = "megatron-trace"
 
 
 @dataclass
@@ -27,6 +41,9 @@ class CheckOptions:
     trace_format: str | None = None
     selection: Selection = field(default_factory=Selection.default)
     max_findings: int = 1000  # per code and file; 0 shows all
+    jobs: int = 1
+    rank_regex: re.Pattern[str] = DEFAULT_RANK_REGEX
+    layout: LayoutSources = field(default_factory=LayoutSources)
 
 
 @dataclass
@@ -34,6 +51,7 @@ class FileOutcome:
     result: FileResult
     findings: list[Finding]
     not_shown: Counter[str]
+    summary: RankSummary | None = None
 
 
 class _Collector:
@@ -69,20 +87,29 @@ class _Collector:
             self.add(problem.code, rule.name, Violation(problem.line, problem.column, problem.message, problem.rank))
 
 
-def check_file(source: Source, format_name: str, options: CheckOptions) -> FileOutcome:
+# -- one file --------------------------------------------------------------------------------------
+
+
+def check_file(source: Source, format_name: str, options: CheckOptions, *, rules: bool = True, summarize: bool = False) -> FileOutcome:
+    """Parse ``source`` once, through the file rules (unless ``rules`` is false) and the summarizer."""
     collector = _Collector(source.display, options.selection, options.max_findings)
-    rules = [r for r in options.selection.rules_for(format_name, Scope.FILE) if r.code not in collector.ignored]
+    active = [r for r in options.selection.rules_for(format_name, Scope.FILE) if r.code not in collector.ignored] if rules else []
+    summarizer = RankSummarizer(source.display) if summarize and format_name == RUN_FORMAT else None
     records = formats.parser(format_name).parse(source.lines())
+    if summarizer is not None:
+        records = _summarized(records, summarizer)
     syntax_problems = 0
     add = collector.add
     while True:
-        handlers = _handlers(rules)
+        handlers = _handlers(active)
         rule: Rule | None = None
+        item: Any = None
         try:
             for item in records:
                 if isinstance(item, SyntaxProblem):
                     syntax_problems += 1
-                    collector.problem(item)
+                    if rules:
+                        collector.problem(item)
                     continue
                 for rule, method in handlers.get(item.kind, ()):
                     for violation in method(item):
@@ -91,21 +118,30 @@ def check_file(source: Source, format_name: str, options: CheckOptions) -> FileO
             break
         except Exception as error:  # a rule bug must not end the check: report it, drop the rule, go on
             if rule is None:  # the parser itself failed: nothing more can be read from this file
-                collector.add(*INTERNAL_ERROR, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
+                add(*INTERNAL_ERROR, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
                 break
-            rules.remove(rule)
+            active.remove(rule)
             _report_crash(collector, rule, error, getattr(item, "line", None))
-    for rule in rules:
+    for rule in active:
         try:
             for violation in rule.finish():
                 add(rule.code, rule.name, violation)
         except Exception as error:
             _report_crash(collector, rule, error, None)
-    for problem in source.problems:
-        collector.problem(problem)
+    if rules:
+        for problem in source.problems:
+            collector.problem(problem)
     parsed = syntax_problems == 0 and not source.problems
     result = FileResult(path=source.display, format=format_name, parsed=parsed)
-    return FileOutcome(result, collector.findings, collector.not_shown)
+    return FileOutcome(result, collector.findings, collector.not_shown, summarizer.result() if summarizer else None)
+
+
+def _summarized(records: Iterable[Any], summarizer: RankSummarizer) -> Iterator[Any]:
+    for item in records:
+        handler = getattr(summarizer, f"check_{item.kind}", None)
+        if handler is not None:
+            handler(item)
+        yield item
 
 
 def _handlers(rules: list[Rule]) -> dict[str, list[tuple[Rule, Callable[[Any], Iterable[Violation]]]]]:
@@ -125,30 +161,141 @@ def _report_crash(collector: _Collector, rule: Rule, error: Exception, line: int
     )
 
 
-def check(paths: list[str], options: CheckOptions) -> CheckReport:
+# -- many files ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Task:
+    source: Source
+    format: str
+    asked: bool  # named by the user (else read only to complete a run)
+    run: RunKey | None = None
+    named_rank: int = -1
+
+
+def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[_Task]:
+    """What to read: the files asked for, with their formats, and the sibling ranks of their runs."""
     sources, input_errors = expand(paths)
-    report = CheckReport()
-    summary = report.summary
-    summary.input_errors.extend(input_errors)
+    report.summary.input_errors.extend(input_errors)
+    tasks: list[_Task] = []
     for source in sources:
-        summary.files += 1
+        report.summary.files += 1
         try:
             format_name = options.trace_format or formats.detect(source.head())
-            if format_name is None:
-                summary.skipped.append(source.display)
-                continue
-            outcome = check_file(source, format_name, options)
         except InputError as error:
-            summary.input_errors.append(str(error))
+            report.summary.input_errors.append(str(error))
             continue
-        except OSError as error:  # the file vanished or failed while being read
-            summary.input_errors.append(f"{source.display}: cannot read: {error.strerror or error}")
+        if format_name is None:
+            report.summary.skipped.append(source.display)
+            continue
+        tasks.append(_Task(source, format_name, asked=True))
+
+    members: dict[RunKey, list[_Task]] = defaultdict(list)
+    for task in tasks:
+        if task.format == RUN_FORMAT and (named := run_key(task.source.path, options.rank_regex)):
+            task.run, task.named_rank = named
+            members[task.run].append(task)
+    asked = {task.source.path.resolve() for task in tasks}
+    for key in sorted(members):
+        for path in siblings(key, options.rank_regex):
+            if path.resolve() in asked:
+                continue
+            sibling = Source(path, str(path))
+            try:
+                if formats.detect(sibling.head()) != RUN_FORMAT:
+                    continue
+            except InputError:
+                continue
+            named = run_key(path, options.rank_regex)
+            assert named is not None
+            tasks.append(_Task(sibling, RUN_FORMAT, asked=False, run=key, named_rank=named[1]))
+            members[key].append(tasks[-1])
+    for key, group in members.items():
+        if len(group) < 2:  # a lone rank file is not a run
+            for task in group:
+                task.run = None
+    return tasks
+
+
+_options_for_workers: CheckOptions | None = None
+_tasks_for_workers: list[_Task] = []
+
+
+def _run_task(index: int) -> tuple[FileOutcome | None, str | None]:
+    options = _options_for_workers
+    assert options is not None
+    task = _tasks_for_workers[index]
+    try:
+        return check_file(task.source, task.format, options, rules=task.asked, summarize=task.run is not None), None
+    except InputError as error:
+        return None, str(error)
+    except OSError as error:  # the file vanished or failed while being read
+        return None, f"{task.source.display}: cannot read: {error.strerror or error}"
+
+
+def _execute(tasks: list[_Task], options: CheckOptions) -> list[tuple[FileOutcome | None, str | None]]:
+    global _options_for_workers, _tasks_for_workers
+    _options_for_workers, _tasks_for_workers = options, tasks
+    try:
+        jobs = min(options.jobs, len(tasks))
+        if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+            return [_run_task(index) for index in range(len(tasks))]
+        # Fork after the rules and grammars are loaded: workers inherit them and only results are pickled.
+        formats.parser(RUN_FORMAT)
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            return list(pool.map(_run_task, range(len(tasks)), chunksize=max(1, len(tasks) // (jobs * 8))))
+    finally:
+        _options_for_workers, _tasks_for_workers = None, []
+
+
+def default_jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def check(paths: list[str], options: CheckOptions) -> CheckReport:
+    report = CheckReport()
+    summary = report.summary
+    tasks = _plan(paths, options, report)
+    runs: dict[RunKey, list[tuple[RankSummary, int]]] = defaultdict(list)
+    for task, (outcome, error) in zip(tasks, _execute(tasks, options)):
+        if error is not None:
+            if task.asked:
+                summary.input_errors.append(error)
+            continue
+        assert outcome is not None
+        if task.run is not None and outcome.summary is not None:
+            runs[task.run].append((outcome.summary, task.named_rank))
+        if not task.asked:
             continue
         summary.checked += 1
         report.files.append(outcome.result)
         report.findings.extend(outcome.findings)
         for code, count in outcome.not_shown.items():
             summary.not_shown[code] = summary.not_shown.get(code, 0) + count
+
+    asked = frozenset(task.source.display for task in tasks if task.asked)
+    for key, files in sorted(runs.items()):
+        run = assemble(key, files, asked, options.layout)
+        if run is not None:
+            report.findings.extend(check_run(run, options))
     report.findings.sort(key=Finding.sort_key)
     report.count_severities()
     return report
+
+
+def check_run(run: Run, options: CheckOptions) -> list[Finding]:
+    """The run rules' findings; a finding on a file the user did not name is reported on the run."""
+    collector = _Collector(run.label, options.selection, options.max_findings)
+    for rule in options.selection.rules_for(RUN_FORMAT, Scope.RUN):
+        try:
+            for violation in rule.check_run(run):  # type: ignore[attr-defined]
+                if violation.path is not None and violation.path not in run.asked:
+                    where = f" ({violation.path}, line {violation.line})" if violation.line else f" ({violation.path})"
+                    violation = Violation(None, None, violation.message + where, violation.rank)
+                if violation.path is not None and options.selection.ignored_for(violation.path) & {rule.code}:
+                    continue
+                collector.add(rule.code, rule.name, violation)
+        except Exception as error:
+            _report_crash(collector, rule, error, None)
+    return collector.findings

@@ -1,0 +1,86 @@
+"""From rank summaries to a :class:`~lint.runs.model.Run`: ranks, duplicates, and every layout claim."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lint.config import RunLayout
+from lint.runs.discovery import RunKey
+from lint.runs.model import DIMENSIONS, Layout, LayoutClaim, Run
+from lint.runs.summary import RankSummary
+
+
+@dataclass
+class LayoutSources:
+    """Layout statements from outside the traces: the command line and ``[tool.tlint.runs]``."""
+
+    command_line: dict[str, int] = field(default_factory=dict)
+    configured: dict[str, RunLayout] = field(default_factory=dict)  # glob -> layout
+    config_root: Path = field(default_factory=Path.cwd)
+    described: dict[str, list[LayoutClaim]] = field(default_factory=dict)  # glob -> claims of its log/workload
+
+    def for_run(self, key: RunKey) -> tuple[list[LayoutClaim], str | None]:
+        """Claims of the command line and of the first configured glob matching the run."""
+        claims = [LayoutClaim(dimension=d, value=v, source="the command line") for d, v in self.command_line.items()]
+        directory = Path(key.directory)
+        candidates = {directory.as_posix(), f"{directory.as_posix()}/{key.stem}"}
+        try:
+            relative = directory.resolve().relative_to(self.config_root.resolve()).as_posix()
+            candidates |= {relative, f"{relative}/{key.stem}"}
+        except ValueError:
+            pass
+        for pattern, layout in self.configured.items():
+            if any(fnmatch.fnmatchcase(c, pattern) or fnmatch.fnmatchcase(c + "*", pattern) for c in candidates):
+                source = f'[tool.tlint.runs."{pattern}"]'
+                claims += [
+                    LayoutClaim(dimension=d, value=getattr(layout, d), source=source)
+                    for d in DIMENSIONS if getattr(layout, d, None) is not None
+                ]
+                claims += self.described.get(pattern, [])
+                return claims, pattern
+        return claims, None
+
+
+def assemble(key: RunKey, files: Iterable[tuple[RankSummary, int]], asked: frozenset[str], sources: LayoutSources) -> Run | None:
+    """The run of these (summary, rank named by the file) pairs, or None when fewer than two ranks.
+
+    A file's rank is read from its records (``rank:R:``) and otherwise from its name.
+    """
+    ranks: dict[int, RankSummary] = {}
+    duplicates: list[RankSummary] = []
+    for summary, named_rank in sorted(files, key=lambda pair: pair[0].path):
+        rank = summary.rank if summary.rank is not None else named_rank
+        if rank in ranks:
+            duplicates.append(summary.model_copy(update={"rank": rank}))
+        else:
+            ranks[rank] = summary if summary.rank is not None else summary.model_copy(update={"rank": rank})
+    if len(ranks) < 2:
+        return None
+    claims, _ = sources.for_run(key)
+    layout = _layout(ranks, claims)
+    return Run(label=key.label, ranks=ranks, duplicates=duplicates, layout=layout, asked=asked)
+
+
+def _layout(ranks: dict[int, RankSummary], claims: list[LayoutClaim]) -> Layout:
+    stages = [s.stage for s in ranks.values() if s.stage is not None]
+    inferred: list[LayoutClaim] = []
+    if stages:
+        inferred.append(LayoutClaim(dimension="pp", value=max(stages) + 1, source="the stage ids of the traces"))
+    all_claims = claims + inferred
+    stated = {d: next((c.value for c in all_claims if c.dimension == d), None) for d in DIMENSIONS}
+    pp = stated["pp"] or 1
+    tp, dp = stated["tp"], stated["dp"]
+    per_stage = max((stages.count(s) for s in set(stages)), default=1)
+    world = max(pp * per_stage, max(ranks) + 1)
+    if stated["world"] is not None:
+        world = stated["world"]
+    elif tp is not None and dp is not None:
+        world = tp * pp * dp
+    elif tp is not None and dp is None and world % (pp * tp) == 0:
+        dp = world // (pp * tp)
+    elif dp is not None and tp is None and world % (pp * dp) == 0:
+        tp = world // (pp * dp)
+    return Layout(tp=tp, pp=pp, dp=dp, ep=stated["ep"], world=world, layers=stated["layers"], claims=all_claims)

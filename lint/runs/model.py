@@ -1,0 +1,101 @@
+"""A run: every rank's summary, its parallel layout, and where each layout fact came from."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterable
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lint.runs.summary import RankSummary
+
+T = TypeVar("T", bound=Hashable)
+
+DIMENSIONS = ("tp", "pp", "dp", "ep", "world", "layers")
+
+
+class LayoutClaim(BaseModel):
+    """One source's statement of a layout dimension: ``pp = 4 from the trace stage ids``."""
+
+    dimension: str
+    value: int
+    source: str
+
+
+class Layout(BaseModel):
+    """The parallel layout of a run and the rank -> stage map.
+
+    ``tp``/``dp`` stay None when no source states them: a megatron trace does not record group
+    membership, and all ranks of a stage run the same collectives whatever the TP/DP split.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    tp: int | None = None
+    pp: int
+    dp: int | None = None
+    ep: int | None = None
+    world: int
+    layers: int | None = None  # transformer layers of the model, when a source states them
+    claims: list[LayoutClaim] = Field(default_factory=list)
+
+    @property
+    def ranks_per_stage(self) -> int:
+        return max(self.world // self.pp, 1)
+
+    def expected_stage(self, rank: int) -> int:
+        """Megatron's rank order puts the pipeline stage outermost: stage = rank // (dp * tp)."""
+        return rank // self.ranks_per_stage
+
+    def tp_group(self, rank: int) -> list[int]:
+        """The ranks of ``rank``'s TP group, or its whole stage when TP is unknown."""
+        stage_start = self.expected_stage(rank) * self.ranks_per_stage
+        if self.tp is None:
+            return list(range(stage_start, stage_start + self.ranks_per_stage))
+        start = rank - (rank - stage_start) % self.tp
+        return list(range(start, start + self.tp))
+
+
+class Run(BaseModel):
+    """The per-rank files of one job: summaries by rank, extra files claiming a taken rank, layout."""
+
+    label: str
+    ranks: dict[int, RankSummary]
+    duplicates: list[RankSummary] = Field(default_factory=list)
+    layout: Layout
+    asked: frozenset[str] = frozenset()  # the files the user named; findings on others go to the run
+
+    def stages(self) -> dict[int, list[int]]:
+        """Stage -> the ranks whose files say they are in it (sorted)."""
+        stages: dict[int, list[int]] = defaultdict(list)
+        for rank, summary in sorted(self.ranks.items()):
+            if summary.stage is not None:
+                stages[summary.stage].append(rank)
+        return dict(sorted(stages.items()))
+
+    def location(self, rank: int) -> str:
+        return self.ranks[rank].path
+
+
+def majority(values: dict[int, T]) -> tuple[T | None, list[int]]:
+    """The value most ranks have (None on a tie) and the ranks that have another one.
+
+    Culprits are decided by majority, not by which rank came first; on a tie every rank is named.
+    """
+    counts = Counter(values.values())
+    if not counts:
+        return None, []
+    ranked = counts.most_common()
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return None, sorted(values)
+    winner = ranked[0][0]
+    return winner, sorted(rank for rank, value in values.items() if value != winner)
+
+
+def rank_list(ranks: Iterable[int]) -> str:
+    """'rank 5', 'ranks 4, 6 and 7'."""
+    ranks = sorted(ranks)
+    if len(ranks) == 1:
+        return f"rank {ranks[0]}"
+    return "ranks " + ", ".join(map(str, ranks[:-1])) + f" and {ranks[-1]}"

@@ -1,0 +1,103 @@
+"""Compact per-rank summaries of megatron-trace files, built while the file is checked."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from pydantic import BaseModel, ConfigDict
+
+from lint.models.megatron_trace import P2P_OPS, DdpGradCommRecord, OpRecord, layer_collectives
+
+
+class Collective(NamedTuple):
+    """One collective call: its kind (``allreduce``, ``send_forward``, ...), group, tensor."""
+
+    kind: str
+    group: str | None
+    shape: tuple[int, ...] | None
+    dtype: str | None
+
+
+# all_to_all splits depend on the routing of each rank's tokens: their shapes differ legitimately.
+DATA_DEPENDENT = frozenset({"all_to_all"})
+
+
+class OpStep(NamedTuple):
+    """One op record of a rank, reduced to what run rules compare."""
+
+    iteration: int  # optimizer steps seen before this op
+    op: str
+    batch_id: int | None
+    mg_state: str | None
+    line: int
+    collectives: tuple[Collective, ...]  # the op's own tensor (communication ops) and its sub-operations
+    layer_collectives: int  # TP all-reduces of transformer layers (forward_step / backward_step)
+    loss_reductions: int  # cross-entropy reductions
+
+
+class RankSummary(BaseModel):
+    """What run rules know of one rank's file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    rank: int | None
+    stage: int | None
+    line_of_rank: int | None  # first record (where the rank and stage were read)
+    steps: list[OpStep]
+    iterations: int
+
+    def ops(self, *names: str) -> list[OpStep]:
+        return [step for step in self.steps if step.op in names]
+
+
+_interned: dict[Any, Any] = {}
+
+
+def _intern(value: Any) -> Any:
+    """Identical signatures share one tuple: ranks of a stage repeat the same collectives."""
+    return _interned.setdefault(value, value)
+
+
+class RankSummarizer:
+    """Streams one file's records into a :class:`RankSummary` (record kinds as rules see them)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.rank: int | None = None
+        self.stage: int | None = None
+        self.line_of_rank: int | None = None
+        self.iteration = 0
+        self.steps: list[OpStep] = []
+
+    def check_op(self, record: OpRecord) -> tuple[()]:
+        self._first(record)
+        collectives = [
+            Collective(sub.comm_func, sub.group, None if sub.comm_func in DATA_DEPENDENT else sub.input__shape, sub.input__dtype)
+            for sub in record.sub_operations if sub.comm_func
+        ]
+        if record.group_kind is not None or record.op in P2P_OPS:
+            collectives.insert(0, Collective(record.op, record.group_kind, record.input__shape, record.input__dtype))
+        layers = len(layer_collectives(record)) if record.op in ("forward_step", "backward_step") else 0
+        losses = sum(1 for sub in record.sub_operations if (sub.func_name or "").startswith("crossEntropy"))
+        self.steps.append(OpStep(
+            self.iteration, _intern(record.op), record.batch_id, _intern(record.mg_state), record.line,
+            _intern(tuple(collectives)), layers, losses,
+        ))
+        if record.op == "optimizer_step":
+            self.iteration += 1
+        return ()
+
+    def check_ddp_grad_comm(self, record: DdpGradCommRecord) -> tuple[()]:
+        self._first(record)
+        return ()
+
+    def _first(self, record: OpRecord | DdpGradCommRecord) -> None:
+        if self.rank is None:
+            self.rank, self.stage, self.line_of_rank = record.rank, record.stage_id, record.line
+
+    def result(self) -> RankSummary:
+        return RankSummary.model_construct(
+            path=self.path, rank=self.rank, stage=self.stage, line_of_rank=self.line_of_rank,
+            steps=self.steps, iterations=self.iteration,
+        )

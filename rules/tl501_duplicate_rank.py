@@ -1,0 +1,31 @@
+from collections.abc import Iterator
+
+from lint.rule import Rule, Scope, Severity, Violation
+from lint.runs.model import Run
+
+
+class DuplicateRank(Rule):
+    """Two files of one run claim the same rank.
+
+    A run has one trace file per rank; a rank is read from the file's records (``rank:R:``) and, for a
+    file without records, from its name.
+
+    Why it matters:
+        Two files for one rank are two runs mixed in one directory (a re-run, a copy): every cross-rank
+        check would compare this rank against itself from another job, and a simulator would replay it twice.
+
+    Example:
+        ``trace_rank3_20241224105912.txt`` and ``trace_rank3_20241225080000.txt`` both hold ``rank:3:`` records
+        -> rank 3 is also claimed by traces/trace_rank3_20241224105912.txt
+    """
+
+    code = "TL501"
+    name = "duplicate-rank"
+    severity = Severity.ERROR
+    formats = ("megatron-trace",)
+    scope = Scope.RUN
+
+    def check_run(self, run: Run) -> Iterator[Violation]:
+        for duplicate in run.duplicates:
+            first = run.ranks[duplicate.rank]  # type: ignore[index]
+            yield Violation(duplicate.line_of_rank, 1, f"rank {duplicate.rank} is also claimed by {first.path}", duplicate.rank, path=duplicate.path)

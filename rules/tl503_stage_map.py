@@ -1,0 +1,43 @@
+from collections.abc import Iterator
+
+from lint.rule import Rule, Scope, Severity, Violation
+from lint.runs.model import Run
+
+
+class StageMap(Rule):
+    """A rank sits in another pipeline stage than the run's rank order puts it.
+
+    Megatron (and OptimusPrime's ``stage2rank``) order ranks with the pipeline stage outermost: stage
+    ``s`` holds ranks ``s·dp·tp … (s+1)·dp·tp − 1``.  So the rank -> stage map of a run is a function,
+    its stages are 0..PP−1, and every stage holds the same number of ranks.
+
+    Why it matters:
+        A rank in the wrong stage sends its activations to the wrong neighbours: the simulator builds
+        a pipeline that the real job never ran, and p2p pairing breaks for two stages.
+
+    Example:
+        ranks 4-7 are stage 1, but ``trace_rank5`` says ``stage_id=2``
+        -> rank 5 is in stage 2, but the rank order puts it in stage 1 (ranks 4-7; 4 ranks per stage, pp 4)
+    """
+
+    code = "TL503"
+    name = "stage-map"
+    severity = Severity.ERROR
+    formats = ("megatron-trace",)
+    scope = Scope.RUN
+
+    def check_run(self, run: Run) -> Iterator[Violation]:
+        layout = run.layout
+        per_stage = layout.ranks_per_stage
+        for rank, summary in sorted(run.ranks.items()):
+            if summary.stage is None:
+                continue
+            expected = layout.expected_stage(rank)
+            if summary.stage != expected:
+                first = expected * per_stage
+                yield Violation(
+                    summary.line_of_rank, 1,
+                    f"rank {rank} is in stage {summary.stage}, but the rank order puts it in stage {expected} "
+                    f"(ranks {first}-{first + per_stage - 1}; {per_stage} ranks per stage, pp {layout.pp})",
+                    rank, path=summary.path,
+                )

@@ -1,0 +1,83 @@
+from collections import Counter
+from collections.abc import Iterator
+
+from lint.models.megatron_trace import P2P_OPS
+from lint.rule import Rule, Scope, Severity, Violation
+from lint.rulekit import format_shape
+from lint.runs.model import Run
+from lint.runs.summary import OpStep
+
+# send op -> (the op that receives it, stage offset of the receiver)
+_RECEIVER = {"send_forward": ("recv_forward", 1), "send_backward": ("recv_backward", -1)}
+
+
+class P2pMismatch(Rule):
+    """A pipeline send has no matching receive on the neighbour stage, or they move different tensors.
+
+    Stage ``s``'s ``send_forward`` of micro-batch ``b`` is received by stage ``s+1``'s ``recv_forward`` of
+    ``b`` on the rank at the same position in the next stage (rank + ranks per stage), with the same
+    shape and dtype; ``send_backward`` goes to ``recv_backward`` one stage back.  No send or receive may
+    dangle.  When the two sides differ, the culprit is the side whose tensor differs from the run's usual
+    activation.
+
+    Why it matters:
+        A real pipeline hangs on an unmatched send or receive, and a receive of another size corrupts the
+        activation; a trace that shows one was cut, merged from two jobs, or mislabelled.
+
+    Example:
+        rank 2 (stage 0) sends ``[2048, 2, 5120]`` for batch 3; rank 6 (stage 1) receives ``[2048, 1, 5120]``
+        -> recv_forward of micro-batch 3 (iteration 0) receives [2048, 1, 5120] torch.float32 from rank 2, which
+        sends [2048, 2, 5120] torch.float32 (line 30)
+    """
+
+    code = "TL506"
+    name = "p2p-mismatch"
+    severity = Severity.ERROR
+    formats = ("megatron-trace",)
+    scope = Scope.RUN
+
+    def check_run(self, run: Run) -> Iterator[Violation]:
+        per_stage = run.layout.ranks_per_stage
+        steps = {
+            rank: {(s.op, s.iteration, s.batch_id): s for s in summary.steps if s.op in P2P_OPS}
+            for rank, summary in run.ranks.items()
+        }
+        usual = Counter(s.collectives[0][2:] for by_key in steps.values() for s in by_key.values() if s.collectives)
+        activation = usual.most_common(1)[0][0] if usual else None
+        for rank, by_key in sorted(steps.items()):
+            stage = run.ranks[rank].stage
+            for (op, iteration, batch), step in sorted(by_key.items(), key=lambda item: item[1].line):
+                if op in _RECEIVER:
+                    receiver_op, offset = _RECEIVER[op]
+                    peer = rank + offset * per_stage
+                    if peer not in run.ranks:
+                        if not 0 <= peer < run.layout.world:
+                            yield self._at(run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) has no receiver: stage {stage} has no {'next' if offset > 0 else 'previous'} stage")
+                        continue
+                    received = steps[peer].get((receiver_op, iteration, batch))
+                    if received is None:
+                        yield self._at(run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never received: rank {peer} has no {receiver_op} of it")
+                    elif received.collectives[:1] != step.collectives[:1]:
+                        yield from self._mismatch(run, rank, step, peer, received, activation)
+                else:
+                    sender_op = next(send for send, (receive, _) in _RECEIVER.items() if receive == op)
+                    offset = _RECEIVER[sender_op][1]
+                    peer = rank - offset * per_stage
+                    if peer in run.ranks and (sender_op, iteration, batch) not in steps[peer]:
+                        yield self._at(run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never sent: rank {peer} has no {sender_op} of it")
+
+    def _mismatch(self, run: Run, sender: int, send: OpStep, receiver: int, receive: OpStep, activation: object) -> Iterator[Violation]:
+        sent, got = _tensor(send), _tensor(receive)
+        if receive.collectives[0][2:] != activation or send.collectives[0][2:] == activation:
+            yield self._at(run, receiver, receive, f"{receive.op} of micro-batch {receive.batch_id} (iteration {receive.iteration}) receives {got} from rank {sender}, which sends {sent} (line {send.line})")
+        else:
+            yield self._at(run, sender, send, f"{send.op} of micro-batch {send.batch_id} (iteration {send.iteration}) sends {sent} to rank {receiver}, which receives {got} (line {receive.line})")
+
+    @staticmethod
+    def _at(run: Run, rank: int, step: OpStep, message: str) -> Violation:
+        return Violation(step.line, 1, message, rank, path=run.ranks[rank].path)
+
+
+def _tensor(step: OpStep) -> str:
+    collective = step.collectives[0] if step.collectives else None
+    return f"{format_shape(collective.shape)} {collective.dtype}" if collective else "no tensor"

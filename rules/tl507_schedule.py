@@ -1,0 +1,82 @@
+from collections import defaultdict
+from collections.abc import Iterator
+
+from lint.rule import Rule, Scope, Severity, Violation
+from lint.runs.model import Run, majority, rank_list
+from lint.runs.summary import OpStep
+
+
+class Schedule(Rule):
+    """A rank's pipeline schedule breaks 1F1B: order, micro-batch count or warm-up depth.
+
+    With the non-interleaved 1F1B schedule, in every iteration:
+
+    - each micro-batch's ``forward_step`` comes before its ``backward_step``;
+    - every rank of a stage runs the same number of micro-batches (the culprit is the rank that differs
+      from the majority of its stage);
+    - stage ``s`` runs ``min(pp − s, micro-batches)`` forwards before its first backward: ``pp − s − 1``
+      warm-up forwards, then the first steady one.
+
+    Why it matters:
+        A schedule that is not 1F1B changes the pipeline bubble and the activation memory a simulator
+        derives; a rank with fewer micro-batches than its peers is a truncated or mislabelled trace.
+
+    Example:
+        stage 0 of a pp 4 run with 8 micro-batches runs 3 forwards before its first backward
+        -> stage 0 runs 3 forwards before its first backward in iteration 0; 1F1B runs min(pp - stage, micro-batches) = 4
+    """
+
+    code = "TL507"
+    name = "schedule"
+    severity = Severity.ERROR
+    formats = ("megatron-trace",)
+    scope = Scope.RUN
+
+    def check_run(self, run: Run) -> Iterator[Violation]:
+        pp = run.layout.pp
+        for stage, ranks in run.stages().items():
+            counts: dict[int, dict[int, int]] = defaultdict(dict)  # iteration -> rank -> forwards
+            for rank in ranks:
+                summary = run.ranks[rank]
+                iterations: dict[int, list[OpStep]] = defaultdict(list)
+                for step in summary.ops("forward_step", "backward_step"):
+                    iterations[step.iteration].append(step)
+                for iteration, steps in iterations.items():
+                    forwards = [s for s in steps if s.op == "forward_step"]
+                    counts[iteration][rank] = len(forwards)
+                    yield from self._order(run, rank, iteration, steps)
+                    yield from self._warm_up(run, rank, stage, pp, iteration, steps, len(forwards))
+            for iteration, by_rank in sorted(counts.items()):
+                expected, culprits = majority(by_rank)
+                for rank in culprits:
+                    peers = [r for r, n in by_rank.items() if r != rank and n == expected] or [r for r in by_rank if r != rank]
+                    yield Violation(
+                        None, None,
+                        f"rank {rank} runs {by_rank[rank]} micro-batches in iteration {iteration}; {rank_list(peers)} of stage {stage} "
+                        f"{'runs' if len(peers) == 1 else 'run'} {by_rank[peers[0]]}",
+                        rank, path=run.ranks[rank].path,
+                    )
+
+    def _order(self, run: Run, rank: int, iteration: int, steps: list[OpStep]) -> Iterator[Violation]:
+        seen_forward: set[int | None] = set()
+        for step in steps:
+            if step.op == "forward_step":
+                seen_forward.add(step.batch_id)
+            elif step.batch_id not in seen_forward:
+                yield Violation(
+                    step.line, 1, f"backward_step of micro-batch {step.batch_id} (iteration {iteration}) comes before its forward_step",
+                    rank, path=run.ranks[rank].path,
+                )
+
+    def _warm_up(self, run: Run, rank: int, stage: int, pp: int, iteration: int, steps: list[OpStep], forwards: int) -> Iterator[Violation]:
+        first_backward = next((i for i, s in enumerate(steps) if s.op == "backward_step"), None)
+        if first_backward is None:
+            return
+        expected = min(pp - stage, forwards)
+        if first_backward != expected:
+            yield Violation(
+                steps[first_backward].line, 1,
+                f"stage {stage} runs {first_backward} forwards before its first backward in iteration {iteration}; "
+                f"1F1B runs min(pp - stage, micro-batches) = {expected}",
+                rank, path=run.ranks[rank].path,
+            )

@@ -1,0 +1,54 @@
+from collections import Counter
+from collections.abc import Iterator
+
+from lint.rule import Rule, Scope, Severity, Violation
+from lint.rulekit import format_shape
+from lint.runs.model import Run
+
+
+class EmbeddingGroup(Rule):
+    """The word-embedding all-reduce is missing from the first or last stage, or runs elsewhere.
+
+    With pipeline parallelism the first stage (input embedding) and the last stage (output layer) hold
+    tied word-embedding weights and all-reduce their gradients in the embedding group
+    (``ep_allreduce``, description ``_allreduce_word_embedding_grads``) once per iteration; no other stage
+    is in that group, and both sides reduce the same ``[vocab_shard, hidden]`` tensor.
+
+    Why it matters:
+        An embedding all-reduce on a middle stage, or on only one side, is a collective no peer joins: a
+        hang in the real job, a wrong finalize phase in the simulated one.
+
+    Example:
+        rank 5 of stage 1 in a pp 4 run runs ``ep_allreduce``
+        -> ep_allreduce on stage 1: only the first and the last stage (0 and 3) are in the embedding group
+    """
+
+    code = "TL508"
+    name = "embedding-group"
+    severity = Severity.ERROR
+    formats = ("megatron-trace",)
+    scope = Scope.RUN
+
+    def check_run(self, run: Run) -> Iterator[Violation]:
+        pp = run.layout.pp
+        if pp < 2:
+            return
+        ends = {0, pp - 1}
+        shapes = Counter(
+            step.collectives[0][2:] for summary in run.ranks.values() for step in summary.ops("ep_allreduce") if step.collectives
+        )
+        usual = shapes.most_common(1)[0][0] if shapes else None
+        for rank, summary in sorted(run.ranks.items()):
+            embedding = summary.ops("ep_allreduce")
+            if summary.stage not in ends:
+                for step in embedding:
+                    yield Violation(step.line, 1, f"ep_allreduce on stage {summary.stage}: only the first and the last stage (0 and {pp - 1}) are in the embedding group", rank, path=summary.path)
+                continue
+            done = {step.iteration for step in embedding}
+            for iteration in range(summary.iterations):
+                if iteration not in done:
+                    yield Violation(None, None, f"stage {summary.stage} has no ep_allreduce in iteration {iteration}: the first and the last stage all-reduce their tied embedding gradients", rank, path=summary.path)
+            for step in embedding:
+                if step.collectives and step.collectives[0][2:] != usual:
+                    shape, dtype = step.collectives[0][2:]
+                    yield Violation(step.line, 1, f"ep_allreduce of {format_shape(shape)} {dtype}; the embedding group reduces {format_shape(usual[0])} {usual[1]} elsewhere", rank, path=summary.path)  # type: ignore[index]

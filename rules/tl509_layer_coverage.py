@@ -1,0 +1,56 @@
+from collections import Counter
+from collections.abc import Iterator
+
+from lint.rule import Rule, Scope, Severity, Violation
+from lint.runs.model import Run
+
+
+class LayerCoverage(Rule):
+    """The stages' TP layer collectives do not cover the model's layers, or the loss is on the wrong stage.
+
+    Each transformer layer all-reduces twice over TP in the forward step, so a stage's forward holds
+    2 × its layers of them; together the stages cover every layer of the model (when the model's layer
+    count is stated, e.g. ``layers`` in ``[tool.tlint.runs."<glob>"]``), and only the last stage reduces
+    the cross-entropy loss.
+
+    Why it matters:
+        A stage with an odd number of layer collectives lost one (a layer runs without its TP reduction);
+        a run that covers fewer layers than the model is not the model that was configured; a loss on
+        another stage means the stages are mislabelled.
+
+    Example:
+        a 10-layer model whose four stages each hold 4 layer all-reduces per forward
+        -> the stages cover 8 layers (2, 2, 2 and 2, from their forward TP all-reduces); the model has 10
+        (layers from [tool.tlint.runs."traces/*"])
+    """
+
+    code = "TL509"
+    name = "layer-coverage"
+    severity = Severity.ERROR
+    formats = ("megatron-trace",)
+    scope = Scope.RUN
+
+    def check_run(self, run: Run) -> Iterator[Violation]:
+        last = run.layout.pp - 1
+        layers_of_stage: dict[int, int] = {}
+        for stage, ranks in run.stages().items():
+            forwards = [(rank, step) for rank in ranks for step in run.ranks[rank].ops("forward_step")]
+            if not forwards:
+                continue
+            count = Counter(step.layer_collectives for _, step in forwards).most_common(1)[0][0]
+            layers_of_stage[stage] = count // 2
+            for rank, step in forwards:
+                if step.layer_collectives % 2:
+                    yield Violation(step.line, 1, f"forward_step holds {step.layer_collectives} TP layer all-reduces: a transformer layer all-reduces twice", rank, path=run.ranks[rank].path)
+            losses = sum(step.loss_reductions for _, step in forwards)
+            if stage == last and not losses:
+                yield Violation(None, None, f"the last stage ({stage}) reduces no cross-entropy loss in its forward steps")
+            elif stage != last and losses:
+                rank, step = next((r, s) for r, s in forwards if s.loss_reductions)
+                yield Violation(step.line, 1, f"stage {stage} reduces the cross-entropy loss; only the last stage ({last}) does", rank, path=run.ranks[rank].path)
+        model = run.layout.layers
+        covered = sum(layers_of_stage.values())
+        if model is not None and layers_of_stage and covered != model:
+            source = next((c.source for c in run.layout.claims if c.dimension == "layers"), "the configuration")
+            parts = ", ".join(str(n) for n in layers_of_stage.values())
+            yield Violation(None, None, f"the stages cover {covered} layers ({parts}, from their forward TP all-reduces); the model has {model} (layers from {source})")
