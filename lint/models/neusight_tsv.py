@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict
 
 CommType = Literal["ALLREDUCE", "ALLREDUCE_ASYNC", "SENDRECV"]
 
+GRAD_SUFFIX = "_grad"  # the writer names the gradient row of layer X "X_grad"
+
 
 @dataclass(slots=True)
 class HeaderRecord:
@@ -43,6 +45,11 @@ class LayerRecord:
     weight_grad_comm_type: CommType | None
     weight_grad_comm_size: int
     process_time: float
+
+    @property
+    def grad_of(self) -> str | None:
+        """The layer whose data-parallel gradient this row all-reduces (``X`` for ``X_grad``), else None."""
+        return self.name.removesuffix(GRAD_SUFFIX) if self.name.endswith(GRAD_SUFFIX) else None
 
 
 # The table's columns are the row's fields after its position, in file order.

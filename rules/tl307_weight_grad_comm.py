@@ -1,0 +1,38 @@
+from collections.abc import Iterator
+
+from lint.models.neusight_tsv import LayerRecord
+from lint.rule import Rule, Severity, Violation, at
+
+
+class WeightGradComm(Rule):
+    """A row has a weight-grad comm; this writer leaves ``weight_grad_comm_type`` ``None``.
+
+    The writer puts each layer's gradient all-reduce on its own ``X_grad`` row (as a backward comm) and
+    writes ``None`` with size ``0`` in the weight-grad comm columns of every row.  A ``None`` with a
+    size is TL301's finding.
+
+    This is a warning: the columns exist for writers that attach the gradient all-reduce to the
+    weight-gradient computation, and a table from such a writer legitimately fills them.
+
+    Why it matters:
+        In a table from this writer that also has ``_grad`` rows, a weight-grad comm all-reduces the
+        same gradient a second time, doubling the simulated data-parallel traffic of that layer.
+
+    Example:
+        ``addmm  9.98  None  0  0.0  None  0  0.0  ALLREDUCE_ASYNC  4919040  0``
+        -> addmm has a weight-grad ALLREDUCE_ASYNC comm of 4919040 elements; this writer all-reduces
+        gradients on _grad rows and leaves the weight-grad comm None
+    """
+
+    code = "TL307"
+    name = "weight-grad-comm"
+    severity = Severity.WARNING
+    formats = ("neusight-tsv",)
+
+    def check_layer(self, row: LayerRecord) -> Iterator[Violation]:
+        if row.weight_grad_comm_type is not None:
+            yield at(
+                row,
+                f"{row.name} has a weight-grad {row.weight_grad_comm_type} comm of {row.weight_grad_comm_size} elements; "
+                "this writer all-reduces gradients on _grad rows and leaves the weight-grad comm None",
+            )

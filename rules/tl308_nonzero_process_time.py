@@ -1,0 +1,30 @@
+from collections.abc import Iterator
+
+from lint.models.neusight_tsv import LayerRecord
+from lint.rule import Rule, Severity, Violation, at
+
+
+class NonzeroProcessTime(Rule):
+    """A row has a ``process_time`` other than 0; this writer always writes 0.
+
+    This is a warning: the column is there for writers that measure a per-layer processing overhead,
+    and their tables legitimately fill it.
+
+    Why it matters:
+        Consumers add ``process_time`` to the layer's compute; in a table from this writer a non-zero
+        value is not a measurement but a shifted or hand-edited column, and it lengthens the simulated
+        step.
+
+    Example:
+        ``addmm  9.9808843806386  None  0  0.0  None  0  0.0  None  0  9.98``
+        -> addmm has process_time 9.98; this writer always writes 0
+    """
+
+    code = "TL308"
+    name = "nonzero-process-time"
+    severity = Severity.WARNING
+    formats = ("neusight-tsv",)
+
+    def check_layer(self, row: LayerRecord) -> Iterator[Violation]:
+        if row.process_time:
+            yield at(row, f"{row.name} has process_time {row.process_time}; this writer always writes 0")
