@@ -17,7 +17,7 @@ class LayoutDisagreement(Rule):
 
     Example:
         ``--pp 8`` for a run whose traces hold stage ids 0-3
-        -> pp 8 from the command line disagrees with pp 4 from the stage ids of the traces
+        -> pp 4 from the stage ids of the traces disagrees with pp 8 from the command line
     """
 
     code = "TL504"

@@ -45,7 +45,7 @@ class P2pMismatch(Rule):
         usual = Counter(s.collectives[0][2:] for by_key in steps.values() for s in by_key.values() if s.collectives)
         activation = usual.most_common(1)[0][0] if usual else None
         for rank, by_key in sorted(steps.items()):
-            stage = run.ranks[rank].stage
+            stage = run.stage_of(rank)
             for (op, iteration, batch), step in sorted(by_key.items(), key=lambda item: item[1].line):
                 if op in _RECEIVER:
                     receiver_op, offset = _RECEIVER[op]
@@ -57,7 +57,7 @@ class P2pMismatch(Rule):
                     received = steps[peer].get((receiver_op, iteration, batch))
                     if received is None:
                         yield self._at(run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never received: rank {peer} has no {receiver_op} of it")
-                    elif received.collectives[:1] != step.collectives[:1]:
+                    elif _tensor(received) != _tensor(step):
                         yield from self._mismatch(run, rank, step, peer, received, activation)
                 else:
                     sender_op = next(send for send, (receive, _) in _RECEIVER.items() if receive == op)

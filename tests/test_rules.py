@@ -1,9 +1,12 @@
 """Declarative pass/fail cases per rule (``tests/rules/<CODE>.toml``) and meta-tests of the rule set.
 
 A case builds its input from ``text``, from ``bytes`` (Python escapes, for invalid encodings), from a
-fixture ``base`` with ``edits``, or from several ``files`` (run rules).  ``expect`` lists the
-``[line, "CODE"]`` of every finding that *all* rules produce on it: a failing case fires only its own
-rule, and goes silent when that rule is ignored; a passing case has no finding at all.
+fixture ``base`` with ``edits``, or - for run rules - from a generated run ``synth`` (a RunSpec), whose
+rank files take ``edits`` and ``delete`` (by ``rank``), ``remove`` (ranks) and ``duplicate`` (a rank
+copied under another name); ``config`` is a tlint.toml and ``args`` extra command-line arguments.
+``expect`` lists every finding that *all* rules produce: ``[line, "CODE"]`` for one-file cases and
+``[file name or "run", line or 0, "CODE"]`` for runs.  A failing case fires only its own rule and goes
+silent when that rule is ignored; a passing case has no finding at all.
 """
 
 from __future__ import annotations
@@ -34,7 +37,35 @@ def load_cases() -> list[tuple[str, dict[str, Any]]]:
     return cases
 
 
+def _edit(lines: list[str], edit: dict[str, Any]) -> None:
+    """Replace the first ``old`` of line ``line`` (of every line holding it when no line is given)."""
+    indices = [edit["line"] - 1] if "line" in edit else [i for i, line in enumerate(lines) if edit["old"] in line]
+    assert indices and all(edit["old"] in lines[i] for i in indices), f"edit {edit} does not apply"
+    for index in indices:
+        lines[index] = lines[index].replace(edit["old"], edit["new"], 1)
+
+
+def materialize_run(case: dict[str, Any], directory: Path) -> list[Path]:
+    from tests.synth.megatron_run import RunSpec, write_run
+
+    paths = {int(re.search(r"rank([0-9]+)", p.name).group(1)): p for p in write_run(RunSpec(**case["synth"]), directory)}  # type: ignore[union-attr]
+    for rank, path in paths.items():
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for edit in (e for e in case.get("edits", []) if e["rank"] == rank):
+            _edit(lines, edit)
+        deleted = {n for d in case.get("delete", []) if d["rank"] == rank for n in d["lines"]}
+        path.write_text("\n".join(line for number, line in enumerate(lines, 1) if number not in deleted), encoding="utf-8")
+    if "duplicate" in case:
+        copy = directory / case["duplicate"]["name"]
+        copy.write_bytes(paths[case["duplicate"]["rank"]].read_bytes())
+    for rank in case.get("remove", []):
+        paths.pop(rank).unlink()
+    return [directory]
+
+
 def materialize(case: dict[str, Any], directory: Path) -> list[Path]:
+    if "synth" in case:
+        return materialize_run(case, directory)
     if "files" in case:
         paths = []
         for name, text in case["files"].items():
@@ -48,23 +79,25 @@ def materialize(case: dict[str, Any], directory: Path) -> list[Path]:
     elif "base" in case:
         lines = (FIXTURES / case["base"]).read_text(encoding="utf-8").split("\n")
         for edit in case.get("edits", []):
-            index = edit["line"] - 1
-            assert edit["old"] in lines[index], f"edit {edit} does not apply"
-            lines[index] = lines[index].replace(edit["old"], edit["new"], 1)
+            _edit(lines, edit)
         target.write_text("\n".join(lines), encoding="utf-8")
     else:
         target.write_text(case["text"], encoding="utf-8")
     return [target]
 
 
-def findings(paths: list[Path], case: dict[str, Any], *extra: str) -> set[tuple[int | None, str]]:
-    argv = ["check", *map(str, paths), "--output-format", "json", "--max-findings", "0", *extra]
+def findings(paths: list[Path], case: dict[str, Any], *extra: str) -> set[tuple[Any, ...]]:
+    argv = ["check", *map(str, paths), "--output-format", "json", "--max-findings", "0", "--jobs", "1", *case.get("args", []), *extra]
     if "format" in case:
         argv += ["--trace-format", case["format"]]
     out = io.StringIO()
     code = main(argv, stdout=out, stderr=io.StringIO())
     assert code in (0, 1), f"exit code {code}"
-    return {(f["line"], f["code"]) for f in json.loads(out.getvalue())["findings"]}
+    found = json.loads(out.getvalue())["findings"]
+    if "synth" in case:
+        named = {f["path"]: Path(f["path"]).name for f in found}
+        return {("run" if "*" in named[f["path"]] else named[f["path"]], f["line"] or 0, f["code"]) for f in found}
+    return {(f["line"], f["code"]) for f in found}
 
 
 @pytest.mark.parametrize(("code", "case"), load_cases(), ids=lambda v: v if isinstance(v, str) else v["name"])
@@ -72,9 +105,11 @@ def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
     if "options" in case:
         options = "\n".join(f"{key} = {json.dumps(value)}" for key, value in case["options"].items())
         (tmp_path / "tlint.toml").write_text(f"[rules.{code}]\n{options}\n", encoding="utf-8")
+    if "config" in case:
+        (tmp_path / "tlint.toml").write_text(case["config"], encoding="utf-8")
     paths = materialize(case, tmp_path)
-    expected = {(line, rule) for line, rule in case["expect"]}
-    assert {rule for _, rule in expected} <= {code}, "a case of rule X expects only X's findings"
+    expected = {tuple(entry) for entry in case["expect"]}
+    assert {entry[-1] for entry in expected} <= {code}, "a case of rule X expects only X's findings"
     assert findings(paths, case) == expected
     if expected:
         assert findings(paths, case, "--ignore", code) == set()

@@ -69,12 +69,15 @@ def _layout(ranks: dict[int, RankSummary], claims: list[LayoutClaim]) -> Layout:
     inferred: list[LayoutClaim] = []
     if stages:
         inferred.append(LayoutClaim(dimension="pp", value=max(stages) + 1, source="the stage ids of the traces"))
-    all_claims = claims + inferred
+    # The traces' own evidence comes first: when a stated layout disagrees (TL504), grouping ranks by
+    # what the files show keeps one wrong setting from turning into a finding on every rank.
+    all_claims = inferred + claims
     stated = {d: next((c.value for c in all_claims if c.dimension == d), None) for d in DIMENSIONS}
     pp = stated["pp"] or 1
     tp, dp = stated["tp"], stated["dp"]
-    per_stage = max((stages.count(s) for s in set(stages)), default=1)
-    world = max(pp * per_stage, max(ranks) + 1)
+    world = max(ranks) + 1
+    if world % pp:  # the highest ranks are missing: the fullest stage tells the stage size
+        world = pp * max((stages.count(s) for s in set(stages)), default=1)
     if stated["world"] is not None:
         world = stated["world"]
     elif tp is not None and dp is not None:

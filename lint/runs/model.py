@@ -67,12 +67,14 @@ class Run(BaseModel):
     asked: frozenset[str] = frozenset()  # the files the user named; findings on others go to the run
 
     def stages(self) -> dict[int, list[int]]:
-        """Stage -> the ranks whose files say they are in it (sorted)."""
+        """Stage -> its ranks, by the rank order (a file that says otherwise is TL503's finding)."""
         stages: dict[int, list[int]] = defaultdict(list)
-        for rank, summary in sorted(self.ranks.items()):
-            if summary.stage is not None:
-                stages[summary.stage].append(rank)
+        for rank in sorted(self.ranks):
+            stages[self.layout.expected_stage(rank)].append(rank)
         return dict(sorted(stages.items()))
+
+    def stage_of(self, rank: int) -> int:
+        return self.layout.expected_stage(rank)
 
     def location(self, rank: int) -> str:
         return self.ranks[rank].path

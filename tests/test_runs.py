@@ -1,0 +1,134 @@
+"""Runs end to end on a generated 4-stage x TP 2 x DP 2 job: every injected cross-rank fault is found
+on the culprit rank and line; the clean run is clean; one asked file brings its siblings along."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lint.cli import main
+from tests.synth.megatron_run import (
+    Fault, Run, RunSpec, change_collective_dtype, change_collective_shape, drop_tp_collective, generate_run,
+    mismatch_p2p_shape, put_rank_in_wrong_stage, remove_rank_file, write_run,
+)
+
+SPEC = RunSpec(tp=2, pp=4, dp=2, micro_batches=4, layers=8, hidden=64, seq=16, vocab=512)
+
+
+@pytest.fixture(scope="module")
+def clean_run() -> Run:
+    return generate_run(SPEC)
+
+
+def check(*argv: str) -> tuple[int, list[dict[str, Any]]]:
+    out = io.StringIO()
+    code = main(["check", *argv, "--output-format", "json", "--max-findings", "0"], stdout=out, stderr=io.StringIO())
+    return code, json.loads(out.getvalue())["findings"]
+
+
+def test_the_clean_run_is_clean(clean_run: Run, tmp_path: Path) -> None:
+    write_run(SPEC, tmp_path, run=clean_run)
+    assert check(str(tmp_path)) == (0, [])
+
+
+@pytest.mark.parametrize(
+    ("inject", "code"),
+    [
+        (lambda run: change_collective_shape(run, 5, occurrence=3), "TL505"),
+        (lambda run: change_collective_dtype(run, 9, occurrence=1), "TL505"),
+        (lambda run: drop_tp_collective(run, 6, occurrence=2), "TL505"),
+        (lambda run: put_rank_in_wrong_stage(run, 10), "TL503"),
+        (lambda run: mismatch_p2p_shape(run, 4, occurrence=1), "TL506"),
+    ],
+    ids=["size", "dtype", "missing-collective", "wrong-stage", "p2p-shape"],
+)
+def test_each_cross_rank_fault_is_found_on_the_culprit_rank_and_line(clean_run: Run, tmp_path: Path, inject: Any, code: str) -> None:
+    run, fault = inject(clean_run)
+    write_run(SPEC, tmp_path, run=run)
+    status, findings = check(str(tmp_path))
+    assert status == 1
+    located = {(f["code"], f["rank"], Path(f["path"]).name.split("_")[1], f["line"]) for f in findings}
+    assert (code, fault.rank, f"rank{fault.rank}", fault.line) in located, _explain(fault, findings)
+
+
+def test_a_missing_rank_file_is_named(clean_run: Run, tmp_path: Path) -> None:
+    run, fault = remove_rank_file(clean_run, 13)
+    write_run(SPEC, tmp_path, run=run)
+    status, findings = check(str(tmp_path))
+    assert status == 1
+    assert [(f["code"], f["rank"]) for f in findings] == [("TL502", 13)], _explain(fault, findings)
+
+
+def test_majority_decides_the_culprit_not_the_first_rank(clean_run: Run, tmp_path: Path) -> None:
+    run, _ = change_collective_dtype(clean_run, 0, occurrence=0)  # rank 0 comes first in its stage
+    write_run(SPEC, tmp_path, run=run)
+    _, findings = check(str(tmp_path), "--select", "TL505")
+    assert {f["rank"] for f in findings} == {0}
+
+
+def test_matching_goes_on_after_the_first_mismatch(clean_run: Run, tmp_path: Path) -> None:
+    run, first = drop_tp_collective(clean_run, 6, occurrence=0)
+    run, second = change_collective_dtype(run, 6, occurrence=5)
+    write_run(SPEC, tmp_path, run=run)
+    _, findings = check(str(tmp_path), "--select", "TL505")
+    assert {first.line, second.line} <= {f["line"] for f in findings if f["rank"] == 6}
+
+
+def test_one_asked_file_loads_its_siblings(clean_run: Run, tmp_path: Path) -> None:
+    run, fault = change_collective_dtype(clean_run, 5, occurrence=0)
+    paths = write_run(SPEC, tmp_path, run=run)
+    asked = next(p for p in paths if "rank5_" in p.name)
+    status, findings = check(str(asked), "--select", "TL5")
+    assert status == 1
+    assert {(f["path"], f["line"]) for f in findings} == {(str(asked), fault.line)}
+
+    other = next(p for p in paths if "rank4_" in p.name)
+    status, findings = check(str(other), "--select", "TL5")
+    assert status == 1 and all(f["path"].endswith("trace_rank*") and f["line"] is None for f in findings)
+    assert all(str(asked) in f["message"] for f in findings)
+
+
+def test_parallel_jobs_give_the_same_report(clean_run: Run, tmp_path: Path) -> None:
+    run, _ = mismatch_p2p_shape(clean_run, 4)
+    write_run(SPEC, tmp_path, run=run)
+    assert check(str(tmp_path), "--jobs", "1") == check(str(tmp_path), "--jobs", "2")
+
+
+def test_unrelated_files_in_one_directory_are_not_a_run(tmp_path: Path) -> None:
+    corpus = Path(__file__).parent / "fixtures" / "corpus" / "simai_workload"
+    for path in sorted(corpus.glob("simai__*.txt")):
+        shutil.copy(path, tmp_path / path.name)
+    _, findings = check(str(tmp_path), "--select", "TL5")
+    assert findings == []
+
+
+def test_ranks_come_from_records_not_names(clean_run: Run, tmp_path: Path) -> None:
+    paths = write_run(SPEC, tmp_path, run=clean_run)
+    # Swap two file names: the records still say which rank each file is.
+    first, second = paths[2], paths[3]
+    first.rename(tmp_path / "swap")
+    second.rename(first)
+    (tmp_path / "swap").rename(second)
+    assert check(str(tmp_path)) == (0, [])
+
+
+def test_custom_rank_regex(clean_run: Run, tmp_path: Path) -> None:
+    for rank, records in clean_run.items():
+        write_run(SPEC, tmp_path, run={rank: records})
+    for path in tmp_path.iterdir():
+        rank = path.name.split("_rank")[1].split("_")[0]
+        path.rename(tmp_path / f"job-{rank}.log")
+    run, _ = remove_rank_file(clean_run, 13)
+    (tmp_path / "job-13.log").unlink()
+    _, findings = check(str(tmp_path), "--rank-regex", r"job-(?P<rank>\d+)")
+    assert [(f["code"], f["rank"]) for f in findings] == [("TL502", 13)]
+    assert main(["check", str(tmp_path), "--rank-regex", "job"], stdout=io.StringIO(), stderr=io.StringIO()) == 2
+
+
+def _explain(fault: Fault, findings: list[dict[str, Any]]) -> str:
+    return f"fault {fault} not found among " + "; ".join(f"{f['code']} rank {f['rank']} line {f['line']}: {f['message']}" for f in findings[:8])
