@@ -1,26 +1,97 @@
 """Reading inputs: bytes to numbered text lines, never failing on what the bytes contain.
 
-Line endings (LF, CRLF, a lone final line without newline) are normalised here; invalid UTF-8 becomes a
-finding and the replacement character, so that every format parser sees clean ``(number, text)`` pairs.
+Compressed files (gzip, bzip2, xz, zstd) are recognised by their magic bytes, not their names, and
+decompressed as a stream.  Line endings (LF, CRLF, a lone final line without newline) are normalised
+here; invalid UTF-8 and truncated compressed streams become findings, so that every format parser sees
+clean ``(number, text)`` pairs.
 """
 
 from __future__ import annotations
 
+import atexit
+import bz2
+import glob
+import gzip
+import io
+import lzma
 import os
+import shutil
+import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+import zstandard
+
 from lint.models.common import SyntaxProblem
 
 ENCODING_CODE = "TL003"
+TRUNCATED_CODE = "TL004"
 HEAD_BYTES = 64 * 1024
 HEAD_LINES = 200
+STDIN = "-"
+
+_MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+_GLOB_CHARACTERS = frozenset("*?[")
 
 
 class InputError(Exception):
     """A path that cannot be read at all (missing, a directory without permission, ...)."""
+
+
+class _ZstdReader(io.RawIOBase):
+    """A zstd stream as a raw file, which - unlike zstandard's reader - notices a truncated frame."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self._decompressor = zstandard.ZstdDecompressor()
+        self._frame = self._decompressor.decompressobj()
+        self._pending = b""
+        self._finished = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        while not self._pending and not self._finished:
+            chunk = self._raw.read(1 << 16)
+            if not chunk:
+                self._finished = True
+                if not self._frame.eof:
+                    raise EOFError("the zstd stream ends in the middle of a frame")
+                break
+            self._pending = self._frame.decompress(chunk)
+            while self._frame.eof and self._frame.unused_data:  # the next frame of a multi-frame file
+                rest = self._frame.unused_data
+                self._frame = self._decompressor.decompressobj()
+                self._pending += self._frame.decompress(rest)
+        count = min(len(buffer), len(self._pending))
+        buffer[:count] = self._pending[:count]
+        self._pending = self._pending[count:]
+        return count
+
+
+def _decompressed(raw: BinaryIO, compression: str | None) -> BinaryIO:
+    if compression == "gzip":
+        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+    if compression == "bzip2":
+        return bz2.BZ2File(raw)  # type: ignore[return-value]
+    if compression == "xz":
+        return lzma.LZMAFile(raw)  # type: ignore[return-value]
+    if compression == "zstd":
+        return io.BufferedReader(_ZstdReader(raw))  # type: ignore[return-value]
+    return raw
+
+
+# What a damaged compressed stream raises while it is read.
+_DAMAGED = (EOFError, OSError, lzma.LZMAError, zstandard.ZstdError)
 
 
 @dataclass
@@ -30,17 +101,30 @@ class Source:
     path: Path
     display: str
     problems: list[SyntaxProblem] = field(default_factory=list)
+    compression: str | None = None
 
-    def open(self) -> BinaryIO:
+    def _open_raw(self) -> BinaryIO:
         try:
             return open(self.path, "rb")
         except OSError as error:
             raise InputError(f"{self.display}: cannot read: {error.strerror or error}") from None
 
+    def open(self) -> BinaryIO:
+        """The file's bytes, decompressed when its first bytes are a compression format's magic."""
+        raw = self._open_raw()
+        start = raw.read(6)
+        raw.seek(0)
+        self.compression = next((name for magic, name in _MAGIC if start.startswith(magic)), None)
+        return _decompressed(raw, self.compression)
+
     def head(self) -> list[str]:
         """The first lines (at most HEAD_BYTES), decoded leniently: enough to detect the format."""
-        with self.open() as stream:
-            data = stream.read(HEAD_BYTES)
+        data = b""
+        try:
+            with self.open() as stream:
+                data = stream.read(HEAD_BYTES)
+        except _DAMAGED:
+            pass  # detect from what could be read; lines() reports the damage
         if b"\0" in data:
             return []  # binary: no text format applies
         text = data.decode("utf-8", "replace").removeprefix("\ufeff")
@@ -51,20 +135,28 @@ class Source:
 
     def lines(self) -> Iterator[tuple[int, str]]:
         """Every line as (1-based number, text without its line ending), streamed."""
+        number = 0
         with self.open() as stream:
-            number = 0
-            for number, raw in enumerate(stream, 1):
-                if raw.endswith(b"\n"):
-                    raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
-                elif raw.endswith(b"\r"):
-                    raw = raw[:-1]
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as error:
-                    text = self._undecodable(number, raw, error)
-                if number == 1:
-                    text = text.removeprefix("\ufeff")
-                yield number, text
+            try:
+                for number, raw in enumerate(stream, 1):
+                    if raw.endswith(b"\n"):
+                        raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+                    elif raw.endswith(b"\r"):
+                        raw = raw[:-1]
+                    try:
+                        text = raw.decode("utf-8")
+                    except UnicodeDecodeError as error:
+                        text = self._undecodable(number, raw, error)
+                    if number == 1:
+                        text = text.removeprefix("\ufeff")
+                    yield number, text
+            except _DAMAGED as error:
+                if self.compression is None:
+                    raise
+                self.problems.append(SyntaxProblem(
+                    number + 1, 1, TRUNCATED_CODE,
+                    f"the {self.compression} data is damaged or ends early after line {number}: {error}",
+                ))
 
     def _undecodable(self, number: int, raw: bytes, error: UnicodeDecodeError) -> str:
         column = len(raw[: error.start].decode("utf-8", "replace")) + 1
@@ -74,33 +166,63 @@ class Source:
         return raw.decode("utf-8", "replace")
 
 
+def spool_stdin() -> Source:
+    """Standard input, copied to a temporary file: it is read twice (detection, then checking)."""
+    spool = tempfile.NamedTemporaryFile(prefix="tlint-stdin-", delete=False)  # noqa: SIM115 - removed at exit
+    with spool:
+        shutil.copyfileobj(sys.stdin.buffer, spool)
+    atexit.register(os.unlink, spool.name)
+    return Source(Path(spool.name), STDIN)
+
+
 def expand(paths: list[str]) -> tuple[list[Source], list[str]]:
-    """Files named by ``paths`` (directories walked, hidden entries skipped) and the errors found."""
+    """Files named by ``paths`` (directories walked, globs expanded, hidden entries skipped) and the errors found."""
     sources: list[Source] = []
     errors: list[str] = []
     for name in paths:
+        if name == STDIN:
+            sources.append(spool_stdin())
+            continue
         path = Path(name)
-        if path.is_dir():
-            _walk(path, sources, errors)
-        elif path.is_file():
-            sources.append(Source(path, name))
-        elif path.exists() or path.is_symlink():
-            errors.append(f"{name}: not a regular file or directory")
-        else:
-            errors.append(f"{name}: no such file or directory")
+        if not os.path.lexists(name) and _GLOB_CHARACTERS & set(name):
+            matches = sorted(glob.glob(name, recursive=True))
+            if not matches:
+                errors.append(f"{name}: no file matches this pattern")
+            for match in matches:
+                _add(Path(match), match, sources, errors)
+            continue
+        _add(path, name, sources, errors)
     return sources, errors
+
+
+def _add(path: Path, name: str, sources: list[Source], errors: list[str]) -> None:
+    if path.is_dir():
+        _walk(path, sources, errors)
+    elif path.is_file():
+        sources.append(Source(path, name))
+    elif path.is_symlink():
+        errors.append(f"{name}: a broken symbolic link or a symbolic link loop")
+    elif path.exists():
+        errors.append(f"{name}: not a regular file or directory")
+    else:
+        errors.append(f"{name}: no such file or directory")
 
 
 def _walk(root: Path, sources: list[Source], errors: list[str]) -> None:
     def report(error: OSError) -> None:
         errors.append(f"{error.filename}: cannot read directory: {error.strerror}")
 
+    # Symbolic links to directories are not followed: a link loop cannot send the walk in circles.
     for directory, dirnames, filenames in os.walk(root, onerror=report):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for filename in sorted(filenames):
-            if not filename.startswith("."):
-                path = Path(directory) / filename
+            if filename.startswith("."):
+                continue
+            path = Path(directory) / filename
+            if path.is_file():
                 sources.append(Source(path, str(path)))
+            elif path.is_symlink():
+                errors.append(f"{path}: a broken symbolic link or a symbolic link loop")
 
 
 def read_lines(path: str, wanted: set[int]) -> dict[int, str]:
