@@ -26,7 +26,17 @@ SETTING_FIELDS: dict[str, str] = {
     "pp_comm": "pp_comm",
     "DLRM_LAST_BOTTOM_LAYER": "dlrm_last_bottom_layer",
 }
+# Header field -> key as written.
+SETTING_KEYS = {field_name: key for key, field_name in SETTING_FIELDS.items()}
 CHECKPOINT_KEYS = ("checkpoints", "checkpoint_initiates")
+
+# Collective families, longest first: ASTRA-sim 1.0's ALLREDUCEALLTOALL starts with ALLREDUCE.
+COMM_FAMILIES = ("ALLREDUCEALLTOALL", "ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL")
+# The suffixes SimAI gives a group: none (TP for fwd/ig, DP for wg), _EP and _DP_EP; any other means no group.
+GROUP_SUFFIXES = ("", "_EP", "_DP_EP")
+EXPERT_SUFFIXES = ("_EP", "_DP_EP")
+# The three comm columns of a row, by the prefix of their column names.
+PHASES = ("fwd", "ig", "wg")
 
 # Header values keep the form they were written in: `pp_comm: 2621440.0` stays a float.
 HeaderNumber = int | float
@@ -62,6 +72,39 @@ class Header:
     @property
     def known_kind(self) -> bool:
         return self.parallelism in KINDS
+
+    def read(self, field_name: str) -> int | None:
+        """A setting as SimAI reads it: its conversion to an integer stops at the '.' of `2621440.0`."""
+        value = getattr(self, field_name)
+        return None if value is None else int(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Comm:
+    """One comm column pair of a layer row: ``{phase}_comm_type`` and ``{phase}_comm_size``."""
+
+    phase: str
+    type: str
+    size: int
+
+    @property
+    def family(self) -> str | None:
+        """The collective the type names, or None for NONE and BROADCAST, which move nothing."""
+        return next((family for family in COMM_FAMILIES if self.type.startswith(family)), None)
+
+    @property
+    def suffix(self) -> str:
+        """What follows the family: SimAI picks the collective's group from it."""
+        family = self.family
+        return self.type[len(family) :] if family else ""
+
+    @property
+    def is_tp_collective(self) -> bool:
+        """An activation collective of the tensor-parallel group: no suffix on a forward or input-gradient column."""
+        return self.phase != "wg" and self.suffix == "" and self.family in ("ALLREDUCE", "ALLGATHER", "REDUCESCATTER")
+
+    def __str__(self) -> str:
+        return f"{self.phase}_comm_type {self.type} with {self.phase}_comm_size {self.size}"
 
 
 @dataclass(slots=True)
@@ -100,6 +143,10 @@ class LayerRow:
     wg_update_time: int
     parallelism: str | None = None
     extra_columns: tuple[str, ...] = ()
+
+    def comms(self) -> tuple[Comm, ...]:
+        """The forward, input-gradient and weight-gradient communication, in column order."""
+        return tuple(Comm(phase, getattr(self, f"{phase}_comm_type"), getattr(self, f"{phase}_comm_size")) for phase in PHASES)
 
 
 class Workload(BaseModel):

@@ -1,0 +1,35 @@
+from collections.abc import Iterator
+
+from lint.models.simai_workload import KINDS, Header
+from lint.rule import Rule, Severity, Violation, at
+
+
+class UnknownKind(Rule):
+    """The workload's first token is not a parallelism kind SimAI or ASTRA-sim 1.0 knows.
+
+    Known kinds: ``DATA, HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_DLRM,
+    HYBRID_DLRM_ENHANCED, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_CUSTOMIZED, MICRO,
+    DISTRIBUTED_INFERENCE``.
+
+    Why it matters:
+        The kind decides how the simulator maps every collective onto the network.  An unknown kind
+        decodes to no parallelism at all, and SimAI refuses the workload: it cannot be simulated.
+
+    Example:
+        ``HYBRID_TRANSFROMER model_parallel_NPU_group: 8 ...``
+        -> unknown workload kind 'HYBRID_TRANSFROMER': SimAI cannot read a workload of this kind (known
+        kinds: DATA, ...)
+    """
+
+    code = "TL401"
+    name = "unknown-kind"
+    severity = Severity.ERROR
+    formats = ("simai-workload",)
+
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        if not header.known_kind:
+            yield at(
+                header,
+                f"unknown workload kind '{header.parallelism}': SimAI cannot read a workload of this kind "
+                f"(known kinds: {', '.join(sorted(KINDS))})",
+            )

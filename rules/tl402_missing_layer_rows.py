@@ -1,0 +1,41 @@
+from collections.abc import Iterator
+
+from lint.rule import Severity, Violation, at
+from lint.rulekit import LayerRowTally
+
+
+class MissingLayerRows(LayerRowTally):
+    """The file has fewer layer rows than line 2 declares.
+
+    Line 2 is the number of layer rows; SimAI allocates that many layers and reads exactly that many
+    rows with C++ ``>>``.  Rows the parser rejected (TL001, or TL002 for a row with a missing column)
+    are not counted: SimAI misreads those rows as well.
+
+    This is an error, unlike TL403 (more rows than declared): SimAI reads the missing rows past
+    the end of the file, so the last layers get no name, sizes or times and the simulation breaks.
+    Public AICB files do this (one declares 839 rows and has 33, another 1789 and has 9); they cannot
+    be simulated as they are.
+
+    Why it matters:
+        The simulated iteration runs layers that do not exist, with whatever a failed read leaves in
+        their fields, or SimAI stops.
+
+    Example:
+        Line 2 says ``839`` and 33 rows follow
+        -> layer count 839, but the file has 33 well-formed layer rows: SimAI reads 806 more past the end
+        of the file
+    """
+
+    code = "TL402"
+    name = "missing-layer-rows"
+    severity = Severity.ERROR
+    formats = ("simai-workload",)
+
+    def finish(self) -> Iterator[Violation]:
+        if self.declared is not None and self.declared.count > self.rows:
+            missing = self.declared.count - self.rows
+            yield at(
+                self.declared,
+                f"layer count {self.declared.count}, but the file has {self.rows} well-formed layer rows: SimAI reads "
+                f"{missing} more past the end of the file",
+            )

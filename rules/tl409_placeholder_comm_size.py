@@ -1,0 +1,32 @@
+from lint.models.simai_workload import Comm
+from lint.rule import Severity
+from lint.rulekit import OncePerLayerComm
+
+
+class PlaceholderCommSize(OncePerLayerComm):
+    """A collective moves 1 byte: a placeholder, not a tensor size.
+
+    Writers put ``1`` where they have no value - AICB does so for compute times it did not measure, and
+    seed 004 has ``grad_gather ... ALLGATHER 1``, the gradient all-gather of a model whose gradient
+    reduce-scatter moves 6236471296 bytes.  A layer that repeats is reported once, at its first row.
+
+    This is information: the file is valid, but the collective's simulated cost is only its latency.
+
+    Why it matters:
+        A 1-byte collective where a tensor should move hides that traffic from the simulation; rules
+        that compare sizes (TL418) skip placeholders, so this is where they show.
+
+    Example:
+        ``grad_gather -1 1 NONE 0 8568000 NONE 0 1 ALLGATHER 1 100``
+        -> grad_gather: wg_comm_type ALLGATHER with wg_comm_size 1: a 1-byte placeholder, not a tensor size
+    """
+
+    code = "TL409"
+    name = "placeholder-comm-size"
+    severity = Severity.INFO
+    formats = ("simai-workload",)
+
+    def problem(self, comm: Comm) -> str | None:
+        if comm.family is None or comm.size != 1:
+            return None
+        return f"{comm}: a 1-byte placeholder, not a tensor size"

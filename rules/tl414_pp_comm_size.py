@@ -1,0 +1,60 @@
+from collections.abc import Iterator
+
+from lint.models.simai_workload import Header, LayerRow
+from lint.rule import Rule, RuleOptions, Severity, Violation, at
+from lint.rulekit import TpActivation, quotient
+
+
+class PpCommSize(Rule):
+    """``pp_comm`` is not the size of the activation the TP collectives move.
+
+    A pipeline stage sends the next one its activation, ``2·mbs·seq·hidden`` bytes - the size AICB also
+    gives every transformer layer's forward TP collective; under sequence parallelism AICB divides
+    ``pp_comm`` by tp.  So with ``pp > 1`` and ``pp_comm > 0``, ``pp_comm`` is the TP activation size or
+    that size ÷ ``model_parallel_NPU_group``.  The TP activation size is the forward size most TP
+    collectives of repeated layers carry (more than half of them; otherwise nothing is checked).
+
+    This is a warning: the only real file with both a pipeline and ``pp_comm`` breaks it - seed 004 has
+    ``pp_comm: 20971520`` (= 2·1·2048·5120) while its 24 TP layer rows move 33554432 (= 2·1·2048·8192)
+    - and SimAI simulates whatever ``pp_comm`` says.  The two sizes describe hidden sizes 5120 and 8192:
+    one of them comes from another model config, and tlint cannot tell which.
+
+    Why it matters:
+        Either the pipeline sends or the TP collectives are simulated with another model's activation:
+        the p2p traffic of every stage boundary, or the TP traffic of every layer, is off by the ratio of
+        the two sizes.
+
+    Example:
+        seed 004: ``pp: 4 ... pp_comm: 20971520`` and ``attention_norm ... ALLREDUCE 33554432 ...``
+        -> pp_comm: 20971520 is neither the TP activation size 33554432 (2·mbs·seq·hidden, carried by 24
+        forward TP collectives of repeated layers, first attention_norm on line 8) nor that size ÷
+        model_parallel_NPU_group 8 = 4194304 (sequence parallelism)
+    """
+
+    code = "TL414"
+    name = "pp-comm-size"
+    severity = Severity.WARNING
+    formats = ("simai-workload",)
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.header: Header | None = None
+        self.activation = TpActivation()
+
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        self.header = header
+        return iter(())
+
+    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+        self.activation.add(row)
+        return iter(())
+
+    def finish(self) -> Iterator[Violation]:
+        header, activation = self.header, self.activation.size()
+        if header is None or activation is None or (header.read("pp") or 0) <= 1 or not header.read("pp_comm"):
+            return
+        pp_comm, tp = header.read("pp_comm"), header.read("tp") or 1
+        if pp_comm == activation.size or pp_comm * tp == activation.size:
+            return
+        sharded = f" nor that size ÷ model_parallel_NPU_group {tp} = {quotient(activation.size, tp)} (sequence parallelism)" if tp > 1 else ""
+        yield at(header, f"pp_comm: {header.pp_comm} is neither {activation}{sharded}")

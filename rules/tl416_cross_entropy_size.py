@@ -1,0 +1,70 @@
+import re
+from collections.abc import Iterator
+
+from lint.models.simai_workload import Comm, LayerRow
+from lint.rule import Rule, RuleOptions, Severity, Violation, at
+from lint.rulekit import TpActivation, quotient
+
+CROSS_ENTROPY = re.compile(r"cross_entropy[0-9]*")
+
+
+class CrossEntropySize(Rule):
+    """A cross-entropy all-reduce is not ``seq·mbs·4`` bytes.
+
+    AICB's ``cross_entropy1..3`` rows all-reduce one fp32 per token of a micro-batch: ``seq·mbs·4``
+    bytes, the same on every row.  A workload does not state ``seq·mbs``, and no size in it gives
+    ``seq·mbs`` alone - the TP activation ``2·mbs·seq·hidden`` and ``pp_comm`` both include the hidden
+    size - so the rule checks what follows: every cross-entropy size is a multiple of 4 and equal to the
+    first, and the TP activation size (when known, see TL414) is a whole multiple of ``2·seq·mbs``, the
+    quotient being the hidden size.  Sizes 0 and 1 are left to TL408 and TL409.
+
+    This is an error: AICB writes all three sizes from one formula, and every real file agrees (seed
+    004: 8192 = 2048·4, TP activation 33554432 = 2·2048·8192).
+
+    Why it matters:
+        A cross-entropy size that fits no token count was edited by hand or generated from another
+        sequence length or micro-batch than the layers.
+
+    Example:
+        ``cross_entropy1 -1 1 ALLREDUCE 8190 ...``
+        -> cross_entropy1: fwd_comm_type ALLREDUCE with fwd_comm_size 8190 is not a multiple of 4: AICB
+        writes seq·mbs·4 (one fp32 per token)
+    """
+
+    code = "TL416"
+    name = "cross-entropy-size"
+    severity = Severity.ERROR
+    formats = ("simai-workload",)
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.activation = TpActivation()
+        self.reductions: list[tuple[LayerRow, Comm]] = []
+
+    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+        self.activation.add(row)
+        if CROSS_ENTROPY.fullmatch(row.name):
+            self.reductions += [(row, comm) for comm in row.comms() if comm.family is not None and comm.size > 1]
+        return iter(())
+
+    def finish(self) -> Iterator[Violation]:
+        if not self.reductions:
+            return
+        (first_row, first), *others = self.reductions
+        activation = self.activation.size()
+        if first.size % 4:
+            yield at(first_row, f"{first_row.name}: {first} is not a multiple of 4: AICB writes seq·mbs·4 (one fp32 per token)")
+        elif activation is not None and 2 * activation.size % first.size:
+            tokens = first.size // 4
+            yield at(
+                first_row,
+                f"{first_row.name}: {first} gives seq·mbs = {tokens}, but {activation} is not a multiple of "
+                f"2·seq·mbs = {2 * tokens} (the hidden size would be {quotient(2 * activation.size, first.size)})",
+            )
+        for row, comm in others:
+            if comm.size != first.size:
+                yield at(
+                    row,
+                    f"{row.name}: {comm}; {first_row.name} (line {first_row.line}) has {first.size}: AICB sizes every "
+                    f"cross-entropy all-reduce seq·mbs·4",
+                )

@@ -1,0 +1,65 @@
+from collections.abc import Iterator
+
+from lint.models.simai_workload import Comm, LayerRow
+from lint.rule import Rule, RuleOptions, Severity, Violation, at
+
+Transfer = tuple[LayerRow, Comm]
+
+
+class GradSyncSize(Rule):
+    """The gradient reduce-scatter does not move twice the gradient all-gather.
+
+    AICB models the gradient synchronisation as a data-parallel ``ALLGATHER`` of ``2·params`` bytes and
+    a ``REDUCESCATTER`` of ``4·params`` bytes, on ``grad_*`` rows: both on one
+    ``grad_norm`` row, or ``grad_gather`` then ``grad_param_comm`` (``grad_param`` in seed 004).  The
+    rule adds up the suffix-less all-gathers and reduce-scatters of the ``grad_*`` rows, in any column,
+    and expects the reduce-scatters to move twice as much.  Placeholder sizes (0 and 1, TL408 and
+    TL409) are left out: seed 004's ``grad_gather ALLGATHER 1`` is not compared.
+
+    This is an error: AICB derives both sizes from one parameter count, and every real file agrees.
+
+    Why it matters:
+        One of the two sizes comes from another model, or was edited: the simulated gradient
+        synchronisation, often the largest transfer of the step, is off by that factor.
+
+    Example:
+        ``grad_norm -1 1 ALLGATHER 4055891968 1 NONE 0 1 REDUCESCATTER 4055891968 100``
+        -> gradient sync: REDUCESCATTER of 4055891968 bytes (grad_norm, line 3), expected 2 × the
+        4055891968 bytes of ALLGATHER (grad_norm, line 3) = 8111783936: AICB writes all-gather 2·params,
+        reduce-scatter 4·params
+    """
+
+    code = "TL418"
+    name = "grad-sync-size"
+    severity = Severity.ERROR
+    formats = ("simai-workload",)
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.transfers: dict[str, list[Transfer]] = {"ALLGATHER": [], "REDUCESCATTER": []}
+
+    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+        if row.name.startswith("grad_"):
+            for comm in row.comms():
+                if comm.type in self.transfers and comm.size > 1:
+                    self.transfers[comm.type].append((row, comm))
+        return iter(())
+
+    def finish(self) -> Iterator[Violation]:
+        gathers, scatters = self.transfers["ALLGATHER"], self.transfers["REDUCESCATTER"]
+        if not (gathers and scatters):
+            return
+        gathered, scattered = (sum(comm.size for _, comm in transfers) for transfers in (gathers, scatters))
+        if scattered != 2 * gathered:
+            yield at(
+                scatters[0][0],
+                f"gradient sync: REDUCESCATTER of {scattered} bytes ({_rows(scatters)}), expected 2 × the {gathered} "
+                f"bytes of ALLGATHER ({_rows(gathers)}) = {2 * gathered}: AICB writes all-gather 2·params, "
+                f"reduce-scatter 4·params",
+            )
+
+
+def _rows(transfers: list[Transfer]) -> str:
+    row = transfers[0][0]
+    more = f" and {len(transfers) - 1} more" if len(transfers) > 1 else ""
+    return f"{row.name}, line {row.line}{more}"

@@ -1,0 +1,39 @@
+from collections.abc import Iterator
+
+from lint.models.simai_workload import Header
+from lint.rule import Rule, Severity, Violation, at
+
+# Keys a known writer puts in the header although SimAI does not read them: AICB's inference generator
+# writes `mode: 1`.
+WRITTEN_BUT_UNREAD = frozenset({"mode"})
+
+
+class UnknownHeaderKey(Rule):
+    """The header has a ``key: value`` that no simulator reads.
+
+    SimAI finds the keys it knows by token search and ignores every other token; tlint keeps them
+    verbatim.  ``mode``, which AICB's inference generator writes, is not reported.  Real files carry
+    others: ``simai-ascend__tests__contract__fixtures__target_10t_workload.txt`` has five
+    ``target_*_sha256`` keys.
+
+    This is information: nothing is wrong with such a file, but the key has no effect on the
+    simulation.
+
+    Why it matters:
+        A misspelt key (``all_gpu:``) is silently ignored: the setting it was meant to give falls back
+        to a default.
+
+    Example:
+        ``HYBRID_TRANSFORMER model_parallel_NPU_group: 1 ... target_step_sha256: sha256:3814...``
+        -> header key target_step_sha256 (value sha256:3814...) is not one SimAI reads: it has no effect
+    """
+
+    code = "TL419"
+    name = "unknown-header-key"
+    severity = Severity.INFO
+    formats = ("simai-workload",)
+
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        for key, value in header.unknown.items():
+            if key not in WRITTEN_BUT_UNREAD:
+                yield at(header, f"header key {key} (value {value}) is not one SimAI reads: it has no effect")
