@@ -12,7 +12,8 @@ from lint import __version__, baseline
 from lint.config import ConfigError, Overrides, find_config, load_settings
 from lint.engine import CheckOptions, check, default_jobs
 from lint.formats import FORMAT_NAMES
-from lint.report import CHECK_REPORTERS, check_reporter
+from lint.report import CHECK_REPORTERS, HUMAN_FORMATS, check_reporter
+from lint.report.progress import progress_bar
 from lint.report.rules import render_rule, render_rules
 from lint.rule import Severity, lookup
 from lint.runs.assemble import LayoutSources
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument("--rank-regex", metavar="REGEX", help="find the rank in a file name: a regex with a (?P<rank>...) group; what precedes it is the run's name stem (default: 'rank<R>')")
     for dimension, words in (("tp", "tensor"), ("pp", "pipeline"), ("dp", "data"), ("ep", "expert")):
         check_cmd.add_argument(f"--{dimension}", type=int, metavar="N", help=f"{words}-parallel size of the runs checked")
+    check_cmd.add_argument("--no-cache", action="store_true", help="parse every file again instead of reusing cached results of unchanged files")
     check_cmd.add_argument("--baseline", type=Path, metavar="FILE", help="report only findings not recorded in this baseline")
     check_cmd.add_argument("--write-baseline", type=Path, metavar="FILE", help="record the current findings as the baseline")
 
@@ -100,6 +102,7 @@ def _rule(key: str, out: TextIO, err: TextIO) -> int:
 
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    output_format = args.output_format
     config_path = args.config or find_config(args.paths)
     if args.config is not None and not args.config.is_file():
         raise ConfigError(f"{args.config}: no such configuration file")
@@ -122,11 +125,12 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     options = CheckOptions(
         trace_format=args.trace_format, selection=settings.selection, jobs=args.jobs or default_jobs(),
-        rank_regex=rank_regex, layout=layout,
+        rank_regex=rank_regex, layout=layout, use_cache=not args.no_cache,
     )
     if max_findings is not None:
         options.max_findings = max_findings
-    report = check(args.paths, options)
+    with progress_bar(err, enabled=output_format in HUMAN_FORMATS) as progress:
+        report = check(args.paths, options, progress)
 
     if args.write_baseline:
         count = baseline.write(args.write_baseline, report.findings)
@@ -139,7 +143,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.statistics:
         report.compute_statistics()
 
-    check_reporter(args.output_format)(report, out, err)
+    check_reporter(output_format)(report, out, err)
     if report.summary.input_errors:
         return EXIT_ERROR
     threshold = Severity(args.fail_on or settings.fail_on or Severity.ERROR).rank

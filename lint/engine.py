@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lint import formats
+from lint import cache, formats
 from lint.config import Selection
 from lint.models.common import SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
@@ -44,6 +44,7 @@ class CheckOptions:
     jobs: int = 1
     rank_regex: re.Pattern[str] = DEFAULT_RANK_REGEX
     layout: LayoutSources = field(default_factory=LayoutSources)
+    use_cache: bool = False
 
 
 @dataclass
@@ -225,40 +226,70 @@ def _run_task(index: int) -> tuple[FileOutcome | None, str | None]:
     options = _options_for_workers
     assert options is not None
     task = _tasks_for_workers[index]
+    summarize = task.run is not None
     try:
-        return check_file(task.source, task.format, options, rules=task.asked, summarize=task.run is not None), None
+        entry = cache.key(task.source, _cache_settings(task, options)) if options.use_cache else None
+        if entry is not None and (hit := cache.load(entry)) is not None:
+            return FileOutcome(*hit), None
+        outcome = check_file(task.source, task.format, options, rules=task.asked, summarize=summarize)
+        if entry is not None:
+            cache.store(entry, outcome.result, outcome.findings, outcome.not_shown, outcome.summary)
+        return outcome, None
     except InputError as error:
         return None, str(error)
     except OSError as error:  # the file vanished or failed while being read
         return None, f"{task.source.display}: cannot read: {error.strerror or error}"
 
 
-def _execute(tasks: list[_Task], options: CheckOptions) -> list[tuple[FileOutcome | None, str | None]]:
+def _cache_settings(task: _Task, options: CheckOptions) -> dict[str, Any]:
+    """Everything besides the file's bytes that its cached result depends on."""
+    selection = options.selection
+    return {
+        "format": task.format, "path": task.source.display, "rules": task.asked, "summary": task.run is not None,
+        "severities": selection.severities, "options": {code: o.model_dump() for code, o in selection.options.items()},
+        "ignored": sorted(selection.ignored_for(task.source.display)), "max_findings": options.max_findings,
+    }
+
+
+Progress = Callable[[int, int], None]  # (files done, files in all)
+
+
+def _execute(tasks: list[_Task], options: CheckOptions, progress: Progress | None) -> list[tuple[FileOutcome | None, str | None]]:
     global _options_for_workers, _tasks_for_workers
     _options_for_workers, _tasks_for_workers = options, tasks
     try:
         jobs = min(options.jobs, len(tasks))
         if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-            return [_run_task(index) for index in range(len(tasks))]
+            return _collect(map(_run_task, range(len(tasks))), len(tasks), progress)
         # Fork after the rules and grammars are loaded: workers inherit them and only results are pickled.
         formats.parser(RUN_FORMAT)
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            return list(pool.map(_run_task, range(len(tasks)), chunksize=max(1, len(tasks) // (jobs * 8))))
+            results = pool.map(_run_task, range(len(tasks)), chunksize=max(1, len(tasks) // (jobs * 8)))
+            return _collect(results, len(tasks), progress)
     finally:
         _options_for_workers, _tasks_for_workers = None, []
+
+
+def _collect(results: Iterable[Any], total: int, progress: Progress | None) -> list[Any]:
+    collected = []
+    for result in results:
+        collected.append(result)
+        if progress is not None:
+            progress(len(collected), total)
+    return collected
 
 
 def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def check(paths: list[str], options: CheckOptions) -> CheckReport:
+def check(paths: list[str], options: CheckOptions, progress: Progress | None = None) -> CheckReport:
     report = CheckReport()
     summary = report.summary
     tasks = _plan(paths, options, report)
     runs: dict[RunKey, list[tuple[RankSummary, int]]] = defaultdict(list)
-    for task, (outcome, error) in zip(tasks, _execute(tasks, options)):
+    for task, (outcome, error) in zip(tasks, _execute(tasks, options, progress)):
         if error is not None:
             if task.asked:
                 summary.input_errors.append(error)

@@ -20,6 +20,9 @@ CHECK_REPORTERS: dict[str, str] = {
 }
 
 
+HUMAN_FORMATS = frozenset({"concise", "full"})  # the formats beside which a progress bar may show
+
+
 def check_reporter(name: str) -> Renderer:
     renderer: Renderer = importlib.import_module(CHECK_REPORTERS[name]).render
     return renderer

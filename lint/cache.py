@@ -1,0 +1,84 @@
+"""A cache of per-file results, so that an unchanged file is not parsed again.
+
+An entry is keyed by the file's content hash and everything else its result depends on: tlint's version,
+the grammars and rules it runs (their source text), the effective configuration for that path, and what
+was asked of the file.  Entries are JSON validated by pydantic on the way in - nothing is unpickled.
+The cache lives in ``$TLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/tlint``, else ``~/.cache/tlint``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections import Counter
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from lint import __version__
+from lint.models.report import FileResult, Finding
+from lint.resources import grammar_path, rules_dir
+from lint.runs.summary import RankSummary
+from lint.source import Source
+
+
+class CachedOutcome(BaseModel):
+    result: FileResult
+    findings: list[Finding]
+    not_shown: dict[str, int]
+    summary: RankSummary | None = None
+
+
+def cache_dir() -> Path:
+    if os.environ.get("TLINT_CACHE_DIR"):
+        return Path(os.environ["TLINT_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tlint"
+
+
+@cache
+def _code_fingerprint() -> str:
+    """tlint's version and the text of every grammar and rule: a new rule invalidates the cache."""
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(rules_dir().glob("*.py")) + sorted(grammar_path("x").parent.glob("*.lark")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def key(source: Source, settings: dict[str, Any]) -> str | None:
+    """The cache key of ``source`` under ``settings`` (JSON-able), or None when it cannot be read."""
+    digest = hashlib.sha256(_code_fingerprint().encode())
+    digest.update(json.dumps(settings, sort_keys=True, default=str).encode())
+    try:
+        with open(source.path, "rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def load(entry: str) -> tuple[FileResult, list[Finding], Counter[str], RankSummary | None] | None:
+    path = cache_dir() / entry[:2] / f"{entry}.json"
+    try:
+        cached = CachedOutcome.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError, ValueError):
+        return None
+    return cached.result, cached.findings, Counter(cached.not_shown), cached.summary
+
+
+def store(entry: str, result: FileResult, findings: list[Finding], not_shown: Counter[str], summary: RankSummary | None) -> None:
+    """Write the entry atomically; a cache that cannot be written is skipped, never an error."""
+    directory = cache_dir() / entry[:2]
+    data = CachedOutcome(result=result, findings=findings, not_shown=dict(not_shown), summary=summary).model_dump_json()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=directory, delete=False, suffix=".tmp", encoding="utf-8") as handle:
+            handle.write(data)
+        os.replace(handle.name, directory / f"{entry}.json")
+    except OSError:
+        pass

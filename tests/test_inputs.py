@@ -1,0 +1,150 @@
+"""Inputs as users have them: compressed files, standard input, globs, links; and the result cache."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import json
+import lzma
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zstandard
+
+from lint import engine
+from lint.cli import main
+from lint.report import progress
+
+SEED_TRACE = Path(__file__).parent / "fixtures" / "seeds" / "000_14848477538be528.txt"
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def findings(*argv: str) -> list[tuple[int, int, str, str]]:
+    code, out, _ = run("check", *argv, "--output-format", "json")
+    assert code in (0, 1)
+    return [(f["line"], f["column"], f["code"], f["message"]) for f in json.loads(out)["findings"]]
+
+
+@pytest.fixture
+def broken_trace(tmp_path: Path) -> bytes:
+    lines = SEED_TRACE.read_text(encoding="utf-8").splitlines()
+    lines[3] = lines[3].replace("mg_state=steady", "mg_state=stedy")
+    lines[5] = lines[5].replace("stage_id=3", "stage_id=x")
+    return ("\n".join(lines) + "\n").encode()
+
+
+COMPRESSORS = {
+    "gz": lambda data: gzip.compress(data),
+    "bz2": bz2.compress,
+    "xz": lzma.compress,
+    "zst": lambda data: zstandard.ZstdCompressor().compress(data),
+}
+
+COMPRESSION_NAMES = {"gz": "gzip", "bz2": "bzip2", "xz": "xz", "zst": "zstd"}
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESSORS))
+def test_a_compressed_trace_gives_the_same_findings_as_the_plain_one(tmp_path: Path, broken_trace: bytes, suffix: str) -> None:
+    plain = tmp_path / "trace_rank7.txt"
+    plain.write_bytes(broken_trace)
+    packed = tmp_path / "other" / "archive.bin"  # the name says nothing: magic bytes decide
+    packed.parent.mkdir()
+    packed.write_bytes(COMPRESSORS[suffix](broken_trace))
+    expected = findings(str(plain))
+    assert expected and findings(str(packed)) == expected
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESSORS))
+def test_a_truncated_compressed_trace_is_a_finding_after_its_last_line(tmp_path: Path, suffix: str) -> None:
+    data = COMPRESSORS[suffix](SEED_TRACE.read_bytes() * 40)
+    path = tmp_path / f"trace.{suffix}"
+    path.write_bytes(data[: len(data) * 2 // 3])
+    found = findings(str(path), "--trace-format", "megatron-trace", "--select", "TL004")
+    assert len(found) == 1 and found[0][2] == "TL004" and f"the {COMPRESSION_NAMES[suffix]} data" in found[0][3]
+
+
+def test_standard_input(monkeypatch: pytest.MonkeyPatch, broken_trace: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(gzip.compress(broken_trace))))
+    code, out, _ = run("check", "-", "--trace-format", "megatron-trace")
+    assert code == 1 and out.startswith("-:4:1: TL112")
+
+
+def test_globs_expand_and_an_unmatched_pattern_is_an_error(tmp_path: Path, broken_trace: bytes) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "trace_rank7.txt").write_bytes(broken_trace)
+    (tmp_path / "a" / "notes.md").write_text("x", encoding="utf-8")
+    code, out, err = run("check", str(tmp_path / "**" / "*.txt"))
+    assert code == 1 and out.count("TL") == 2 and "skipped" not in err
+    code, _, err = run("check", str(tmp_path / "*.nothing"))
+    assert code == 2 and "no file matches this pattern" in err
+
+
+def test_symlink_loops_and_broken_links_are_reported_not_fatal(tmp_path: Path, broken_trace: bytes) -> None:
+    (tmp_path / "trace_rank7.txt").write_bytes(broken_trace)
+    os.symlink(tmp_path / "loop", tmp_path / "loop")
+    os.symlink(tmp_path, tmp_path / "parent")  # a directory link: not followed, so no cycle
+    os.symlink(tmp_path / "gone", tmp_path / "dangling.txt")
+    code, out, err = run("check", str(tmp_path))
+    assert code == 2 and out.count("TL") == 2
+    assert f"{tmp_path / 'loop'}: a broken symbolic link or a symbolic link loop" in err
+    assert f"{tmp_path / 'dangling.txt'}: a broken symbolic link" in err
+
+
+# -- the cache ----------------------------------------------------------------------------------------
+
+
+def test_an_unchanged_file_is_not_parsed_again(tmp_path: Path, broken_trace: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TLINT_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "trace_rank7.txt"
+    path.write_bytes(broken_trace)
+    first = findings(str(path))
+    calls: list[Any] = []
+    real = engine.check_file
+    monkeypatch.setattr(engine, "check_file", lambda *a, **k: calls.append(a) or real(*a, **k))
+    assert findings(str(path)) == first and calls == []
+    assert findings(str(path), "--no-cache") == first and len(calls) == 1
+    assert findings(str(path), "--ignore", "TL112") != first and len(calls) == 2  # another configuration
+    path.write_bytes(broken_trace.replace(b"stage_id=x", b"stage_id=3"))
+    assert len(findings(str(path))) == 1 and len(calls) == 3  # another content
+
+
+def test_an_unwritable_cache_is_skipped(tmp_path: Path, broken_trace: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("", encoding="utf-8")
+    monkeypatch.setenv("TLINT_CACHE_DIR", str(blocked / "cache"))
+    path = tmp_path / "trace_rank7.txt"
+    path.write_bytes(broken_trace)
+    assert len(findings(str(path))) == 2
+
+
+# -- progress -------------------------------------------------------------------------------------------
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_on_a_terminal_and_beside_human_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(progress, "SHOW_AFTER_SECONDS", 0.0)
+    for index in range(3):
+        (tmp_path / f"t{index}.txt").write_bytes(SEED_TRACE.read_bytes())
+    terminal = _Terminal()
+    assert main(["check", str(tmp_path), "--no-cache"], stdout=io.StringIO(), stderr=terminal) == 0
+    assert "checking" in terminal.getvalue()
+    terminal = _Terminal()
+    out = io.StringIO()
+    assert main(["check", str(tmp_path), "--output-format", "json"], stdout=out, stderr=terminal) == 0
+    assert "checking" not in terminal.getvalue() and json.loads(out.getvalue())["summary"]["checked"] == 3
+    plain = io.StringIO()
+    main(["check", str(tmp_path), "--no-cache"], stdout=io.StringIO(), stderr=plain)
+    assert "checking" not in plain.getvalue()
