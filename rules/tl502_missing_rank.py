@@ -27,13 +27,9 @@ class MissingRank(Rule):
 
     def check_run(self, run: Run) -> Iterator[Violation]:
         layout = run.layout
-        per_stage = layout.ranks_per_stage
         for rank in range(layout.world):
             if rank not in run.ranks:
                 stage = layout.expected_stage(rank)
-                first = stage * per_stage
                 yield Violation(
-                    None, None,
-                    f"rank {rank} has no trace file (world of {layout.world} ranks; stage {stage} holds ranks {first}-{first + per_stage - 1})",
-                    rank,
+                    None, None, f"rank {rank} has no trace file (world of {layout.world} ranks; stage {stage} holds {layout.stage_ranks(stage)})", rank,
                 )

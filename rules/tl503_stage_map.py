@@ -28,16 +28,12 @@ class StageMap(Rule):
 
     def check_run(self, run: Run) -> Iterator[Violation]:
         layout = run.layout
-        per_stage = layout.ranks_per_stage
         for rank, summary in sorted(run.ranks.items()):
-            if summary.stage is None:
-                continue
             expected = layout.expected_stage(rank)
-            if summary.stage != expected:
-                first = expected * per_stage
+            if summary.stage is not None and summary.stage != expected:
                 yield Violation(
                     summary.line_of_rank, 1,
                     f"rank {rank} is in stage {summary.stage}, but the rank order puts it in stage {expected} "
-                    f"(ranks {first}-{first + per_stage - 1}; {per_stage} ranks per stage, pp {layout.pp})",
+                    f"({layout.stage_ranks(expected)}; {layout.ranks_per_stage} ranks per stage, pp {layout.pp})",
                     rank, path=summary.path,
                 )

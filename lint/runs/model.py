@@ -48,13 +48,10 @@ class Layout(BaseModel):
         """Megatron's rank order puts the pipeline stage outermost: stage = rank // (dp * tp)."""
         return rank // self.ranks_per_stage
 
-    def tp_group(self, rank: int) -> list[int]:
-        """The ranks of ``rank``'s TP group, or its whole stage when TP is unknown."""
-        stage_start = self.expected_stage(rank) * self.ranks_per_stage
-        if self.tp is None:
-            return list(range(stage_start, stage_start + self.ranks_per_stage))
-        start = rank - (rank - stage_start) % self.tp
-        return list(range(start, start + self.tp))
+    def stage_ranks(self, stage: int) -> str:
+        """'ranks 4-7': the ranks the rank order puts in ``stage``."""
+        first = stage * self.ranks_per_stage
+        return f"ranks {first}-{first + self.ranks_per_stage - 1}"
 
 
 class Run(BaseModel):
@@ -75,9 +72,6 @@ class Run(BaseModel):
 
     def stage_of(self, rank: int) -> int:
         return self.layout.expected_stage(rank)
-
-    def location(self, rank: int) -> str:
-        return self.ranks[rank].path
 
 
 def majority(values: dict[int, T]) -> tuple[T | None, list[int]]:
