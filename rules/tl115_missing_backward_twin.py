@@ -1,11 +1,13 @@
 from collections import Counter, deque
 from collections.abc import Iterator
+from operator import attrgetter
 
 from lint.models.megatron_trace import OpRecord, layer_collectives
 from lint.rule import Rule, Severity, Violation, at
 from lint.rulekit import format_shape
 
 TensorKey = tuple[tuple[int, ...] | None, str | None]
+_SHAPE, _DTYPE = attrgetter("input__shape"), attrgetter("input__dtype")
 
 
 class MissingBackwardTwin(Rule):
@@ -40,7 +42,8 @@ class MissingBackwardTwin(Rule):
     def check_op(self, record: OpRecord) -> Iterator[Violation]:
         if record.is_placeholder or record.op not in ("forward_step", "backward_step"):
             return
-        tensors = Counter((s.input__shape, s.input__dtype) for s in layer_collectives(record))
+        layer = layer_collectives(record)
+        tensors = Counter(zip(map(_SHAPE, layer), map(_DTYPE, layer)))
         if record.op == "forward_step":
             self.forwards.setdefault(record.batch_id, deque()).append((record, tensors))
             return

@@ -156,6 +156,17 @@ class DdpGradCommRecord:
     variant: ClassVar[str] = "V3"
 
 
+class _LayerCalls(dict):  # type: ignore[type-arg]
+    """(func_name, trace_src_func) -> whether that traced call is a transformer layer's collective."""
+
+    def __missing__(self, call: tuple[str | None, str]) -> bool:
+        func_name, source = call
+        is_layer = not (func_name or "").startswith(("crossEntropy", "embedding")) and not source.startswith("embedding")
+        self[call] = is_layer
+        return is_layer
+
+
+_layer_calls = _LayerCalls()
 _last_layer_collectives: tuple[OpRecord | None, list[SubOperation]] = (None, [])
 
 
@@ -169,11 +180,10 @@ def layer_collectives(record: OpRecord) -> list[SubOperation]:
     global _last_layer_collectives
     if _last_layer_collectives[0] is record:
         return _last_layer_collectives[1]
+    calls = _layer_calls
     found = [
         sub for sub in record.sub_operations
-        if sub.group == "tp" and sub.comm_func == "allreduce"
-        and not (sub.func_name or "").startswith(("crossEntropy", "embedding"))
-        and not sub.trace_src_func.startswith("embedding")
+        if sub.group == "tp" and sub.comm_func == "allreduce" and calls[sub.func_name, sub.trace_src_func]
     ]
     _last_layer_collectives = (record, found)
     return found
