@@ -16,6 +16,7 @@ Records then get the rank the writer's structure implies where their text does n
 from __future__ import annotations
 
 import ast
+import heapq
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -37,11 +38,12 @@ SYNTAX_CODE = "TL001"
 
 _START_RULE = re.compile(r"^_(\w+)_start:", re.M)
 
-# Record rules whose kind has another name, and the fields the rule's text does not carry.
+# Record rules named other than their record kind.
 _RULE_KINDS = {
     "config_count": "config", "config_plain_count": "config", "config_parameters": "config", "config_ir": "config", "config_name": "config",
     "placement_metadata_range": "metadata_range", "placement_fx_node": "fx_node",
 }
+# Record fields a rule's text does not carry: which rule matched says it.
 _RULE_CONSTANTS: dict[str, dict[str, str]] = {
     "placement_metadata_range": {"listing": "placement"},
     "fx_node": {"listing": "graph"},
@@ -97,14 +99,9 @@ def _optional(convert: Callable[[str], Any]) -> Callable[[str | None], Any]:
     return lambda text: None if text is None else convert(text)
 
 
-def _literal(empty: Any, convert: Callable[[Any], Any], brackets: str = "") -> Callable[[str | None], Any]:
-    """A Python literal (dict, list or tuple repr, or a dict's items) whose syntax the grammar has checked."""
-    opening, closing = brackets or ("", "")
-    return lambda text: empty if text is None else convert(ast.literal_eval(opening + text + closing))
-
-
-def _ints(value: Any) -> tuple[int, ...]:
-    return tuple(value)
+def _literal(convert: Callable[[Any], Any]) -> Callable[[str | None], Any]:
+    """A Python literal (a dict, list or tuple repr) whose syntax the grammar has checked."""
+    return lambda text: None if text is None else convert(ast.literal_eval(text))
 
 
 _INT_FIELDS = (
@@ -123,21 +120,21 @@ _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
     "getitem_module": _optional(lambda text: text[1:-1]),
     "exception_message": _optional(lambda text: text[len(": "):]),
     "failure_label": _optional(lambda text: text.strip().rstrip(":").strip()),
-    "stage_ranks": _literal({}, lambda stages: {stage: _ints(members) for stage, members in stages.items()}, "{}"),
-    "special_entries": _literal({}, lambda nodes: {name: _ints(stages) for name, stages in nodes.items()}, "{}"),
-    "ranges": _literal((), lambda ranges: tuple(map(tuple, ranges))),
+    "stage_ranks": _literal(lambda stages: {stage: tuple(members) for stage, members in stages.items()}),
+    "special_entries": _literal(lambda nodes: {name: tuple(stages) for name, stages in nodes.items()}),
+    "ranges": _literal(lambda ranges: tuple(map(tuple, ranges))),
     "fx_inputs": lambda text: tuple(text.split(", ")) if text else (),
-    "mesh_ranks": _literal(None, _ints),
-    "mesh_dim_names": _literal(None, tuple),
-    "mesh_device": _literal(None, str),
-    "mesh_stride": _literal(None, _ints),
+    "mesh_ranks": _literal(tuple),
+    "mesh_dim_names": _literal(tuple),
+    "mesh_device": _literal(str),
+    "mesh_stride": _literal(tuple),
 }
 
 
 def _mesh_dims(text: str) -> tuple[tuple[str, ...] | None, tuple[int, ...]]:
     """``(pp=2, dp=1)`` -> names and sizes; ``(2,)`` -> no names."""
     if "=" not in text:
-        return None, _ints(ast.literal_eval(text))
+        return None, tuple(ast.literal_eval(text))
     pairs = [pair.split("=") for pair in text[1:-1].split(", ")]
     return tuple(name for name, _ in pairs), tuple(int(size) for _, size in pairs)
 
@@ -161,8 +158,10 @@ class Parser:
         rules = _START_RULE.findall(grammar_path(NAME).read_text(encoding="utf-8"))
         self.grammar = Grammar(NAME, start=[*rules, "exception"], positions=True)
         self._starts = self._alternation(rules)
-        self._concurrent = self._alternation(_CONCURRENT_RULES)
-        self._start_ranks = {rule: self.grammar.derive(f"_{rule}_start", {"rank"}).regex for rule in rules}
+        self._concurrent = [self.grammar.derive(f"_{rule}_start").regex for rule in _CONCURRENT_RULES]
+        self._start_ranks = {  # the rank a broken record says it belongs to
+            rule: self.grammar.derive(f"_{rule}_start", {"rank"}).regex for rule in rules if "rank" in self.grammar.field_names(f"_{rule}_start")
+        }
         rules.append("exception")
         self._patterns = {rule: self.grammar.derive(rule, set(self.grammar.field_names(rule))).regex for rule in rules}
         types = {record_type.kind: record_type for record_type in RECORD_TYPES}
@@ -183,7 +182,7 @@ class Parser:
         }
 
     def _alternation(self, rules: Iterable[str]) -> re.Pattern[str]:
-        """One regex of the start rules of ``rules``; the name of the group that matched is the rule."""
+        """One regex of the start rules of ``rules``, tried in order; the group that matched names the rule."""
         return re.compile("|".join(f"(?P<{rule}>{self.grammar.derive(f'_{rule}_start').regex.pattern})" for rule in rules))
 
     def kinds_in(self, lines: list[str]) -> set[str]:
@@ -201,55 +200,81 @@ class Parser:
                 yield from self._tile(number, text, attribution)
 
     def _tile(self, number: int, text: str, attribution: _Attribution) -> Iterator[Record | SyntaxProblem]:
-        size = len(text)
         position = 0
         line_start = True  # where a line's own text begins: column 1, or after a process prefix
         line_rank: int | None = None  # from a [rankN]: prefix
-        layers = 0
-        while position < size:
-            start = self._starts.match(text, position)
-            rule = start.lastgroup if start else None
-            if rule is None and line_start and attribution.in_traceback(line_rank) and self._patterns["exception"].fullmatch(text, position):
-                rule = "exception"
+        layers = 0  # layer records so far on this line
+        while position < len(text):
+            rule = self._rule_at(text, position, line_start and attribution.in_traceback(line_rank))
             if rule is None:
                 end = self._next_concurrent(text, position + 1)
                 yield OtherRecord(number, position + 1, text[position:end], rank=line_rank)
                 position, line_start = end, False
                 continue
-            match = self._patterns[rule].match(text, position)
-            if match is not None and self._ends(rule, text, match.end()):
-                record = self._build(rule, number, position + 1, match.groupdict())
-                end = match.end()
-            else:
-                record, end = self._parse_slowly(rule, number, text, position, line_rank)
-            if isinstance(record, SyntaxProblem):
-                yield record
-                position, line_start = end, False
-                continue
-            if record.rank is None:
-                record.rank = line_rank
-            if rule == "rank_prefix":
-                line_rank = record.rank
-            elif rule in _LOG_RULES and self._starts.match(text, end) is None:
-                stop = self._next_concurrent(text, end + 1)
-                record.message, end = text[end:stop], stop  # type: ignore[attr-defined]
-            attribution.attribute(record, layers)
-            layers += isinstance(record, LayerTimingRecord)
-            yield record
-            position, line_start = end, rule in _PREFIX_RULES and getattr(record, "message", None) is None
+            item, end = self._record_at(rule, number, text, position, line_rank)
+            if isinstance(item, Record):
+                if item.rank is None:
+                    item.rank = line_rank
+                if rule == "rank_prefix":
+                    line_rank = item.rank
+                elif rule in _LOG_RULES and self._starts.match(text, end) is None:
+                    stop = self._next_concurrent(text, end + 1)
+                    item.message, end = text[end:stop], stop  # type: ignore[attr-defined]
+                attribution.attribute(item, layers)
+                layers += isinstance(item, LayerTimingRecord)
+            yield item
+            position, line_start = end, rule in _PREFIX_RULES and getattr(item, "message", None) is None
+
+    def _rule_at(self, text: str, position: int, after_traceback: bool) -> str | None:
+        """The record rule a start rule commits ``position`` to; an exception only ends a traceback."""
+        start = self._starts.match(text, position)
+        if start is not None:
+            return start.lastgroup
+        if after_traceback and self._patterns["exception"].fullmatch(text, position):
+            return "exception"
+        return None
+
+    def _record_at(self, rule: str, number: int, text: str, position: int, line_rank: int | None) -> tuple[Record | SyntaxProblem, int]:
+        """The record of ``rule`` at ``position`` and where it ends, or the syntax problem that breaks it."""
+        match = self._patterns[rule].match(text, position)
+        if match is not None and self._ends(rule, text, match.end()):
+            return self._build(rule, number, position + 1, match.groupdict()), match.end()
+        return self._parse_slowly(rule, number, text, position, line_rank)
 
     def _ends(self, rule: str, text: str, end: int) -> bool:
         """A record ends at the end of the line, where another record starts, or is a prefix."""
         return end == len(text) or rule in _PREFIX_RULES or self._starts.match(text, end) is not None
 
     def _next_concurrent(self, text: str, position: int) -> int:
-        """Where the next complete record printed by another process starts in foreign text."""
-        for candidate in self._concurrent.finditer(text, position):
-            rule = candidate.lastgroup
-            match = self._patterns[rule].match(text, candidate.start())  # type: ignore[index]
-            if match is not None and self._ends(rule, text, match.end()):  # type: ignore[arg-type]
-                return candidate.start()
+        """Where the next complete record printed by another process starts in foreign text.
+
+        One search per start rule, not one alternation: each search skips ahead on its literal prefix.
+        """
+        candidates = [(match.start(), index) for index, pattern in enumerate(self._concurrent) if (match := pattern.search(text, position))]
+        heapq.heapify(candidates)
+        while candidates:
+            start, index = candidates[0]
+            if self._complete_at(text, start):
+                return start
+            match = self._concurrent[index].search(text, start + 1)
+            if match is None:
+                heapq.heappop(candidates)
+            else:
+                heapq.heapreplace(candidates, (match.start(), index))
         return len(text)
+
+    def _complete_at(self, text: str, position: int) -> bool:
+        """A whole record starts at ``position``; after a process prefix, a whole record or foreign text."""
+        start = self._starts.match(text, position)
+        if start is None:
+            return False
+        rule = start.lastgroup
+        match = self._patterns[rule].match(text, position)  # type: ignore[index]
+        if match is None:
+            return False
+        if rule in _PREFIX_RULES:
+            return self._starts.match(text, match.end()) is None or self._complete_at(text, match.end())
+        return self._ends(rule, text, match.end())  # type: ignore[arg-type]
 
     def _parse_slowly(self, rule: str, number: int, text: str, position: int, line_rank: int | None) -> tuple[Record | SyntaxProblem, int]:
         """Lark decides what the fast path rejected: it explains the error, or (should the two ever
@@ -259,9 +284,8 @@ class Parser:
             tree = self.grammar.lark.parse(rest, start=rule)
         except UnexpectedInput as exc:
             error = self.grammar.explain(_expecting_only(exc, self._terminals[rule]), rest)
-            start = self._start_ranks[rule].match(text, position) if rule in self._start_ranks else None
-            rank = start.group("rank") if start is not None and "rank" in start.re.groupindex else None
-            problem = SyntaxProblem(number, position + error.column, SYNTAX_CODE, error.message, int(rank) if rank else line_rank)
+            rank = self._start_ranks[rule].match(text, position) if rule in self._start_ranks else None
+            problem = SyntaxProblem(number, position + error.column, SYNTAX_CODE, error.message, int(rank["rank"]) if rank else line_rank)
             return problem, self._next_concurrent(text, position + 1)
         texts = {str(child.data): rest[child.meta.start_pos:child.meta.end_pos] for child in tree.children if isinstance(child, Tree)}
         return self._build(rule, number, position + 1, texts), len(text)
@@ -348,8 +372,9 @@ class _TimingBlocks:
     Each rank's latest header is a candidate.  Narrowed in turn (a filter that would leave nothing is
     skipped): blocks not yet complete (a stage reports the same groups every step); blocks whose last
     group is printed before this one (embed, layers ascending, lm_head); blocks whose stage reported
-    this group in an earlier step.  Several left: the latest burst of headers; within a burst printed
-    on one line, the n-th layer record of a line belongs to the n-th header.
+    this group in an earlier step.  Several left: those of the latest burst of headers (printed with no
+    layer record between them, as when two land on one line), where the n-th layer record of a line
+    belongs to the n-th header.
     """
 
     def __init__(self) -> None:

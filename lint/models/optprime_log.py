@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field, PlainSerializer
@@ -47,9 +47,17 @@ def layer_position(layer: str) -> float:
 
 @dataclass(slots=True)
 class Record:
+    """What every record has: where it starts (1-based line and column) and the rank it belongs to."""
+
     line: int
     column: int
     rank: int | None = field(default=None, kw_only=True)
+
+
+def _marker(kind: str, doc: str) -> type[Record]:
+    """The record of a line kind that carries nothing but where it is (and its rank)."""
+    name = "".join(word.title() for word in kind.split("_")) + "Record"
+    return make_dataclass(name, [], bases=(Record,), slots=True, namespace={"kind": kind, "__doc__": doc, "__module__": __name__})
 
 
 # -- process prefixes ---------------------------------------------------------------------------
@@ -271,11 +279,7 @@ class SplitWarningRecord(Record):
     message: str
 
 
-@dataclass(slots=True)
-class GetitemTableHeaderRecord(Record):
-    """`` ========= getitem_dic =========``."""
-
-    kind: ClassVar[str] = "getitem_table_header"
+GetitemTableHeaderRecord = _marker("getitem_table_header", "`` ========= getitem_dic =========``.")
 
 
 @dataclass(slots=True)
@@ -308,18 +312,8 @@ class ModulePlacementRecord(Record):
     device_index: int | None
 
 
-@dataclass(slots=True)
-class CleanModuleMemoryRecord(Record):
-    """`` ### Rank:0, clean_module_memory ...``."""
-
-    kind: ClassVar[str] = "clean_module_memory"
-
-
-@dataclass(slots=True)
-class CrossRefHeaderRecord(Record):
-    """`` *********** rank:6 cross-referenced nodes *****************``."""
-
-    kind: ClassVar[str] = "cross_ref_header"
+CleanModuleMemoryRecord = _marker("clean_module_memory", "`` ### Rank:0, clean_module_memory ...``.")
+CrossRefHeaderRecord = _marker("cross_ref_header", "`` *********** rank:6 cross-referenced nodes *****************``.")
 
 
 @dataclass(slots=True)
@@ -380,11 +374,7 @@ class EpochProgressRecord(Record):
         return math.isfinite(self.loss) and math.isfinite(self.ppl)
 
 
-@dataclass(slots=True)
-class RunCompletedRecord(Record):
-    """``[rank:7, run completed ...``."""
-
-    kind: ClassVar[str] = "run_completed"
+RunCompletedRecord = _marker("run_completed", "``[rank:7, run completed ...``.")
 
 
 @dataclass(slots=True)
@@ -395,25 +385,9 @@ class TimeElapsedRecord(Record):
     seconds: float
 
 
-@dataclass(slots=True)
-class RankNoticeRecord(Record):
-    """`` rank=0 ...``."""
-
-    kind: ClassVar[str] = "rank_notice"
-
-
-@dataclass(slots=True)
-class BarrierRecord(Record):
-    """``[rank:0 >> barrier ...``."""
-
-    kind: ClassVar[str] = "barrier"
-
-
-@dataclass(slots=True)
-class RankBannerRecord(Record):
-    """`` >> rank:0 ----------------``."""
-
-    kind: ClassVar[str] = "rank_banner"
+RankNoticeRecord = _marker("rank_notice", "`` rank=0 ...``.")
+BarrierRecord = _marker("barrier", "``[rank:0 >> barrier ...``.")
+RankBannerRecord = _marker("rank_banner", "`` >> rank:0 ----------------``.")
 
 
 @dataclass(slots=True)
@@ -427,11 +401,7 @@ class LastLayerRecord(Record):
 # -- failure --------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class TracebackRecord(Record):
-    """``Traceback (most recent call last):`` of a worker (``rank`` from ``[rankN]: ``) or of torchrun."""
-
-    kind: ClassVar[str] = "traceback"
+TracebackRecord = _marker("traceback", "``Traceback (most recent call last):`` of a worker (``rank`` from ``[rankN]: ``) or of torchrun.")
 
 
 @dataclass(slots=True)
@@ -491,11 +461,7 @@ class FailureSectionRecord(Record):
     root_cause: bool
 
 
-@dataclass(slots=True)
-class NoOtherFailuresRecord(Record):
-    """``  <NO_OTHER_FAILURES>``."""
-
-    kind: ClassVar[str] = "no_other_failures"
+NoOtherFailuresRecord = _marker("no_other_failures", "``  <NO_OTHER_FAILURES>``.")
 
 
 @dataclass(slots=True)

@@ -19,6 +19,7 @@ from lint.models.common import SyntaxProblem
 from lint.models.dump import dump_record
 from lint.models.optprime_log import (
     RECORD_TYPES, SETTINGS, DeviceMesh, ExceptionRecord, LayerTimingRecord, OptprimeLog, OtherRecord, Record,
+    layer_position,
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -126,7 +127,7 @@ def test_seed_holds_the_invariants_formats_md_lists() -> None:
     full_ops: dict[tuple[int, str], int] = defaultdict(int)
     for step in SUMMARY.steps:
         assert step.rank in SUMMARY.stage2rank[step.stage]
-        order = [-math.inf if name == "embed" else math.inf if name == "lm_head" else int(name) for name in step.layers]
+        order = [layer_position(name) for name in step.layers]
         assert order == sorted(order)
         for name, total, ops, avg in zip(step.layers, step.total_ms, step.ops, step.avg_ms):
             assert abs(total / ops - avg) <= 0.0005 + 1e-9
@@ -157,6 +158,7 @@ def test_failed_run_summary_names_every_sign_of_failure() -> None:
     messages = {f.line: f.message for f in summary.failures}
     assert messages[101] == "RuntimeError: loss is nan"
     assert messages[113] == "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "
+    assert [item.child_failed for item in FAILED if isinstance(item, ExceptionRecord)] == [False, True]
     assert messages[124] == "signal 15 (SIGTERM) received by pid 4251"
     assert summary.epochs[1].loss != summary.epochs[1].loss  # nan, kept as such
     assert summary.config == {
@@ -251,6 +253,17 @@ def test_foreign_text_before_a_record_of_another_process_is_split_off() -> None:
 def test_foreign_text_with_a_record_look_alike_inside_is_not_split() -> None:
     line = "[rank0]:     layer[idx](x)  layer[1]: total=1.000ms, ops=1, avg/op=1.000ms trailing"
     assert [(i.kind, i.column) for i in parse_line(line)] == [("rank_prefix", 1), ("other", 10)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'lines = ["[rank1]: Traceback (most recent call last):", "Note"]',
+        'print("[rank1]:[W1224 10:59:21.368045924 ProcessGroupNCCL.cpp:x] hi")',
+    ],
+)
+def test_a_process_prefix_inside_foreign_text_counts_only_before_a_whole_record(line: str) -> None:
+    assert [item.kind for item in parse_line(line)] == ["other"]
 
 
 def test_step_one_headers_on_one_line_are_matched_to_layers_by_position() -> None:
