@@ -187,8 +187,8 @@ class _Deriver:
     def _node(self, node: Any, stack: tuple[str, ...], repeated: bool) -> str:
         if isinstance(node, Tree):
             kind = node.data
-            if kind == "expansions":
-                return "|".join(self._node(child, stack, repeated) for child in node.children)
+            if kind == "expansions":  # grouped: an inline (a | b) sits inside a larger sequence
+                return "(?:" + "|".join(self._node(child, stack, repeated) for child in node.children) + ")"
             if kind == "expansion":
                 return "".join(self._node(child, stack, repeated) for child in node.children)
             if kind == "alias":

@@ -1,17 +1,584 @@
-"""``optprime-log``: not parsed yet."""
+"""``optprime-log``: tile OptimusPrime/torchrun console lines into :mod:`lint.models.optprime_log` records.
+
+A physical line holds one record or several: ranks print concurrently, and process prefixes such as
+``[rank3]:`` introduce the record that follows them.  Tiling walks a line from the left.  At each
+position the start rules of ``grammars/optprime-log.lark`` (one regex, in grammar order) say whether a
+known kind begins there; the regex derived from that kind's rule must then match a whole record that ends
+at the end of the line or where another record begins.  Where no kind begins, the text is foreign
+(``other``) up to the next complete record of a kind that ranks print concurrently.  A position that
+commits to a kind without holding a complete record is handed to Lark, which says where and why (TL001).
+Lark never sees foreign text, and valid records never reach Lark.
+
+Records then get the rank the writer's structure implies where their text does not say it
+(:class:`_Attribution`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import ast
+import heapq
+import re
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
+from lark import Lark, Tree
+from lark.exceptions import UnexpectedInput
+
+from lint.grammar import Grammar
+from lint.models.common import SyntaxProblem
+from lint.models.optprime_log import (
+    RECORD_TYPES, SETTINGS, DeviceMesh, LayerTimingRecord, OtherRecord, Record, layer_position,
+)
+from lint.resources import grammar_path
+
 NAME = "optprime-log"
+SYNTAX_CODE = "TL001"
+
+_START_RULE = re.compile(r"^_(\w+)_start:", re.M)
+
+# Record rules named other than their record kind.
+_RULE_KINDS = {
+    "config_count": "config", "config_plain_count": "config", "config_parameters": "config", "config_ir": "config", "config_name": "config",
+    "placement_metadata_range": "metadata_range", "placement_fx_node": "fx_node",
+}
+# Record fields a rule's text does not carry: which rule matched says it.
+_RULE_CONSTANTS: dict[str, dict[str, str]] = {
+    "placement_metadata_range": {"listing": "placement"},
+    "fx_node": {"listing": "graph"},
+    "placement_fx_node": {"listing": "placement"},
+}
+# Grammar field -> record field, where the grammar needs a name of its own.
+_RENAMED = {
+    "prefix_space": "spaced", "log_time": "time", "python_level": "level", "check_status": "status",
+    "count_label": "label", "plain_count_label": "label", "parameters_label": "label", "ir_label": "label", "name_label": "label",
+    "count": "value", "plain_count": "value", "parameters": "value", "ir_mode": "value", "setting_name": "value",
+    "device_kind": "device", "mesh_groups": "groups", "tp_adjust_detail": "detail", "stage_ranks": "stages",
+    "split_mark": "split", "fx_op": "op", "fx_name": "name", "fx_target": "target", "fx_args": "args",
+    "fx_inputs": "input_nodes", "warning": "message", "getitem_key": "key", "getitem_module": "module",
+    "getitem_index": "index", "wiring_source": "source", "wiring_target": "target", "special_entries": "nodes",
+    "exception_name": "name", "exception_message": "message", "signal_name": "signal", "signal_value": "signal",
+    "root_cause_heading": "root_cause", "failure_label": "key", "failure_value": "value",
+}
+# A process prefix is followed by a line of its own: a record of any kind, or foreign text.  Foreign
+# text after a log header is the header's message.
+_PREFIX_RULES = frozenset({"rank_prefix", "torch_log", "c10_log", "python_log"})
+_LOG_RULES = frozenset({"torch_log", "c10_log", "python_log"})
+# What ranks print concurrently, looked for inside foreign text: a complete record of these kinds there
+# is another process's output that landed on the same line.
+_CONCURRENT_RULES = (
+    "rank_prefix", "torch_log", "c10_log", "process_groups", "device_use", "mode_banner", "mode_processing",
+    "module_placement", "clean_module_memory", "cross_ref_header", "special_nodes", "timing_header",
+    "layer_timing", "epoch_progress", "run_completed", "time_elapsed",
+)
+# Kinds any Python or torchrun program prints: they do not make a file an optprime log.
+_GENERIC_KINDS = frozenset({"other", "separator", "python_log", "traceback", "exception", "syntax"})
+_DETECT_KINDS = 2
 
 
 def detect(lines: list[str]) -> bool:
-    return False
+    """At least two distinct torchrun/opt_prime record kinds among the first lines, valid or broken."""
+    from lint import formats  # the shared parser: its grammar is built once per process
+
+    return len(formats.parser(NAME).kinds_in(lines) - _GENERIC_KINDS) >= _DETECT_KINDS
+
+
+# -- field values --------------------------------------------------------------------------------
+
+
+def _text(text: str | None) -> str | None:
+    return text
+
+
+def _present(text: str | None) -> bool:
+    return text is not None
+
+
+def _optional(convert: Callable[[str], Any]) -> Callable[[str | None], Any]:
+    return lambda text: None if text is None else convert(text)
+
+
+def _literal(convert: Callable[[Any], Any]) -> Callable[[str | None], Any]:
+    """A Python literal (a dict, list or tuple repr) whose syntax the grammar has checked."""
+    return lambda text: None if text is None else convert(ast.literal_eval(text))
+
+
+_INT_FIELDS = (
+    "rank", "stage", "step", "local_rank", "local_world_size", "pid", "source_line", "device_index", "length",
+    "modcnt", "num_stage", "segment", "count", "plain_count", "call_module", "call_function", "get_attr", "getitem_index",
+    "ops", "layer_id", "exitcode", "signal_number", "index", "epoch", "batch", "batches",
+)
+_FLOAT_FIELDS = ("total_ms", "avg_ms", "lr", "ms_per_batch", "loss", "ppl", "seconds")
+_CONVERTERS: dict[str, Callable[[str | None], Any]] = {
+    **{name: _optional(int) for name in _INT_FIELDS},
+    **{name: _optional(float) for name in _FLOAT_FIELDS},
+    "prefix_space": _present,
+    "split_mark": _present,
+    "root_cause_heading": _present,
+    "parameters": _optional(lambda text: int(text.replace(",", ""))),
+    "getitem_module": _optional(lambda text: text[1:-1]),
+    "exception_message": _optional(lambda text: text[len(": "):]),
+    "failure_label": _optional(lambda text: text.strip().rstrip(":").strip()),
+    "stage_ranks": _literal(lambda stages: {stage: tuple(members) for stage, members in stages.items()}),
+    "special_entries": _literal(lambda nodes: {name: tuple(stages) for name, stages in nodes.items()}),
+    "ranges": _literal(lambda ranges: tuple(map(tuple, ranges))),
+    "fx_inputs": lambda text: tuple(text.split(", ")) if text else (),
+    "mesh_ranks": _literal(tuple),
+    "mesh_dim_names": _literal(tuple),
+    "mesh_device": _literal(str),
+    "mesh_stride": _literal(tuple),
+}
+
+
+def _mesh_dims(text: str) -> tuple[tuple[str, ...] | None, tuple[int, ...]]:
+    """``(pp=2, dp=1)`` -> names and sizes; ``(2,)`` -> no names."""
+    if "=" not in text:
+        return None, tuple(ast.literal_eval(text))
+    pairs = [pair.split("=") for pair in text[1:-1].split(", ")]
+    return tuple(name for name, _ in pairs), tuple(int(size) for _, size in pairs)
+
+
+# -- the parser ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _RecordRule:
+    """How to build the record of one grammar rule from the texts of its fields."""
+
+    record_type: type[Record]
+    fields: tuple[tuple[str, str, Callable[[str | None], Any]], ...]  # grammar field, record field, converter
+    constants: dict[str, str]
 
 
 class Parser:
-    def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Any]:
-        return iter(())
+    """Builds the grammar, the start regexes and one derived regex per record rule; ``parse`` streams records."""
+
+    def __init__(self) -> None:
+        rules = _START_RULE.findall(grammar_path(NAME).read_text(encoding="utf-8"))
+        self.grammar = Grammar(NAME, start=[*rules, "exception"], positions=True)
+        self._starts = self._alternation(rules)
+        self._concurrent = [self.grammar.derive(f"_{rule}_start").regex for rule in _CONCURRENT_RULES]
+        self._start_ranks = {  # the rank a broken record says it belongs to
+            rule: self.grammar.derive(f"_{rule}_start", {"rank"}).regex for rule in rules if "rank" in self.grammar.field_names(f"_{rule}_start")
+        }
+        rules.append("exception")
+        self._patterns = {rule: self.grammar.derive(rule, set(self.grammar.field_names(rule))).regex for rule in rules}
+        types = {record_type.kind: record_type for record_type in RECORD_TYPES}
+        converters = {**_CONVERTERS, "mesh_groups": self._mesh_groups}
+        self._records = {
+            rule: _RecordRule(
+                types[_RULE_KINDS.get(rule, rule)],
+                tuple((name, _RENAMED.get(name, name), converters.get(name, _text)) for name in self.grammar.field_names(rule)),
+                _RULE_CONSTANTS.get(rule, {}),
+            )
+            for rule in rules
+        }
+        self._terminals = {rule: _terminals_of(self.grammar.lark, rule) for rule in rules}
+        self._mesh_group = self.grammar.derive("mesh_group", {"group_name"}).regex
+        self._mesh_styles = {
+            style: self.grammar.derive(f"mesh_{style}", set(self.grammar.field_names(f"mesh_{style}"))).regex
+            for style in ("list", "device_list", "shape")
+        }
+
+    def _alternation(self, rules: Iterable[str]) -> re.Pattern[str]:
+        """One regex of the start rules of ``rules``, tried in order; the group that matched names the rule."""
+        return re.compile("|".join(f"(?P<{rule}>{self.grammar.derive(f'_{rule}_start').regex.pattern})" for rule in rules))
+
+    def kinds_in(self, lines: list[str]) -> set[str]:
+        """The kinds of the records in ``lines``, and of those a line starts and then breaks."""
+        kinds = {item.kind for item in self.parse(enumerate(lines, 1))}
+        kinds.update(_RULE_KINDS.get(start.lastgroup, start.lastgroup) for line in lines if (start := self._starts.match(line)))  # type: ignore[arg-type]
+        return kinds
+
+    # -- streaming ------------------------------------------------------------------------------
+
+    def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Record | SyntaxProblem]:
+        attribution = _Attribution()
+        for number, text in lines:
+            if text:
+                yield from self._tile(number, text, attribution)
+
+    def _tile(self, number: int, text: str, attribution: _Attribution) -> Iterator[Record | SyntaxProblem]:
+        position = 0
+        line_start = True  # where a line's own text begins: column 1, or after a process prefix
+        line_rank: int | None = None  # from a [rankN]: prefix
+        layers = 0  # layer records so far on this line
+        while position < len(text):
+            rule = self._rule_at(text, position, line_start and attribution.in_traceback(line_rank))
+            if rule is None:
+                end = self._next_concurrent(text, position + 1)
+                yield OtherRecord(number, position + 1, text[position:end], rank=line_rank)
+                position, line_start = end, False
+                continue
+            item, end = self._record_at(rule, number, text, position, line_rank)
+            if isinstance(item, Record):
+                if item.rank is None:
+                    item.rank = line_rank
+                if rule == "rank_prefix":
+                    line_rank = item.rank
+                elif rule in _LOG_RULES and self._starts.match(text, end) is None:
+                    stop = self._next_concurrent(text, end + 1)
+                    item.message, end = text[end:stop], stop  # type: ignore[attr-defined]
+                attribution.attribute(item, layers)
+                layers += isinstance(item, LayerTimingRecord)
+            yield item
+            position, line_start = end, rule in _PREFIX_RULES and getattr(item, "message", None) is None
+
+    def _rule_at(self, text: str, position: int, after_traceback: bool) -> str | None:
+        """The record rule a start rule commits ``position`` to; an exception only ends a traceback."""
+        start = self._starts.match(text, position)
+        if start is not None:
+            return start.lastgroup
+        if after_traceback and self._patterns["exception"].fullmatch(text, position):
+            return "exception"
+        return None
+
+    def _record_at(self, rule: str, number: int, text: str, position: int, line_rank: int | None) -> tuple[Record | SyntaxProblem, int]:
+        """The record of ``rule`` at ``position`` and where it ends, or the syntax problem that breaks it."""
+        match = self._patterns[rule].match(text, position)
+        if match is not None and self._ends(rule, text, match.end()):
+            return self._build(rule, number, position + 1, match.groupdict()), match.end()
+        return self._parse_slowly(rule, number, text, position, line_rank)
+
+    def _ends(self, rule: str, text: str, end: int) -> bool:
+        """A record ends at the end of the line, where another record starts, or is a prefix."""
+        return end == len(text) or rule in _PREFIX_RULES or self._starts.match(text, end) is not None
+
+    def _next_concurrent(self, text: str, position: int) -> int:
+        """Where the next complete record printed by another process starts in foreign text.
+
+        One search per start rule, not one alternation: each search skips ahead on its literal prefix.
+        """
+        candidates = [(match.start(), index) for index, pattern in enumerate(self._concurrent) if (match := pattern.search(text, position))]
+        heapq.heapify(candidates)
+        while candidates:
+            start, index = candidates[0]
+            if self._complete_at(text, start):
+                return start
+            match = self._concurrent[index].search(text, start + 1)
+            if match is None:
+                heapq.heappop(candidates)
+            else:
+                heapq.heapreplace(candidates, (match.start(), index))
+        return len(text)
+
+    def _complete_at(self, text: str, position: int) -> bool:
+        """A whole record starts at ``position``; after a process prefix, a whole record or foreign text."""
+        start = self._starts.match(text, position)
+        if start is None:
+            return False
+        rule = start.lastgroup
+        match = self._patterns[rule].match(text, position)  # type: ignore[index]
+        if match is None:
+            return False
+        if rule in _PREFIX_RULES:
+            return self._starts.match(text, match.end()) is None or self._complete_at(text, match.end())
+        return self._ends(rule, text, match.end())  # type: ignore[arg-type]
+
+    def _parse_slowly(self, rule: str, number: int, text: str, position: int, line_rank: int | None) -> tuple[Record | SyntaxProblem, int]:
+        """Lark decides what the fast path rejected: it explains the error, or (should the two ever
+        disagree) the record runs to the end of the line."""
+        rest = text[position:]
+        try:
+            tree = self.grammar.lark.parse(rest, start=rule)
+        except UnexpectedInput as exc:
+            error = self.grammar.explain(_expecting_only(exc, self._terminals[rule]), rest)
+            rank = self._start_ranks[rule].match(text, position) if rule in self._start_ranks else None
+            problem = SyntaxProblem(number, position + error.column, SYNTAX_CODE, error.message, int(rank["rank"]) if rank else line_rank)
+            return problem, self._next_concurrent(text, position + 1)
+        texts = {str(child.data): rest[child.meta.start_pos:child.meta.end_pos] for child in tree.children if isinstance(child, Tree)}
+        return self._build(rule, number, position + 1, texts), len(text)
+
+    def _build(self, rule: str, number: int, column: int, texts: dict[str, str | None]) -> Record:
+        spec = self._records[rule]
+        values = {name: convert(texts.get(grammar_name)) for grammar_name, name, convert in spec.fields}
+        return spec.record_type(line=number, column=column, **values, **spec.constants)  # type: ignore[call-arg]
+
+    def _mesh_groups(self, text: str) -> list[DeviceMesh]:
+        return [self._mesh(group["group_name"], group.group()) for group in self._mesh_group.finditer(text)]
+
+    def _mesh(self, name: str, text: str) -> DeviceMesh:
+        """One ``NAME group:DeviceMesh(...)``: the style whose rule matches tells the torch version."""
+        mesh = text[len(name) + len(" group:"):]
+        style, match = next((style, match) for style, pattern in self._mesh_styles.items() if (match := pattern.fullmatch(mesh)))
+        texts = match.groupdict()
+        dims = texts.get("mesh_dims")
+        dim_names, sizes = _mesh_dims(dims) if dims else (_CONVERTERS["mesh_dim_names"](texts.get("mesh_dim_names")), None)
+        return DeviceMesh(
+            name, style, device=_CONVERTERS["mesh_device"](texts.get("mesh_device")),
+            ranks=_CONVERTERS["mesh_ranks"](texts.get("mesh_ranks")), dim_names=dim_names, sizes=sizes,
+            stride=_CONVERTERS["mesh_stride"](texts.get("mesh_stride")),
+        )
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def render(self, record: Record) -> str:
+        """The text the writer prints for ``record``: parse(render(r)) == r, and a line is the
+        concatenation of its records' renderings."""
+        return _RENDER[record.kind](record)
+
+
+def _terminals_of(lark: Lark, rule: str) -> frozenset[str]:
+    """The terminals rule ``rule`` is made of (and the end of the text)."""
+    expansions: dict[str, list[Any]] = {}
+    for compiled in lark.rules:
+        expansions.setdefault(compiled.origin.name, []).append(compiled.expansion)
+    terminals, seen, pending = {"$END"}, set(), [rule]
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for expansion in expansions.get(name, ()):
+            for symbol in expansion:
+                (terminals.add if symbol.is_term else pending.append)(symbol.name)
+    return frozenset(terminals)
+
+
+def _expecting_only(exc: UnexpectedInput, terminals: frozenset[str]) -> UnexpectedInput:
+    """Drop from Lark's error what other record rules expect.
+
+    LALR merges the look-aheads of a shared rule (``rank: INT`` is followed by `` stage:`` in one record
+    and by ``, run completed ...`` in another): a record broken right after its rank would list all of them.
+    """
+    for attribute in ("allowed", "expected"):
+        names = getattr(exc, attribute, None)
+        own = {name for name in names or () if name in terminals}
+        if own:
+            setattr(exc, attribute, own)
+    return exc
+
+
+# -- attribution -----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _TimingBlock:
+    """A ``[rank:R stage:S] … - step N`` header and the layer groups attributed to it so far."""
+
+    rank: int
+    stage: int
+    step: int
+    burst: int  # headers printed with no layer record between them form one burst
+    order: int
+    layers: set[str] = field(default_factory=set)
+    last: float = float("-inf")
+
+
+class _TimingBlocks:
+    """Which timing header a ``layer[...]`` record belongs to.
+
+    Each rank's latest header is a candidate.  Narrowed in turn (a filter that would leave nothing is
+    skipped): blocks not yet complete (a stage reports the same groups every step); blocks whose last
+    group is printed before this one (embed, layers ascending, lm_head); blocks whose stage reported
+    this group in an earlier step.  Several left: those of the latest burst of headers (printed with no
+    layer record between them, as when two land on one line), where the n-th layer record of a line
+    belongs to the n-th header.
+    """
+
+    def __init__(self) -> None:
+        self.latest: dict[int, _TimingBlock] = {}
+        self.stage_layers: dict[int, set[str]] = {}
+        self.bursts = 0
+        self.burst_size = 0
+        self.opened = 0
+        self.newest: _TimingBlock | None = None
+        self.layer_since_header = True
+
+    def open(self, rank: int, stage: int, step: int) -> None:
+        previous = self.latest.get(rank)
+        if previous is not None:
+            self.stage_layers.setdefault(previous.stage, set()).update(previous.layers)
+        if self.layer_since_header:
+            self.bursts += 1
+            self.burst_size = 0
+            self.layer_since_header = False
+        self.opened += 1
+        self.burst_size += 1
+        self.newest = self.latest[rank] = _TimingBlock(rank, stage, step, self.bursts, self.opened)
+
+    def attribute(self, layer: LayerTimingRecord, index_on_line: int) -> None:
+        self.layer_since_header = True
+        position = layer_position(layer.layer)
+        if layer.rank is not None:
+            block = self.latest.get(layer.rank)
+        elif self.burst_size == 1 and self.newest is not None and self._fits(self.newest, layer.layer, position):
+            block = self.newest  # what _choose would pick, without comparing every rank's block
+        else:
+            block = self._choose(layer.layer, position, index_on_line)
+        if block is None:
+            return
+        layer.rank, layer.step = block.rank, block.step
+        block.layers.add(layer.layer)
+        block.last = position
+
+    def _open(self, block: _TimingBlock) -> bool:
+        history = self.stage_layers.get(block.stage)
+        return not history or not block.layers >= history
+
+    def _follows(self, block: _TimingBlock, position: float) -> bool:
+        return block.last < position
+
+    def _reported(self, block: _TimingBlock, layer: str) -> bool:
+        return layer in self.stage_layers.get(block.stage, ())
+
+    def _fits(self, block: _TimingBlock, layer: str, position: float) -> bool:
+        return self._open(block) and self._follows(block, position) and self._reported(block, layer)
+
+    def _choose(self, layer: str, position: float, index_on_line: int) -> _TimingBlock | None:
+        blocks = list(self.latest.values())
+        if len(blocks) <= 1:
+            return blocks[0] if blocks else None
+        blocks = _narrow(blocks, self._open)
+        blocks = _narrow(blocks, lambda block: self._follows(block, position))
+        blocks = _narrow(blocks, lambda block: self._reported(block, layer))
+        burst = max(block.burst for block in blocks)
+        blocks = sorted((block for block in blocks if block.burst == burst), key=lambda block: block.order)
+        return blocks[min(index_on_line, len(blocks) - 1)]
+
+
+def _narrow(blocks: list[_TimingBlock], keep: Callable[[_TimingBlock], bool]) -> list[_TimingBlock]:
+    kept = [block for block in blocks if keep(block)]
+    return kept or blocks
+
+
+class _Attribution:
+    """The state of one log that gives records the rank (and step) their own text does not carry."""
+
+    def __init__(self) -> None:
+        self.timing = _TimingBlocks()
+        self.awaiting_special_nodes: deque[int | None] = deque()  # cross-reference headers, oldest first
+        self.tracebacks: set[int | None] = set()  # processes inside a traceback (None: no rank prefix)
+        self.failure_rank: int | None = None  # the rank of the failure report entry being printed
+        self._by_kind: dict[str, Callable[[Any, int], None]] = {
+            "timing_header": lambda r, _: self.timing.open(r.rank, r.stage, r.step),
+            "layer_timing": self.timing.attribute,
+            "cross_ref_header": lambda r, _: self.awaiting_special_nodes.append(r.rank),
+            "special_nodes": lambda r, _: self._special_nodes(r),
+            "traceback": lambda r, _: self.tracebacks.add(r.rank),
+            "exception": lambda r, _: self.tracebacks.discard(r.rank),
+            "failure_title": self._new_failure,
+            "failure_section": self._new_failure,
+            "failure_index": self._new_failure,
+            "failure_rank": lambda r, _: setattr(self, "failure_rank", r.rank),
+            "failure_exitcode": self._failure_field,
+            "failure_signal": self._failure_field,
+            "failure_field": self._failure_field,
+        }
+
+    def in_traceback(self, rank: int | None) -> bool:
+        return rank in self.tracebacks
+
+    def attribute(self, record: Record, layers_before_on_line: int) -> None:
+        handler = self._by_kind.get(record.kind)
+        if handler is not None:
+            handler(record, layers_before_on_line)
+
+    def _special_nodes(self, record: Record) -> None:
+        if record.rank is None:
+            record.rank = self.awaiting_special_nodes.popleft() if self.awaiting_special_nodes else None
+        elif record.rank in self.awaiting_special_nodes:
+            self.awaiting_special_nodes.remove(record.rank)
+
+    def _new_failure(self, record: Record, _: int) -> None:
+        self.failure_rank = None
+
+    def _failure_field(self, record: Record, _: int) -> None:
+        if record.rank is None:
+            record.rank = self.failure_rank
+
+
+# -- rendering -------------------------------------------------------------------------------------
+
+
+def _render_mesh(mesh: DeviceMesh) -> str:
+    names = f", mesh_dim_names={mesh.dim_names!r}" if mesh.dim_names is not None else ""
+    if mesh.style == "list":
+        return f"DeviceMesh({list(mesh.ranks or ())}{names})"
+    if mesh.style == "device_list":
+        return f"DeviceMesh({mesh.device!r}, {list(mesh.ranks or ())}{names})"
+    sizes = mesh.sizes or ()
+    dims = f"({', '.join(f'{n}={s}' for n, s in zip(mesh.dim_names, sizes))})" if mesh.dim_names is not None else repr(sizes)
+    ranks = f", Mesh: {list(mesh.ranks)}" if mesh.ranks is not None else ""
+    return f"DeviceMesh({dims}, {mesh.device!r}, stride={mesh.stride!r}{ranks})"
+
+
+def _render_config(record: Any) -> str:
+    grouped = SETTINGS[record.label] == "parameters"
+    return f"{record.label}{record.value:,}" if grouped else f"{record.label}{record.value}"
+
+
+def _render_fx_node(record: Any) -> str:
+    key = "n." if record.listing == "graph" else "node."
+    lead = "" if record.listing == "graph" else "-- "
+    return (
+        f"{lead}{key}op:{record.op}, {key}name:{record.name}, {key}target:{record.target}, {key}args:{record.args}, "
+        f"{key}all_input_nodes:[{', '.join(record.input_nodes)}]"
+    )
+
+
+def _render_metadata_range(record: Any) -> str:
+    ranges = repr(list(record.ranges))
+    if record.listing == "placement":
+        return f" # rank = {record.rank}, metadata_range:{ranges}"
+    return f"  rank:{record.rank},  {record.listing} metadata_range: {ranges}"
+
+
+_RENDER: dict[str, Callable[[Any], str]] = {
+    "rank_prefix": lambda r: f"[rank{r.rank}]:" + (" " if r.spaced else ""),
+    "torch_log": lambda r: f"{r.level}{r.time} {r.pid} {r.source}:{r.source_line}] {r.message or ''}",
+    "c10_log": lambda r: f"[{r.level}{r.time} {r.source}:{r.source_line}] {r.message or ''}",
+    "python_log": lambda r: f"{r.level}:{r.logger}:{r.message or ''}",
+    "env_check": lambda r: f"[rank:{r.rank}] {r.package} version {r.version} or higher --> {r.status}",
+    "config": _render_config,
+    "device_mode": lambda r: f"{r.device} mode is used.",
+    "device_use": lambda r: ">>> Using CPU ..." if r.device_index is None else f">>> Using GPU ... cuda:{r.device_index}",
+    "process_groups": lambda r: f"> [rank:{r.rank}] " + ", ".join(f"{g.name} group:{_render_mesh(g)}" for g in r.groups),
+    "tp_adjust": lambda r: f"> TP adjust view{r.detail or ''}",
+    "stage2rank": lambda r: "stage2rank = " + repr({stage: list(members) for stage, members in r.stages.items()}),
+    "mode_banner": lambda r: f"{r.mode} mode >> [rank:{r.rank}, local_world_size:{r.local_world_size}]",
+    "mode_processing": lambda r: f"[rank:{r.rank}, local_rank:{r.local_rank}] {r.mode} MODE PROCESSING ...",
+    "split_stats": lambda r: f"length:{r.length}, modcnt:{r.modcnt}, num_stage:{r.num_stage}, segment:{r.segment}",
+    "metadata_range": _render_metadata_range,
+    # The dash runs are decoration the record does not keep; these are the writer's.
+    "fx_graph_header": lambda r: ">> ------------------ FX graph" + (" (split)" if r.split else "") + " --------------------------------",
+    "fx_node": _render_fx_node,
+    "split_summary": lambda r: f">> Split graph summary: {r.call_module} call_module, {r.call_function} call_function, {r.get_attr} get_attr",
+    "split_warning": lambda r: f">> WARNING: {r.message}",
+    "getitem_table_header": lambda r: " ========= getitem_dic =========",
+    "getitem_entry": lambda r: f" --- key:{r.key}, values:('{r.module}', {r.index})",
+    "stage_wiring": lambda r: f" ***** stage:{r.stage} >>  from_:{r.source}, to_:{r.target}",
+    "module_placement": lambda r: f" ### Rank:{r.rank}, name:{r.module}, move {r.moved_module} to "
+    + ("cpu" if r.device_index is None else f"cuda:{r.device_index}"),
+    "clean_module_memory": lambda r: f" ### Rank:{r.rank}, clean_module_memory ...",
+    "cross_ref_header": lambda r: f" *********** rank:{r.rank} cross-referenced nodes *****************",
+    "special_nodes": lambda r: f"   special_nodes: {r.nodes!r}",
+    "separator": lambda r: r.text,
+    "timing_header": lambda r: f"[rank:{r.rank} stage:{r.stage}] transformer-block(module) forward time (no send/recv) - step {r.step}",
+    "layer_timing": lambda r: f"  layer[{r.layer}]: total={r.total_ms:.3f}ms, ops={r.ops}, avg/op={r.avg_ms:.3f}ms",
+    "epoch_progress": lambda r: (
+        f"| epoch {r.epoch:3d} | {r.batch:5d}/{r.batches:5d} batches | lr {r.lr:02.2f} | ms/batch {r.ms_per_batch:5.2f} "
+        f"| loss {r.loss:5.2f} | ppl {r.ppl:8.2f}"
+    ),
+    "run_completed": lambda r: f"[rank:{r.rank}, run completed ...",
+    "time_elapsed": lambda r: f"Time elapsed: {r.seconds:.3f} sec ",
+    "rank_notice": lambda r: f" rank={r.rank} ...",
+    "barrier": lambda r: f"[rank:{r.rank} >> barrier ...",
+    "rank_banner": lambda r: f" >> rank:{r.rank} " + "-" * 40,
+    "last_layer": lambda r: f"rank: {r.rank}, #### last layer id:{r.layer_id}",
+    "traceback": lambda r: "Traceback (most recent call last):",
+    "exception": lambda r: r.name if r.message is None else f"{r.name}: {r.message}",
+    "child_failed": lambda r: f"failed (exitcode: {r.exitcode}) local_rank: {r.local_rank} (pid: {r.pid}) of binary: {r.binary}",
+    "closing_signal": lambda r: f"Sending process {r.pid} closing signal {r.signal}",
+    "death_signal": lambda r: f"Received {r.signal} death signal, shutting down workers",
+    "failure_title": lambda r: f"{r.script} FAILED",
+    "failure_section": lambda r: "Root Cause (first observed failure):" if r.root_cause else "Failures:",
+    "no_other_failures": lambda r: "  <NO_OTHER_FAILURES>",
+    "failure_index": lambda r: f"[{r.index}]:",
+    "failure_rank": lambda r: f"  rank      : {r.rank} (local_rank: {r.local_rank})",
+    "failure_exitcode": lambda r: f"  exitcode  : {r.exitcode} (pid: {r.pid})",
+    "failure_signal": lambda r: f"  traceback : Signal {r.signal_number} ({r.signal}) received by PID {r.pid}",
+    "failure_field": lambda r: f"  {r.key:<10}: {r.value or ''}",
+    "other": lambda r: r.text,
+}

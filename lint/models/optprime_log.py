@@ -1,0 +1,677 @@
+"""Records of an ``optprime-log`` (FORMATS.md section 2) and the per-log summary built from them.
+
+One record per record kind of ``grammars/optprime-log.lark``; several records can share a physical line,
+so ``column`` is where the record starts within it.  ``rank`` is the rank the record belongs to: read from
+the record where it says so, from a ``[rankN]:`` prefix earlier on the line, or attributed by the parser
+where the writer's structure implies it (``layer[...]`` to its timing header, ``special_nodes`` to its
+cross-reference header, failure fields to the failure's ``rank :`` line).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, make_dataclass
+from typing import Annotated, Any, ClassVar
+
+from pydantic import BaseModel, Field, PlainSerializer
+
+# loss and ppl of a failed run are nan or inf: JSON has no such numbers, so they travel as "nan"/"inf".
+Reading = Annotated[float, PlainSerializer(lambda v: v if math.isfinite(v) else str(v), return_type=float | str, when_used="json")]
+
+# The printed label of a setting -> the setting it gives, whichever writer printed it.
+SETTINGS: dict[str, str] = {
+    "> World size: ": "world_size", "> World Size: ": "world_size", "total process count: ": "world_size",
+    "> GAS: ": "gas", "num of mbatch: ": "gas",
+    "> GBS: ": "gbs", "batch size: ": "gbs",
+    "> MBS: ": "mbs",
+    "> TP: ": "tp", "> Tensor Parallel Size: ": "tp", ">>>> self.tpl.tp_mesh.size(): ": "tp",
+    "> DP: ": "dp", "> Data Parallel Size: ": "dp",
+    "> PP: ": "pp", "> Pipeline Parallel Size: ": "pp",
+    "> Total parameters in model: ": "parameters", "Total parameters in model: ": "parameters",
+    "> IR: ": "ir", ">> ir_analyze: ": "ir",
+    ">> model class name: ": "model_class", ">> split method: ": "split_method",
+    "Available GPUs per server: ": "gpus_per_server",
+    "data_size=": "data_size", "nbatches=": "nbatches",
+}
+
+
+def layer_position(layer: str) -> float:
+    """Where a timing group is printed: embed first, numeric layers ascending, lm_head last."""
+    if layer == "embed":
+        return -math.inf
+    if layer == "lm_head":
+        return math.inf
+    return int(layer)
+
+
+@dataclass(slots=True)
+class Record:
+    """What every record has: where it starts (1-based line and column) and the rank it belongs to."""
+
+    line: int
+    column: int
+    rank: int | None = field(default=None, kw_only=True)
+
+
+def _marker(kind: str, doc: str) -> type[Record]:
+    """The record of a line kind that carries nothing but where it is (and its rank)."""
+    name = "".join(word.title() for word in kind.split("_")) + "Record"
+    return make_dataclass(name, [], bases=(Record,), slots=True, namespace={"kind": kind, "__doc__": doc, "__module__": __name__})
+
+
+# -- process prefixes ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class RankPrefixRecord(Record):
+    """``[rank3]:`` (``spaced``: followed by a space, as before Python's own lines)."""
+
+    kind: ClassVar[str] = "rank_prefix"
+    spaced: bool
+
+
+@dataclass(slots=True)
+class LogRecord(Record):
+    """A log header; ``message`` is the text after it, None where that text is a record of its own, the next
+    one on the line (``failed (exitcode: …)``, ``Sending process … closing signal …``)."""
+
+    level: str
+    message: str | None = field(default=None, kw_only=True)
+
+
+@dataclass(slots=True)
+class SourceLogRecord(LogRecord):
+    """A log header naming when and which source line logged."""
+
+    time: str
+    source: str
+    source_line: int
+
+
+@dataclass(slots=True)
+class TorchLogRecord(SourceLogRecord):
+    """PyTorch's Python logging: ``W1224 10:59:12.284000 96784 site-packages/torch/distributed/run.py:793] …``."""
+
+    kind: ClassVar[str] = "torch_log"
+    pid: int
+
+
+@dataclass(slots=True)
+class C10LogRecord(SourceLogRecord):
+    """c10 (C++) logging: ``[W1224 10:59:21.368045924 ProcessGroupNCCL.cpp:4115] …``."""
+
+    kind: ClassVar[str] = "c10_log"
+
+
+@dataclass(slots=True)
+class PythonLogRecord(LogRecord):
+    """Python's default logging layout: ``WARNING:torch.distributed.run:…``."""
+
+    kind: ClassVar[str] = "python_log"
+    logger: str
+
+
+# -- configuration and set-up ---------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class EnvCheckRecord(Record):
+    """``[rank:0] torch version 2.3.1 or higher --> OK``."""
+
+    kind: ClassVar[str] = "env_check"
+    package: str
+    version: str
+    status: str
+
+
+@dataclass(slots=True)
+class ConfigRecord(Record):
+    """A setting as printed, ``label`` with its separator: ``> GAS: 32``, ``data_size=10334``."""
+
+    kind: ClassVar[str] = "config"
+    label: str
+    value: int | str
+
+    @property
+    def setting(self) -> str:
+        return SETTINGS[self.label]
+
+
+@dataclass(slots=True)
+class DeviceModeRecord(Record):
+    """``GPU mode is used.`` / ``CPU mode is used.``."""
+
+    kind: ClassVar[str] = "device_mode"
+    device: str
+
+
+@dataclass(slots=True)
+class DeviceUseRecord(Record):
+    """``>>> Using GPU ... cuda:3`` (``device_index`` 3) or ``>>> Using CPU ...`` (None)."""
+
+    kind: ClassVar[str] = "device_use"
+    device_index: int | None
+
+
+@dataclass(slots=True)
+class DeviceMesh:
+    """One process group's ``DeviceMesh`` repr, in the ``style`` of the torch version that printed it.
+
+    ``list`` (torch 2.3): ranks and dim names; ``device_list`` (2.4-2.5): device, ranks, dim names;
+    ``shape`` (2.6+): dim names and sizes, device, stride, ranks only in debug mode.
+    """
+
+    name: str
+    style: str
+    device: str | None = None
+    ranks: tuple[int, ...] | None = None
+    dim_names: tuple[str, ...] | None = None
+    sizes: tuple[int, ...] | None = None
+    stride: tuple[int, ...] | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.ranks) if self.ranks is not None else math.prod(self.sizes or ())
+
+
+@dataclass(slots=True)
+class ProcessGroupsRecord(Record):
+    """``> [rank:1] pp group:DeviceMesh(...), tp group:DeviceMesh(...), dp group:DeviceMesh(...)``."""
+
+    kind: ClassVar[str] = "process_groups"
+    groups: list[DeviceMesh]
+
+
+@dataclass(slots=True)
+class TpAdjustRecord(Record):
+    """``> TP adjust view (HFTracer) …``: ``detail`` is the text after ``> TP adjust view``."""
+
+    kind: ClassVar[str] = "tp_adjust"
+    detail: str | None
+
+
+@dataclass(slots=True)
+class Stage2RankRecord(Record):
+    """``stage2rank = {0: [0], 1: [1], …}``."""
+
+    kind: ClassVar[str] = "stage2rank"
+    stages: dict[int, tuple[int, ...]]
+
+
+# -- model split ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ModeBannerRecord(Record):
+    """``SEQUENTIAL mode >> [rank:0, local_world_size:8]``."""
+
+    kind: ClassVar[str] = "mode_banner"
+    mode: str
+    local_world_size: int
+
+
+@dataclass(slots=True)
+class ModeProcessingRecord(Record):
+    """``[rank:0, local_rank:0] SEQUENTIAL MODE PROCESSING ...``."""
+
+    kind: ClassVar[str] = "mode_processing"
+    local_rank: int
+    mode: str
+
+
+@dataclass(slots=True)
+class SplitStatsRecord(Record):
+    """``length:1618, modcnt:130, num_stage:8, segment:16``."""
+
+    kind: ClassVar[str] = "split_stats"
+    length: int
+    modcnt: int
+    num_stage: int
+    segment: int
+
+
+@dataclass(slots=True)
+class MetadataRangeRecord(Record):
+    """Split points, stage -> module: the ``first``/``second`` ranges, or the ``placement`` one (`` # rank = R``)."""
+
+    kind: ClassVar[str] = "metadata_range"
+    listing: str
+    ranges: tuple[tuple[int, str], ...]
+
+
+@dataclass(slots=True)
+class FxGraphHeaderRecord(Record):
+    """``>> ------------------ FX graph ----…`` (``split``: the newer ``FX graph (split)``)."""
+
+    kind: ClassVar[str] = "fx_graph_header"
+    split: bool
+
+
+@dataclass(slots=True)
+class FxNodeRecord(Record):
+    """A node of the split FX graph: ``n.op:…`` (``listing`` graph) or ``-- node.op:…`` (placement)."""
+
+    kind: ClassVar[str] = "fx_node"
+    listing: str
+    op: str
+    name: str
+    target: str
+    args: str
+    input_nodes: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class SplitSummaryRecord(Record):
+    """``>> Split graph summary: 2 call_module, 4 call_function, 0 get_attr``."""
+
+    kind: ClassVar[str] = "split_summary"
+    call_module: int
+    call_function: int
+    get_attr: int
+
+
+@dataclass(slots=True)
+class SplitWarningRecord(Record):
+    """``>> WARNING: …`` about the split graph."""
+
+    kind: ClassVar[str] = "split_warning"
+    message: str
+
+
+GetitemTableHeaderRecord = _marker("getitem_table_header", "`` ========= getitem_dic =========``.")
+
+
+@dataclass(slots=True)
+class GetitemEntryRecord(Record):
+    """`` --- key:getitem_3, values:('submod_0', 3)``: output 3 of module submod_0."""
+
+    kind: ClassVar[str] = "getitem_entry"
+    key: str
+    module: str
+    index: int
+
+
+@dataclass(slots=True)
+class StageWiringRecord(Record):
+    """`` ***** stage:7 >>  from_:getitem_21, to_:submod_7``."""
+
+    kind: ClassVar[str] = "stage_wiring"
+    stage: int
+    source: str
+    target: str
+
+
+@dataclass(slots=True)
+class ModulePlacementRecord(Record):
+    """`` ### Rank:0, name:submod_0, move submod_0 to cuda:0`` (``device_index`` None: ``to cpu``)."""
+
+    kind: ClassVar[str] = "module_placement"
+    module: str
+    moved_module: str
+    device_index: int | None
+
+
+CleanModuleMemoryRecord = _marker("clean_module_memory", "`` ### Rank:0, clean_module_memory ...``.")
+CrossRefHeaderRecord = _marker("cross_ref_header", "`` *********** rank:6 cross-referenced nodes *****************``.")
+
+
+@dataclass(slots=True)
+class SpecialNodesRecord(Record):
+    """``   special_nodes: {'getitem_3': (1, 7), …}``: node -> (producer stage, consumer stage)."""
+
+    kind: ClassVar[str] = "special_nodes"
+    nodes: dict[str, tuple[int, int]]
+
+
+@dataclass(slots=True)
+class SeparatorRecord(Record):
+    """A decorative run of ``-``, ``*`` or ``=``."""
+
+    kind: ClassVar[str] = "separator"
+    text: str
+
+
+# -- training -------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class TimingHeaderRecord(Record):
+    """``[rank:7 stage:7] transformer-block(module) forward time (no send/recv) - step 1``."""
+
+    kind: ClassVar[str] = "timing_header"
+    stage: int
+    step: int
+
+
+@dataclass(slots=True)
+class LayerTimingRecord(Record):
+    """``  layer[13]: total=114.492ms, ops=32, avg/op=3.578ms``; ``rank`` and ``step`` are its header's."""
+
+    kind: ClassVar[str] = "layer_timing"
+    layer: str
+    total_ms: float
+    ops: int
+    avg_ms: float
+    step: int | None = field(default=None, kw_only=True)
+
+
+@dataclass(slots=True)
+class EpochProgressRecord(Record):
+    """``| epoch   1 |     1/  323 batches | lr 0.00 | ms/batch 7289.55 | loss 21.49 | ppl 2152814925.50``."""
+
+    kind: ClassVar[str] = "epoch_progress"
+    epoch: int
+    batch: int
+    batches: int
+    lr: Reading
+    ms_per_batch: Reading
+    loss: Reading
+    ppl: Reading
+
+    @property
+    def finite(self) -> bool:
+        return math.isfinite(self.loss) and math.isfinite(self.ppl)
+
+
+RunCompletedRecord = _marker("run_completed", "``[rank:7, run completed ...``.")
+
+
+@dataclass(slots=True)
+class TimeElapsedRecord(Record):
+    """``Time elapsed: 37.576 sec ``."""
+
+    kind: ClassVar[str] = "time_elapsed"
+    seconds: float
+
+
+RankNoticeRecord = _marker("rank_notice", "`` rank=0 ...``.")
+BarrierRecord = _marker("barrier", "``[rank:0 >> barrier ...``.")
+RankBannerRecord = _marker("rank_banner", "`` >> rank:0 ----------------``.")
+
+
+@dataclass(slots=True)
+class LastLayerRecord(Record):
+    """``rank: 0, #### last layer id:7``."""
+
+    kind: ClassVar[str] = "last_layer"
+    layer_id: int
+
+
+# -- failure --------------------------------------------------------------------------------------
+
+
+TracebackRecord = _marker("traceback", "``Traceback (most recent call last):`` of a worker (``rank`` from ``[rankN]: ``) or of torchrun.")
+
+
+@dataclass(slots=True)
+class ExceptionRecord(Record):
+    """The line that ends a traceback: ``RuntimeError: …`` (``message`` None: the name alone)."""
+
+    kind: ClassVar[str] = "exception"
+    name: str
+    message: str | None
+
+    @property
+    def child_failed(self) -> bool:
+        return self.name.rsplit(".", 1)[-1] == "ChildFailedError"
+
+
+@dataclass(slots=True)
+class ChildFailedRecord(Record):
+    """torchrun: ``failed (exitcode: 1) local_rank: 0 (pid: 96790) of binary: /usr/bin/python3``."""
+
+    kind: ClassVar[str] = "child_failed"
+    exitcode: int
+    local_rank: int
+    pid: int
+    binary: str
+
+
+@dataclass(slots=True)
+class ClosingSignalRecord(Record):
+    """torchrun: ``Sending process 96790 closing signal SIGTERM``."""
+
+    kind: ClassVar[str] = "closing_signal"
+    pid: int
+    signal: str
+
+
+@dataclass(slots=True)
+class DeathSignalRecord(Record):
+    """torchrun: ``Received Signals.SIGTERM death signal, shutting down workers`` (``signal`` as printed)."""
+
+    kind: ClassVar[str] = "death_signal"
+    signal: str
+
+
+@dataclass(slots=True)
+class FailureTitleRecord(Record):
+    """``run.py FAILED``: the title of torchrun's failure report."""
+
+    kind: ClassVar[str] = "failure_title"
+    script: str
+
+
+@dataclass(slots=True)
+class FailureSectionRecord(Record):
+    """``Failures:`` or (``root_cause``) ``Root Cause (first observed failure):``."""
+
+    kind: ClassVar[str] = "failure_section"
+    root_cause: bool
+
+
+NoOtherFailuresRecord = _marker("no_other_failures", "``  <NO_OTHER_FAILURES>``.")
+
+
+@dataclass(slots=True)
+class FailureIndexRecord(Record):
+    """``[1]:``: a failure of the report starts."""
+
+    kind: ClassVar[str] = "failure_index"
+    index: int
+
+
+@dataclass(slots=True)
+class FailureRankRecord(Record):
+    """``  rank      : 1 (local_rank: 1)``."""
+
+    kind: ClassVar[str] = "failure_rank"
+    local_rank: int
+
+
+@dataclass(slots=True)
+class FailureExitcodeRecord(Record):
+    """``  exitcode  : -15 (pid: 96790)``."""
+
+    kind: ClassVar[str] = "failure_exitcode"
+    exitcode: int
+    pid: int
+
+
+@dataclass(slots=True)
+class FailureSignalRecord(Record):
+    """``  traceback : Signal 15 (SIGTERM) received by PID 96790``."""
+
+    kind: ClassVar[str] = "failure_signal"
+    signal_number: int
+    signal: str
+    pid: int
+
+
+@dataclass(slots=True)
+class FailureFieldRecord(Record):
+    """Another field of a failure: ``time``, ``host``, ``error_file`` or a ``traceback`` that is no signal."""
+
+    kind: ClassVar[str] = "failure_field"
+    key: str
+    value: str | None
+
+
+@dataclass(slots=True)
+class OtherRecord(Record):
+    """Text of no known kind: a foreign line, or the rest of a line after a process prefix."""
+
+    kind: ClassVar[str] = "other"
+    text: str
+
+
+RECORD_TYPES: tuple[type[Record], ...] = (
+    RankPrefixRecord, TorchLogRecord, C10LogRecord, PythonLogRecord, EnvCheckRecord, ConfigRecord,
+    DeviceModeRecord, DeviceUseRecord, ProcessGroupsRecord, TpAdjustRecord, Stage2RankRecord, ModeBannerRecord,
+    ModeProcessingRecord, SplitStatsRecord, MetadataRangeRecord, FxGraphHeaderRecord, FxNodeRecord,
+    SplitSummaryRecord, SplitWarningRecord, GetitemTableHeaderRecord, GetitemEntryRecord, StageWiringRecord,
+    ModulePlacementRecord, CleanModuleMemoryRecord, CrossRefHeaderRecord, SpecialNodesRecord, SeparatorRecord,
+    TimingHeaderRecord, LayerTimingRecord, EpochProgressRecord, RunCompletedRecord, TimeElapsedRecord,
+    RankNoticeRecord, BarrierRecord, RankBannerRecord, LastLayerRecord, TracebackRecord, ExceptionRecord,
+    ChildFailedRecord, ClosingSignalRecord, DeathSignalRecord, FailureTitleRecord, FailureSectionRecord,
+    NoOtherFailuresRecord, FailureIndexRecord, FailureRankRecord, FailureExitcodeRecord, FailureSignalRecord,
+    FailureFieldRecord, OtherRecord,
+)
+
+
+# -- the per-log summary --------------------------------------------------------------------------
+
+
+class StepTimes(BaseModel):
+    """One ``[rank:R stage:S] … - step N`` block and the layer groups attributed to it, in printed order.
+
+    Columns, not an object per group: a long run has millions of groups (PERFORMANCE.md, Objects).
+    """
+
+    rank: int
+    stage: int
+    step: int
+    line: int
+    layers: list[str] = Field(default_factory=list, description="embed, a layer index or lm_head")
+    total_ms: list[float] = Field(default_factory=list)
+    ops: list[int] = Field(default_factory=list)
+    avg_ms: list[float] = Field(default_factory=list)
+    layer_lines: list[int] = Field(default_factory=list)
+
+
+class EpochProgress(BaseModel):
+    line: int
+    epoch: int
+    batch: int
+    batches: int
+    lr: Reading
+    ms_per_batch: Reading
+    loss: Reading
+    ppl: Reading
+
+
+class Failure(BaseModel):
+    """A sign that the run did not finish cleanly, where the log shows it."""
+
+    kind: str = Field(description="the record kind, or non_finite_loss")
+    line: int
+    rank: int | None
+    message: str
+
+
+_FAILURE_MESSAGES: dict[str, Callable[[Any], str]] = {
+    "traceback": lambda r: "Traceback (most recent call last)",
+    "exception": lambda r: r.name if r.message is None else f"{r.name}: {r.message}",
+    "child_failed": lambda r: f"failed with exitcode {r.exitcode} on local rank {r.local_rank} (pid {r.pid})",
+    "closing_signal": lambda r: f"torchrun sent {r.signal} to pid {r.pid}",
+    "death_signal": lambda r: f"torchrun received signal {r.signal}",
+    "failure_title": lambda r: f"{r.script} FAILED",
+    "failure_exitcode": lambda r: f"exitcode {r.exitcode} (pid {r.pid})",
+    "failure_signal": lambda r: f"signal {r.signal_number} ({r.signal}) received by pid {r.pid}",
+}
+
+
+class OptprimeLog(BaseModel):
+    """What one optprime log says about its run: the document later rules and the differ compare."""
+
+    config: dict[str, int | str] = Field(default_factory=dict, description="setting -> first value printed")
+    stage2rank: dict[int, list[int]] | None = None
+    ranks_seen: list[int] = Field(default_factory=list)
+    completed_ranks: list[int] = Field(default_factory=list, description="ranks that printed run completed")
+    steps: list[StepTimes] = Field(default_factory=list, description="per-rank per-step layer timings, in log order")
+    unattributed_layers: int = Field(default=0, description="layer[...] records no timing header claimed")
+    epochs: list[EpochProgress] = Field(default_factory=list)
+    elapsed_seconds: float | None = None
+    failures: list[Failure] = Field(default_factory=list)
+    syntax_problems: int = 0
+
+    @classmethod
+    def from_records(cls, items: Iterable[Any]) -> OptprimeLog:
+        """Summarise a parser's output (records and syntax problems) in one pass."""
+        summary = _Summary()
+        for item in items:
+            summary.add(item)
+        return cls.model_validate(summary.document())
+
+
+class _Summary:
+    """Plain values gathered record by record; validated into an :class:`OptprimeLog` once, at the end."""
+
+    def __init__(self) -> None:
+        self.config: dict[str, int | str] = {}
+        self.stage2rank: dict[int, list[int]] | None = None
+        self.ranks: set[int] = set()
+        self.completed: set[int] = set()
+        self.steps: list[dict[str, Any]] = []
+        self.current_step: dict[int, dict[str, Any]] = {}
+        self.unattributed = 0
+        self.epochs: list[dict[str, Any]] = []
+        self.elapsed: float | None = None
+        self.failures: list[dict[str, Any]] = []
+        self.problems = 0
+
+    def add(self, item: Any) -> None:
+        kind = item.kind
+        if kind == "syntax":
+            self.problems += 1
+            return
+        if item.rank is not None:
+            self.ranks.add(item.rank)
+        if kind == "layer_timing":
+            self._layer(item)
+        elif kind == "timing_header":
+            self.current_step[item.rank] = step = {
+                "rank": item.rank, "stage": item.stage, "step": item.step, "line": item.line,
+                "layers": [], "total_ms": [], "ops": [], "avg_ms": [], "layer_lines": [],
+            }
+            self.steps.append(step)
+        elif kind == "epoch_progress":
+            self._epoch(item)
+        elif kind == "config":
+            self.config.setdefault(item.setting, item.value)
+        elif kind == "stage2rank" and self.stage2rank is None:
+            self.stage2rank = {stage: list(members) for stage, members in item.stages.items()}
+        elif kind == "run_completed":
+            self.completed.add(item.rank)
+        elif kind == "time_elapsed" and self.elapsed is None:
+            self.elapsed = item.seconds
+        elif kind in _FAILURE_MESSAGES:
+            self.failures.append({"kind": kind, "line": item.line, "rank": item.rank, "message": _FAILURE_MESSAGES[kind](item)})
+
+    def _layer(self, item: Any) -> None:
+        step = self.current_step.get(item.rank) if item.rank is not None else None
+        if step is None:
+            self.unattributed += 1
+            return
+        step["layers"].append(item.layer)
+        step["total_ms"].append(item.total_ms)
+        step["ops"].append(item.ops)
+        step["avg_ms"].append(item.avg_ms)
+        step["layer_lines"].append(item.line)
+
+    def _epoch(self, item: Any) -> None:
+        self.epochs.append({
+            "line": item.line, "epoch": item.epoch, "batch": item.batch, "batches": item.batches, "lr": item.lr,
+            "ms_per_batch": item.ms_per_batch, "loss": item.loss, "ppl": item.ppl,
+        })
+        if not item.finite:
+            self.failures.append({"kind": "non_finite_loss", "line": item.line, "rank": item.rank, "message": f"loss {item.loss}, ppl {item.ppl}"})
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "config": self.config, "stage2rank": self.stage2rank, "ranks_seen": sorted(self.ranks),
+            "completed_ranks": sorted(self.completed), "steps": self.steps, "unattributed_layers": self.unattributed,
+            "epochs": self.epochs, "elapsed_seconds": self.elapsed, "failures": self.failures,
+            "syntax_problems": self.problems,
+        }
