@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import site
 import subprocess
 import sys
 import venv
@@ -22,9 +23,13 @@ def test_installed_wheel_checks_a_seed_outside_the_repository(tmp_path: Path) ->
     )
     (wheel,) = dist.glob("tlint-*.whl")
     environment = tmp_path / "venv"
-    # The runtime dependencies are already installed here: reuse them, install only the wheel.
-    venv.create(environment, system_site_packages=True, with_pip=True)
+    venv.create(environment, with_pip=True)
     python = environment / "bin" / "python"
+    # The runtime dependencies are installed in this interpreter's environment (a venv or not): the new
+    # environment reads them after its own packages, so only the wheel is installed, offline.
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    Path(purelib, "tlint-test-dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n", encoding="utf-8")
     subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", str(wheel)], check=True)
 
     elsewhere = tmp_path / "elsewhere"
