@@ -570,7 +570,8 @@ class Failure(BaseModel):
     message: str
 
 
-_FAILURE_MESSAGES: dict[str, Callable[[Any], str]] = {
+# The record kinds that are signs of failure -> what each says.
+FAILURE_MESSAGES: dict[str, Callable[[Any], str]] = {
     "traceback": lambda r: "Traceback (most recent call last)",
     "exception": lambda r: r.name if r.message is None else f"{r.name}: {r.message}",
     "child_failed": lambda r: f"failed with exitcode {r.exitcode} on local rank {r.local_rank} (pid {r.pid})",
@@ -646,8 +647,8 @@ class _Summary:
             self.completed.add(item.rank)
         elif kind == "time_elapsed" and self.elapsed is None:
             self.elapsed = item.seconds
-        elif kind in _FAILURE_MESSAGES:
-            self.failures.append({"kind": kind, "line": item.line, "rank": item.rank, "message": _FAILURE_MESSAGES[kind](item)})
+        elif kind in FAILURE_MESSAGES:
+            self.failures.append({"kind": kind, "line": item.line, "rank": item.rank, "message": FAILURE_MESSAGES[kind](item)})
 
     def _layer(self, item: Any) -> None:
         step = self.current_step.get(item.rank) if item.rank is not None else None

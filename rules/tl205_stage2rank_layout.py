@@ -1,0 +1,51 @@
+from collections.abc import Iterator
+
+from lint.rule import Severity, Violation, at
+from lint.rulekit import OptprimeLayout, spans
+
+
+class Stage2rankLayout(OptprimeLayout):
+    """``stage2rank`` is not the pipeline of the run's ``(pp, dp, tp)`` mesh.
+
+    OptimusPrime lays its ranks out on a ``(pp, dp, tp)`` device mesh, the pipeline outermost: its
+    ``stage2rank`` has the PP stages 0..PP−1, and stage ``s`` holds the DP·TP ranks
+    ``s·DP·TP … (s+1)·DP·TP − 1``, so the stages hold every rank of the world once.  PP is the printed
+    pipeline size (else the map's own stage count); DP and TP are 1 where the log prints the pipeline
+    size without them (OptimusPrime prints them only above 1).
+
+    Why it matters:
+        ``stage2rank`` decides which rank runs which sub-module and who sends activations to whom: a
+        rank on two stages, on none, or on the wrong one means a broken set-up or an edited log, and the
+        stage of every timing line is misread.
+
+    Example:
+        ``stage2rank = {0: [0, 1], 1: [1, 3]}`` with ``> Tensor Parallel Size: 2``
+        -> stage 1 has ranks [1, 3]; the (pp, dp, tp) mesh gives it ranks [2, 3] (DP · TP = 1 · 2 ranks
+        a stage: DP 1 (not printed: OptimusPrime prints it only above 1), `> Tensor Parallel Size: 2`
+        (line 14))
+    """
+
+    code = "TL205"
+    name = "stage2rank-layout"
+    severity = Severity.ERROR
+    formats = ("optprime-log",)
+
+    def finish(self) -> Iterator[Violation]:
+        stage_map, pp, dp, tp = self.stage_map, self.setting("pp"), self.setting("dp"), self.setting("tp")
+        if stage_map is None:
+            return
+        count = self.stage_count()
+        if sorted(stage_map.stages) != list(range(count)):
+            source = f"{pp} gives" if pp is not None else f"a pipeline of {count} stages has"
+            yield at(stage_map, f"stage2rank lists stages {spans(stage_map.stages)}; {source} stages {spans(range(count))}")
+        if dp is None or tp is None:
+            return
+        width = dp.value * tp.value
+        for stage, ranks in stage_map.stages.items():
+            expected = tuple(range(stage * width, (stage + 1) * width))
+            if ranks != expected:
+                yield at(
+                    stage_map,
+                    f"stage {stage} has ranks {list(ranks)}; the (pp, dp, tp) mesh gives it ranks {list(expected)} "
+                    f"(DP · TP = {dp.value} · {tp.value} ranks a stage: {dp}, {tp})",
+                )

@@ -1,0 +1,50 @@
+from collections.abc import Iterator
+
+from lint.models.optprime_log import TimingHeaderRecord
+from lint.rule import Rule, RuleOptions, Severity, Violation, at
+
+
+class StepSequence(Rule):
+    """A rank's timing steps do not count up from 1 by one.
+
+    The timing add-on counts a rank's training steps from 1 and prints one timing block per step, so
+    the headers of one rank number its steps 1..N, each once, in order.
+
+    Why it matters:
+        A missing, repeated or out-of-order step means lost or duplicated output (two runs in one file,
+        a log cut and pasted): per-step timing and the comparison of ranks step by step pair the wrong
+        blocks.
+
+    Example:
+        ``[rank:3 stage:3] … - step 3`` on line 420, then ``[rank:3 stage:3] … - step 5``
+        -> rank 3: step 5 after step 3 (line 420): step 4 is missing
+    """
+
+    code = "TL208"
+    name = "step-sequence"
+    severity = Severity.ERROR
+    formats = ("optprime-log",)
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.previous: dict[int, TimingHeaderRecord] = {}  # rank -> its latest header
+
+    def check_timing_header(self, record: TimingHeaderRecord) -> Iterator[Violation]:
+        previous = self.previous.get(record.rank)
+        last = previous.step if previous is not None else 0
+        self.previous[record.rank] = record
+        if record.step == last + 1:
+            return
+        if record.step > last + 1:
+            order = f"after step {last} (line {previous.line})" if previous is not None else "is its first"
+            yield at(record, f"rank {record.rank}: step {record.step} {order}: {_missing(last + 1, record.step - 1)}")
+        elif previous is None:
+            yield at(record, f"rank {record.rank}: step {record.step} is its first; steps count from 1")
+        elif record.step == last:
+            yield at(record, f"rank {record.rank}: step {record.step} again (line {previous.line})")
+        else:
+            yield at(record, f"rank {record.rank}: step {record.step} after step {last} (line {previous.line})")
+
+
+def _missing(first: int, last: int) -> str:
+    return f"step {first} is missing" if first == last else f"steps {first}-{last} are missing"

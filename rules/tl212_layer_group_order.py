@@ -1,0 +1,52 @@
+from collections.abc import Iterator
+
+from lint.models.optprime_log import LayerTimingRecord, TimingHeaderRecord, layer_position
+from lint.rule import Rule, RuleOptions, Severity, Violation, at
+from lint.rulekit import group_owner
+
+
+class LayerGroupOrder(Rule):
+    """A timing block prints its layer groups out of order, or one twice.
+
+    The timing add-on prints a step's groups in model order, each once: ``embed`` first, the layer
+    indices ascending, ``lm_head`` last.
+
+    Why it matters:
+        A group out of place or repeated means two blocks' output got mixed (or an edit): the groups
+        that follow may belong to another rank or step, and per-layer times are attributed wrongly.
+
+    Example:
+        ``  layer[1]: …`` on line 341, then ``  layer[0]: …`` in the same block
+        -> layer[0] (rank 0, step 1) after layer[1] (line 341): groups are printed embed, layers
+        ascending, lm_head
+    """
+
+    code = "TL212"
+    name = "layer-group-order"
+    severity = Severity.ERROR
+    formats = ("optprime-log",)
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.last: dict[int, LayerTimingRecord] = {}  # rank -> the latest group of its open block
+
+    def check_timing_header(self, record: TimingHeaderRecord) -> Iterator[Violation]:
+        self.last.pop(record.rank, None)
+        return iter(())
+
+    def check_layer_timing(self, record: LayerTimingRecord) -> Iterator[Violation]:
+        if record.rank is None:
+            return
+        previous = self.last.get(record.rank)
+        self.last[record.rank] = record
+        if previous is None:
+            return
+        position, before = layer_position(record.layer), layer_position(previous.layer)
+        if position == before:
+            yield at(record, f"layer[{record.layer}] ({group_owner(record)}) again (line {previous.line})")
+        elif position < before:
+            yield at(
+                record,
+                f"layer[{record.layer}] ({group_owner(record)}) after layer[{previous.layer}] (line {previous.line}): "
+                "groups are printed embed, layers ascending, lm_head",
+            )

@@ -1,0 +1,56 @@
+from collections.abc import Iterator
+
+from lint.models.optprime_log import ConfigRecord
+from lint.rule import RuleOptions, Severity, Violation
+from lint.rulekit import RankOutput, Setting
+from lint.runs.model import rank_list
+
+
+class PartialRankLog(RankOutput):
+    """The log shows the output of only some of the run's ranks.
+
+    torchrun's ``--local-ranks-filter`` prints only the ranks it names, and each node of a multi-node
+    job writes a log of its own ranks: such a log is valid, but it shows part of the run.  This says
+    which ranks printed output of their own, out of the printed world size; ranks that only torchrun's
+    failure report names printed nothing here.
+
+    This is information: nothing is wrong with the log, but the rules that compare ranks or stages
+    (TL209, TL214, TL215) see only the ranks it shows.
+
+    Why it matters:
+        Conclusions about the whole run (every rank completed, every stage timed its layers) need the
+        other ranks' logs too.
+
+    Example:
+        a log of a 4-rank job run with ``--local-ranks-filter 0,3``
+        -> the log shows the output of ranks 0 and 3; the run has 4 ranks by `total process count: 4` (line
+        8): ranks 1 and 2 printed nothing here (torchrun's --local-ranks-filter, or one node's log of a
+        multi-node job)
+    """
+
+    code = "TL220"
+    name = "partial-rank-log"
+    severity = Severity.INFO
+    formats = ("optprime-log",)
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.world: Setting | None = None
+
+    def check_config(self, record: ConfigRecord) -> Iterator[Violation]:
+        if record.setting == "world_size" and self.world is None:
+            self.world = Setting(record.value, record.label, record.line)
+        return self.note_output(record)
+
+    def finish(self) -> Iterator[Violation]:
+        if self.world is None:
+            return
+        silent = [rank for rank in range(int(self.world.value)) if rank not in self.last_output]
+        if not silent:
+            return
+        shown = f"the output of {rank_list(self.last_output)}" if self.last_output else "no rank's output"
+        yield Violation(
+            self.world.line, 1,
+            f"the log shows {shown}; the run has {self.world.value} ranks by {self.world}: {rank_list(silent)} printed "
+            "nothing here (torchrun's --local-ranks-filter, or one node's log of a multi-node job)",
+        )
