@@ -39,7 +39,7 @@ def _table(category: str, changes: list[Change]) -> Table:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     if timing:
         table.add_column("distribution a / b (p10 ─ p25 ━ median ┃ p75 ━ p90 ─)")
-        table.add_column("p (Holm)", justify="right")
+        table.add_column("p", justify="right")
     for change in changes:
         unit = unit_of(change)
         mark = Text("*", style="bold red") if change.significant else Text(" ")

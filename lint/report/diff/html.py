@@ -21,7 +21,7 @@ h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 2em; }
 .verdict { font-weight: bold; } .significant-change { color: #b00020; } .no-significant-change { color: #8a6d00; }
 .identical { color: #1b7f3b; } .dim { color: #666; }
 table { border-collapse: collapse; width: 100%; } th, td { padding: .25em .6em; border-bottom: 1px solid #e4e4e4; }
-th { text-align: left; background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { text-align: left; background: #f2f2f2; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.sig td:first-child { color: #b00020; font-weight: bold; }
 svg text { font: 11px system-ui, sans-serif; fill: #333; }
 """
@@ -52,7 +52,7 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
 
 
 def _table(changes: list[Change]) -> str:
-    rows = ["<table><tr><th></th><th>key</th><th>before</th><th>after</th><th>Δ</th><th>rel</th></tr>"]
+    rows = ['<table><tr><th></th><th>key</th><th class="num">before</th><th class="num">after</th><th class="num">Δ</th><th class="num">rel</th></tr>']
     for change in changes:
         unit = unit_of(change)
         delta = signed(change.delta) if change.delta is not None else ""
@@ -73,7 +73,7 @@ def _plot(series: list[PlotSeries]) -> str:
     high = max((s.maximum for s in spreads), default=1.0)
     high = high if high > low else low + 1.0
     height = _ROW_HEIGHT * len(series) + 30
-    width = _LABEL_WIDTH + _PLOT_WIDTH + 20
+    width = _LABEL_WIDTH + _PLOT_WIDTH + 50  # room for the last tick label
 
     def x(ms: float) -> float:
         return _LABEL_WIDTH + (ms - low) / (high - low) * _PLOT_WIDTH
