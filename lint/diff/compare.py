@@ -31,6 +31,7 @@ from lint.models.diff import CATEGORIES, Category, CategoryCount, Change, DiffRe
 
 ALPHA = 0.05
 DEFAULT_THRESHOLD_PERCENT = 5.0
+MS_DECIMALS = 4  # timing values are reported to 0.1 µs: finer digits are float noise
 _FIRST = {"config": 0, "structure": 1}  # always listed before comm and timing
 
 
@@ -120,7 +121,7 @@ def _timing(before: Profile, after: Profile, options: DiffOptions) -> Iterator[C
     for key in keys:
         p_value = adjusted[key]
         old, new = before.timing[key], after.timing[key]
-        x, y = median(old.samples), median(new.samples)
+        x, y = round(median(old.samples), MS_DECIMALS), round(median(new.samples), MS_DECIMALS)
         delta, rel = _deltas(x, y)
         assert delta is not None
         if delta == 0 or (rel is not None and abs(rel) < options.threshold):
@@ -128,7 +129,7 @@ def _timing(before: Profile, after: Profile, options: DiffOptions) -> Iterator[C
         samples_enough = min(len(old.samples), len(new.samples)) >= 2
         weight = max(old.per_step, new.per_step)
         yield Change(
-            category="timing", kind="changed", key=key, field="median", before=x, after=y, delta=delta, rel_delta=rel,
+            category="timing", kind="changed", key=key, field="median", before=x, after=y, delta=round(delta, MS_DECIMALS), rel_delta=rel,
             significant=samples_enough and p_value < options.alpha,
             impact=abs(delta) * weight / step_ms if step_ms else abs(rel or 0.0),
             p_value=p_value, spread_before=spread(old), spread_after=spread(new),
@@ -241,7 +242,7 @@ def _timing_headline(changes: list[Change], step_key: str | None) -> list[str]:
 def _side(profile: Profile) -> DiffSide:
     return DiffSide(
         path=profile.path, format=profile.format, files=profile.files, units=profile.units,
-        step_ms=profile.step_ms, total_bytes=profile.total_bytes or None,
+        step_ms=round(profile.step_ms, MS_DECIMALS) if profile.step_ms is not None else None, total_bytes=profile.total_bytes or None,
     )
 
 

@@ -144,3 +144,10 @@ def test_a_directory_of_several_workloads_is_ambiguous(tmp_path: Path) -> None:
         (tmp_path / name).write_bytes(SEED_004.read_bytes())
     code, _, err = run(tmp_path, SEED_004)
     assert code == 2 and err == f"tlint: error: {tmp_path}: holds 2 simai-workload files; name one\n"
+
+
+def test_a_directory_of_two_runs_is_ambiguous(tmp_path: Path) -> None:
+    for name in ("job1_rank0.txt", "job2_rank0.txt"):
+        (tmp_path / name).write_bytes(SEED_000.read_bytes())
+    code, _, err = run(tmp_path, SEED_000)
+    assert code == 2 and err == f"tlint: error: {tmp_path}: holds the files of 2 runs (job1_rank*, job2_rank*); name one\n"

@@ -45,7 +45,8 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
             parts.append(f"<h2>{category} ({sum(c.significant for c in changes)}/{len(changes)} significant)</h2>")
             parts.append(_table(changes))
     if report.plot:
-        parts.append("<h2>timing per stage</h2>")
+        per_stage = all(row.label.startswith("stage ") for row in report.plot)
+        parts.append(f"<h2>{'timing per stage' if per_stage else 'timing of the busiest compute keys'}</h2>")
         parts.append(_plot(report.plot))
     parts.append("</body></html>")
     out.write("\n".join(parts) + "\n")
