@@ -28,6 +28,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from functools import cached_property
 from pathlib import Path
 
 from lint.diff.common import LayerProfileBuilder
@@ -118,6 +119,21 @@ class _RunView:
         counts = Counter(step.layer_collectives for _, it in self.stage_iterations(stage) for step in it if step.op == "forward_step")
         return math.ceil(counts.most_common(1)[0][0] / COLLECTIVES_PER_LAYER) if counts else 0
 
+    @cached_property
+    def tp(self) -> int | None:
+        return _infer_tp(self)
+
+    @property
+    def world(self) -> int | None:
+        """The world size, when every rank of it has a file (a lone rank file does not tell it)."""
+        layout = self.run.layout
+        return layout.world if len(self.run.ranks) == layout.world else None
+
+    @property
+    def dp(self) -> int | None:
+        pp, tp, world = self.run.layout.pp, self.tp, self.world
+        return world // (pp * tp) if world and tp and world % (pp * tp) == 0 else None
+
     @property
     def complete(self) -> bool:
         """Every stage of the pipeline is present: model-wide numbers (layers, offsets) are known."""
@@ -147,11 +163,7 @@ def _majority(values: Iterable[int]) -> int | None:
 
 def _config(view: _RunView, config: Items) -> None:
     layout = view.run.layout
-    tp = _infer_tp(view)
-    ranks = len(view.run.ranks)
-    world = layout.world if ranks == layout.world else None
-    dp = world // (layout.pp * tp) if world and tp and world % (layout.pp * tp) == 0 else None
-    put(config, "layout", tp=tp, pp=layout.pp, dp=dp, world=world)
+    put(config, "layout", tp=view.tp, pp=layout.pp, dp=view.dp, world=view.world)
     seq = mbs = None
     if view.activation is not None and view.activation.shape:
         seq, mbs, _ = view.activation.shape
@@ -161,7 +173,7 @@ def _config(view: _RunView, config: Items) -> None:
         sum(step.op == "forward_step" for step in iteration) for iterations in view.iterations.values() for iteration in iterations
     )
     steps = max((summary.iterations for summary in view.run.ranks.values()), default=0)
-    global_batch = micro_batches * mbs * dp if micro_batches and mbs and dp else None
+    global_batch = micro_batches * mbs * view.dp if micro_batches and mbs and view.dp else None
     put(config, "schedule", micro_batches=micro_batches or None, steps=steps or None, global_batch=global_batch)
 
 
@@ -331,8 +343,7 @@ def _layer_times(step: OpStep) -> list[tuple[int, float]]:
 def _layers(view: _RunView) -> LayerProfileBuilder:
     builder = LayerProfileBuilder()
     layout = view.run.layout
-    tp = _infer_tp(view)
-    builder.layout = {name: v for name, v in (("tp", tp), ("pp", layout.pp), ("world", layout.world if len(view.run.ranks) == layout.world else None)) if v}
+    builder.layout = {name: v for name, v in (("tp", view.tp), ("pp", layout.pp), ("dp", view.dp), ("world", view.world)) if v}
     offset = 0
     for stage in view.stages:
         layers = view.layers_per_stage(stage)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from lint.diff.wording import subject, transition
 from lint.models.diff import DiffReport, DiffSide
 from lint.report.text import plural
-from lint.diff.wording import subject, transition
 
 
 def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
