@@ -19,7 +19,8 @@ Identity of what is compared:
 A trace does not state TP: it is inferred from the data-parallel all-reduce, which holds one TP rank's
 parameters of a GPT stage, ``L·((12h² + 7h)/tp + 6h)`` plus the embeddings the stage holds (the word
 embedding's TP shard from the embedding all-reduce, ``seq·h`` position embeddings on the first stage,
-the final layernorm on the last).  Stages whose count fits no whole tp leave it unknown.
+the final layernorm on the last).  Stages whose count fits no whole tp leave it unknown, and so does a
+run without a pipeline, which has no embedding all-reduce to tell the word embedding's size.
 """
 
 from __future__ import annotations
@@ -190,9 +191,9 @@ def _infer_tp(view: _RunView) -> int | None:
         if not layers or not parameters:
             continue
         first, last = stage == 0, stage == pp - 1
-        if (first or last) and vocab_shard is None and pp > 1:
+        if (first or last) and vocab_shard is None:  # its word embedding's size is unknown (no pipeline: no embedding all-reduce)
             continue
-        embeddings = (vocab_shard or 0) * hidden if (first or last) and vocab_shard else 0
+        embeddings = vocab_shard * hidden if (first or last) and vocab_shard else 0
         extra = embeddings + (view.activation.shape[0] * hidden if first and view.activation and view.activation.shape else 0)
         extra += 2 * hidden if last else 0
         split = parameters - extra - 6 * hidden * layers
