@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 from lint import __version__
 from lint.models.report import FileResult, Finding
 from lint.resources import grammar_path, rules_dir
+from lint.runs import summary as rank_summary
 from lint.runs.summary import RankSummary
 from lint.source import Source
 
@@ -42,9 +43,10 @@ def cache_dir() -> Path:
 
 @cache
 def _code_fingerprint() -> str:
-    """tlint's version and the text of every grammar and rule: a new rule invalidates the cache."""
+    """tlint's version and the text of every grammar, rule and of the rank summary: a new rule invalidates the cache."""
     digest = hashlib.sha256(__version__.encode())
-    for path in sorted(rules_dir().glob("*.py")) + sorted(grammar_path("x").parent.glob("*.lark")):
+    summary_code = Path(rank_summary.__file__)
+    for path in sorted(rules_dir().glob("*.py")) + sorted(grammar_path("x").parent.glob("*.lark")) + [summary_code]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

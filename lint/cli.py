@@ -10,9 +10,12 @@ from typing import TextIO
 
 from lint import __version__, baseline
 from lint.config import ConfigError, Overrides, find_config, load_settings
+from lint.diff import DiffInputError, DiffOptions, SideOptions, diff_paths
+from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
 from lint.engine import CheckOptions, check, default_jobs
 from lint.formats import FORMAT_NAMES
-from lint.report import CHECK_REPORTERS, HUMAN_FORMATS, check_reporter
+from lint.models.diff import CATEGORIES
+from lint.report import CHECK_REPORTERS, DIFF_REPORTERS, HUMAN_FORMATS, check_reporter, diff_reporter
 from lint.report.progress import progress_bar
 from lint.report.rules import render_rule, render_rules
 from lint.rule import Severity, lookup
@@ -58,6 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument("--baseline", type=Path, metavar="FILE", help="report only findings not recorded in this baseline")
     check_cmd.add_argument("--write-baseline", type=Path, metavar="FILE", help="record the current findings as the baseline")
 
+    diff_cmd = commands.add_parser("diff", help="compare two runs or workloads: what changed, and whether it matters")
+    diff_cmd.add_argument("a", metavar="RUN_A", help="a file, or a run directory, of any format")
+    diff_cmd.add_argument("b", metavar="RUN_B", help="the file or run directory to compare it with")
+    diff_cmd.add_argument("--output-format", choices=sorted(DIFF_REPORTERS), default="concise")
+    diff_cmd.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD_PERCENT, metavar="PERCENT",
+                          help="smallest relative change of a median (timing) or size (comm) that counts (default 5)")
+    diff_cmd.add_argument("--fail-on", type=_codes, default=list(CATEGORIES), metavar="CATEGORY[,CATEGORY]",
+                          help=f"categories whose significant changes make the exit code 1: {', '.join(CATEGORIES)} (default: all)")
+    diff_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="read both sides as this format")
+    diff_cmd.add_argument("--rank-regex", metavar="REGEX", help="find the rank in a file name, as for check")
+
     rules_cmd = commands.add_parser("rules", help="list every rule")
     rules_cmd.add_argument("--output-format", choices=["concise", "json", "markdown"], default="concise")
     rule_cmd = commands.add_parser("rule", help="print the documentation of a rule")
@@ -79,6 +93,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     try:
         if args.command == "check":
             return _check(args, out, err)
+        if args.command == "diff":
+            return _diff(args, out, err)
         if args.command == "rules":
             render_rules(args.output_format, out)
             return EXIT_CLEAN
@@ -149,3 +165,24 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     threshold = Severity(args.fail_on or settings.fail_on or Severity.ERROR).rank
     failing = any(f.severity.rank >= threshold for f in report.findings)
     return EXIT_FINDINGS if failing else EXIT_CLEAN
+
+
+def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    unknown = [name for name in args.fail_on if name not in CATEGORIES]
+    if unknown or not args.fail_on:
+        raise ConfigError(f"--fail-on takes {', '.join(CATEGORIES)}; not {', '.join(unknown) or 'nothing'}")
+    if not 0 <= args.threshold < 1000:
+        raise ConfigError("--threshold is a percentage from 0 to 1000")
+    try:
+        rank_regex = compile_rank_regex(args.rank_regex)
+    except RankRegexError as error:
+        raise ConfigError(str(error)) from None
+    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex)
+    options = DiffOptions(threshold=args.threshold / 100, fail_on=tuple(args.fail_on))
+    try:
+        report = diff_paths(args.a, args.b, sides, options)
+    except DiffInputError as error:
+        err.write(f"tlint: error: {error}\n")
+        return EXIT_ERROR
+    diff_reporter(args.output_format)(report, out, err)
+    return EXIT_FINDINGS if report.failing else EXIT_CLEAN

@@ -25,14 +25,17 @@ from tests.synth.megatron_run import (
     RunSpec,
     change_collective_dtype,
     change_collective_shape,
+    drop_layer_collective_pair,
     drop_tp_collective,
     generate_run,
     mismatch_p2p_shape,
     put_rank_in_wrong_stage,
     rank_records,
     remove_rank_file,
+    slow_down_stage,
     write_run,
 )
+from tests.synth.simai_workload import write_workload
 
 SEED_000 = Path(__file__).resolve().parent / "fixtures" / "seeds" / "000_14848477538be528.txt"
 SEED_000_SPEC = RunSpec(tp=2, pp=4, dp=1, micro_batches=1, layers=40, hidden=5120, seq=2048, micro_batch_size=2, vocab=50432)
@@ -338,3 +341,40 @@ def test_faults_leave_their_input_alone_and_land_on_the_line_they_name(tmp_path:
     assert len(paths) == SMALL.world_size - 1 and not any("_rank0_" in path.name for path in paths)
     (path,) = [path for path in paths if "_rank3_" in path.name]
     assert parse_file(path)[fault.line - 1] == faulty[3][fault.line - 1] != run[3][fault.line - 1]
+
+
+# -- whole-run changes --------------------------------------------------------------------------
+
+
+def test_slow_down_stage_stretches_that_stage_only_and_time_still_runs_forward(run: Run) -> None:
+    slower = slow_down_stage(run, 2, 1.5)
+    assert_time_runs_forward(SMALL, slower)
+    for rank, records in run.items():
+        stage = SMALL.position(rank).stage
+        for old, new in zip(records, slower[rank]):
+            assert untimed(old) == untimed(new)
+            assert ticks(new.duration) == (round(ticks(old.duration) * 1.5) if stage == 2 else ticks(old.duration))
+
+
+def test_drop_layer_collective_pair_removes_one_forward_and_its_backward_twin_everywhere(run: Run) -> None:
+    layer = 5  # stage 2 holds layers 4 and 5
+    dropped = drop_layer_collective_pair(SMALL, run, layer)
+    for rank, records in run.items():
+        stage = SMALL.position(rank).stage
+        for old, new in zip(records, dropped[rank]):
+            lost = len(old.sub_operations) - len(new.sub_operations)
+            assert lost == (1 if stage == 2 and old.op in ("forward_step", "backward_step") else 0)
+            assert all(sub in old.sub_operations for sub in new.sub_operations)
+    forward = next(r for r in dropped[SMALL.rank(2, 0, 0)] if r.op == "forward_step")
+    original = next(r for r in run[SMALL.rank(2, 0, 0)] if r.op == "forward_step")
+    assert original.sub_operations[3] not in forward.sub_operations  # layer 5 is the stage's second: its MLP all-reduce
+
+
+def test_the_simai_workload_written_for_a_run_checks_clean_and_follows_aicb(tmp_path: Path) -> None:
+    path = write_workload(SMALL, tmp_path / "workload.txt")
+    report = check([str(path)], CheckOptions())
+    assert report.files[0].format == "simai-workload" and report.findings == []
+    rows = [r for r in parser("simai-workload").parse(enumerate(path.read_text(encoding="utf-8").splitlines(), 1)) if r.kind == "layer_row"]
+    layers = [r for r in rows if r.name in ("attention_layer", "mlp_layer")]
+    assert len(layers) == 2 * SMALL.layers * SMALL.micro_batches
+    assert {(r.fwd_comm_size, r.ig_comm_size) for r in layers} == {(2 * SMALL.micro_batch_size * SMALL.seq * SMALL.hidden,) * 2}

@@ -9,9 +9,11 @@ import importlib
 from collections.abc import Callable
 from typing import TextIO
 
+from lint.models.diff import DiffReport
 from lint.models.report import CheckReport
 
 Renderer = Callable[[CheckReport, TextIO, TextIO], None]
+DiffRenderer = Callable[[DiffReport, TextIO, TextIO], None]
 
 CHECK_REPORTERS: dict[str, str] = {
     "concise": "lint.report.concise",
@@ -20,9 +22,21 @@ CHECK_REPORTERS: dict[str, str] = {
 }
 
 
+DIFF_REPORTERS: dict[str, str] = {
+    "concise": "lint.report.diff.concise",
+    "full": "lint.report.diff.full",
+    "json": "lint.report.diff.json_report",
+    "html": "lint.report.diff.html",
+}
+
 HUMAN_FORMATS = frozenset({"concise", "full"})  # the formats beside which a progress bar may show
 
 
 def check_reporter(name: str) -> Renderer:
     renderer: Renderer = importlib.import_module(CHECK_REPORTERS[name]).render
+    return renderer
+
+
+def diff_reporter(name: str) -> DiffRenderer:
+    renderer: DiffRenderer = importlib.import_module(DIFF_REPORTERS[name]).render
     return renderer

@@ -44,8 +44,10 @@ class LayoutSources:
         return claims, None
 
 
-def assemble(key: RunKey, files: Iterable[tuple[RankSummary, int]], asked: frozenset[str], sources: LayoutSources) -> Run | None:
-    """The run of these (summary, rank named by the file) pairs, or None when fewer than two ranks.
+def assemble(
+    key: RunKey, files: Iterable[tuple[RankSummary, int]], asked: frozenset[str], sources: LayoutSources, *, minimum_ranks: int = 2,
+) -> Run | None:
+    """The run of these (summary, rank named by the file) pairs, or None when fewer than ``minimum_ranks`` ranks.
 
     A file's rank is read from its records (``rank:R:``) and otherwise from its name.
     """
@@ -57,7 +59,7 @@ def assemble(key: RunKey, files: Iterable[tuple[RankSummary, int]], asked: froze
             duplicates.append(summary.model_copy(update={"rank": rank}))
         else:
             ranks[rank] = summary if summary.rank is not None else summary.model_copy(update={"rank": rank})
-    if len(ranks) < 2:
+    if len(ranks) < max(minimum_ranks, 1):
         return None
     claims, _ = sources.for_run(key)
     layout = _layout(ranks, claims)

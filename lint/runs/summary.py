@@ -6,7 +6,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from lint.models.megatron_trace import P2P_OPS, DdpGradCommRecord, OpRecord, layer_collectives
+from lint.models.megatron_trace import P2P_OPS, DdpGradCommRecord, OpRecord, SubOperation, layer_collectives
 
 
 class Collective(NamedTuple):
@@ -33,6 +33,10 @@ class OpStep(NamedTuple):
     collectives: tuple[Collective, ...]  # the op's own tensor (communication ops) and its sub-operations
     layer_collectives: int  # TP all-reduces of transformer layers (forward_step / backward_step)
     loss_reductions: int  # cross-entropy reductions
+    duration: float | None  # ms; None where the writer left it out (layout V0) or wrote a placeholder
+    end: float | None  # the op's end time stamp (ms, the rank's own clock), None as for duration
+    layer_ends: tuple[float, ...]  # end of each layer collective, in ms after the op started: per-layer timing
+    layer_collective: Collective | None  # the tensor a layer collective moves (all of an op's are alike)
 
 
 class RankSummary(BaseModel):
@@ -49,6 +53,11 @@ class RankSummary(BaseModel):
 
     def ops(self, *names: str) -> list[OpStep]:
         return [step for step in self.steps if step.op in names]
+
+
+def _collective(sub: SubOperation) -> Collective:
+    shape = None if sub.comm_func in DATA_DEPENDENT else sub.input__shape
+    return Collective(sub.comm_func or sub.trace_src_func, sub.group, shape, sub.input__dtype)
 
 
 _interned: dict[Any, Any] = {}
@@ -72,17 +81,18 @@ class RankSummarizer:
 
     def check_op(self, record: OpRecord) -> tuple[()]:
         self._first(record)
-        collectives = [
-            Collective(sub.comm_func, sub.group, None if sub.comm_func in DATA_DEPENDENT else sub.input__shape, sub.input__dtype)
-            for sub in record.sub_operations if sub.comm_func
-        ]
+        collectives = [_collective(sub) for sub in record.sub_operations if sub.comm_func]
         if record.group_kind is not None or record.op in P2P_OPS:
             collectives.insert(0, Collective(record.op, record.group_kind, record.input__shape, record.input__dtype))
-        layers = len(layer_collectives(record)) if record.op in ("forward_step", "backward_step") else 0
+        layers = layer_collectives(record) if record.op in ("forward_step", "backward_step") else []
         losses = sum(1 for sub in record.sub_operations if (sub.func_name or "").startswith("crossEntropy"))
+        start = None if record.is_placeholder else record.start
         self.steps.append(OpStep(
             self.iteration, _intern(record.op), record.batch_id, _intern(record.mg_state), record.line,
-            _intern(tuple(collectives)), layers, losses,
+            _intern(tuple(collectives)), len(layers), losses,
+            record.duration if start is not None else None, record.timestamp if start is not None else None,
+            tuple(round(sub.timestamp - start, 2) for sub in layers) if start is not None else (),
+            _intern(_collective(layers[0])) if layers else None,
         ))
         if record.op == "optimizer_step":
             self.iteration += 1

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -410,3 +410,73 @@ def remove_rank_file(run: Run, rank: int) -> tuple[Run, Fault]:
     if rank not in run:
         raise ValueError(f"rank {rank} has no file to remove")
     return {r: records for r, records in run.items() if r != rank}, Fault(rank, None, f"the file of rank {rank} is missing")
+
+
+# -- whole-run changes --------------------------------------------------------------------------
+# What differs between two runs of one job rather than within a run: every rank or stage at once.
+
+
+def _ticks(ms: float) -> int:
+    return round(ms * TICKS_PER_MS)
+
+
+def rescale_durations(run: Run, factor: Callable[[int, OpRecord], float]) -> Run:
+    """Every record of ``rank`` takes ``factor(rank, record)`` times as long, and so does what it holds.
+
+    The sub-operations keep their places within the op, stretched with it; each rank's later records
+    move by what the earlier ones gained, so the file still reads as one clock running forward.
+    """
+    rescaled: Run = {}
+    for rank, records in run.items():
+        shift = 0
+        out = []
+        for record in records:
+            if record.timestamp is None or record.duration is None or record.is_placeholder:
+                out.append(record)
+                continue
+            scale = factor(rank, record)
+            start = _ticks(record.timestamp) - _ticks(record.duration)
+            new_start = start + shift
+            duration = round(_ticks(record.duration) * scale)
+            subs = []
+            for sub in record.sub_operations:
+                sub_start = new_start + round((_ticks(sub.timestamp) - _ticks(sub.duration) - start) * scale)
+                sub_duration = round(_ticks(sub.duration) * scale)
+                subs.append(replace(sub, duration=sub_duration / TICKS_PER_MS, timestamp=(sub_start + sub_duration) / TICKS_PER_MS))
+            end = new_start + duration
+            shift = end - _ticks(record.timestamp)
+            out.append(replace(record, duration=duration / TICKS_PER_MS, timestamp=end / TICKS_PER_MS, sub_operations=subs))
+        rescaled[rank] = out
+    return rescaled
+
+
+def slow_down_stage(run: Run, stage: int, factor: float) -> Run:
+    """Every op of every rank of ``stage`` takes ``factor`` times as long, in every step."""
+    return rescale_durations(run, lambda _, record: factor if record.stage_id == stage else 1.0)
+
+
+def drop_layer_collective_pair(spec: RunSpec, run: Run, layer: int) -> Run:
+    """Layer ``layer`` (0-based, model-wide) loses its MLP all-reduce and the backward twin, on every rank and step.
+
+    The time the collective took stays in the op, as the layer's own work: only the structure changes.
+    """
+    stage, local = divmod(layer, spec.layers_per_stage)
+    forward_index = 2 * local + 1  # a layer all-reduces after attention, then after the MLP
+    backward_index = 2 * (spec.layers_per_stage - 1 - local)  # backward meets the layers, and the MLP, first
+
+    def without(record: OpRecord, func_name: str, index: int) -> OpRecord:
+        positions = [i for i, sub in enumerate(record.sub_operations) if sub.func_name == func_name]
+        dropped = positions[index]
+        return replace(record, sub_operations=[s for i, s in enumerate(record.sub_operations) if i != dropped])
+
+    changed: Run = {}
+    for rank, records in run.items():
+        if spec.position(rank).stage != stage:
+            changed[rank] = records
+            continue
+        changed[rank] = [
+            without(r, "linear_fwd", forward_index) if r.op == "forward_step"
+            else without(r, "normlinear_bwd", backward_index) if r.op == "backward_step" else r
+            for r in records
+        ]
+    return changed

@@ -1,0 +1,20 @@
+"""``tlint diff``: a semantic differ for runs and workloads.
+
+read -> detect -> adapter (one per format) -> :class:`~lint.diff.profile.Profile` -> :func:`~lint.diff.compare.diff`
+-> :class:`~lint.models.diff.DiffReport` -> a diff reporter.  Same-format pairs are compared in full,
+cross-format pairs on the common per-layer communication profile (:mod:`lint.diff.common`).
+"""
+
+from __future__ import annotations
+
+from lint.diff.compare import DiffOptions, diff
+from lint.diff.sides import DiffInputError, SideOptions, load_side
+from lint.models.diff import DiffReport
+
+
+def diff_paths(a: str, b: str, sides: SideOptions | None = None, options: DiffOptions | None = None) -> DiffReport:
+    sides = sides or SideOptions()
+    return diff(load_side(a, sides), load_side(b, sides), options)
+
+
+__all__ = ["DiffInputError", "DiffOptions", "SideOptions", "diff_paths"]

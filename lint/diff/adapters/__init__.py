@@ -1,0 +1,1 @@
+"""One module per format: ``load(path, sources, options) -> Profile`` (see :mod:`lint.diff.sides`)."""

@@ -1,0 +1,141 @@
+"""``simai-workload`` files as diff profiles (FORMATS.md section 4).
+
+* config ``header``: every key as written (``model_parallel_NPU_group``, ``pp_comm``, unknown keys
+  too) and the kind; ``rows``: declared and present; ``layout``: dp = all_gpus / (tp·pp);
+* structure ``row NAME#K``: the K-th row of that name (AICB repeats names per layer and per micro-batch)
+  and its comm type per phase: a row whose collective became ``NONE`` lost it;
+* comm ``row NAME#K`` bytes per phase, and ``GROUP KIND`` per workload pass: bytes, calls, median
+  message.  The group is what SimAI picks: no suffix is TP (fwd, ig) or DP (wg), ``_EP``, ``_DP_EP``;
+* timing ``NAME PHASE compute``: one sample per row of that name (ns in the file, ms here), and
+  ``workload compute``, the sum of every compute time (a single sample: never significant).
+
+Per-layer (common) profile: a row named ``attention*`` opens a transformer layer, ``mlp*``/``moe*``
+rows continue it and ``embedding_layer`` starts the next pass at layer 0.  AICB writes a compute time
+of 1 ns where it measured none: such times count as unknown there.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from lint.diff.common import LayerProfileBuilder
+from lint.diff.profile import Items, Profile, Timing, put
+from lint.diff.sides import SideOptions, records, single_source
+from lint.diff.stats import median
+from lint.models.simai_workload import CHECKPOINT_KEYS, SETTING_FIELDS, Comm, Header, LayerRow, Workload
+from lint.source import Source
+
+NAME = "simai-workload"
+NS_PER_MS = 1_000_000
+PLACEHOLDER_NS = 1  # AICB's "no measured time"
+PLOTTED = 12
+
+
+def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
+    source = single_source(path, sources, NAME)
+    workload = Workload.from_records(records(source, NAME))
+    units = {"time": "ns (SimAI), shown in ms", "comm": "bytes as written"}
+    profile = Profile(format=NAME, path=path, files=1, units=units)
+    if workload.header is not None:
+        _config(workload.header, profile.config)
+    put(profile.config, "rows", declared=workload.declared_count, present=len(workload.rows))
+    totals: Counter[str] = Counter()
+    calls: Counter[str] = Counter()
+    messages: dict[str, list[int]] = defaultdict(list)
+    compute: dict[str, list[float]] = defaultdict(list)
+    for key, row in _keyed(workload.rows):
+        put(profile.structure, key, **{f"{comm.phase}_comm": comm.type for comm in row.comms()})
+        put(profile.comm, key, **{f"{comm.phase}_bytes": comm.size for comm in row.comms() if comm.family})
+        for comm in row.comms():
+            if comm.family:
+                name = f"{group(comm)} {comm.family.lower()}"
+                totals[name] += comm.size
+                calls[name] += 1
+                messages[name].append(comm.size)
+        for phase in ("fwd", "ig", "wg"):
+            compute[f"{row.name} {phase} compute"].append(getattr(row, f"{phase}_compute") / NS_PER_MS)
+    for name in sorted(calls):
+        put(profile.comm, name, bytes_per_pass=totals[name], calls_per_pass=calls[name], message_bytes=median(messages[name]))
+    profile.total_bytes = float(sum(totals.values()))
+    profile.timing = {key: Timing(samples=samples, per_step=len(samples)) for key, samples in compute.items()}
+    profile.timing["workload compute"] = Timing(samples=[sum(sum(samples) for samples in compute.values())])
+    profile.step_key = "workload compute"
+    busiest = sorted(compute, key=lambda key: -sum(compute[key]))[:PLOTTED]
+    profile.plot_keys = [key for key in busiest if sum(compute[key])]
+    profile.common = _layers(workload).build(NAME, path, 1, units)
+    return profile
+
+
+def _keyed(rows: list[LayerRow]) -> list[tuple[str, LayerRow]]:
+    """Rows by identity: name and occurrence of that name."""
+    seen: Counter[str] = Counter()
+    keyed = []
+    for row in rows:
+        keyed.append((f"row {row.name}#{seen[row.name]}", row))
+        seen[row.name] += 1
+    return keyed
+
+
+def _config(header: Header, config: Items) -> None:
+    settings = {key: getattr(header, field) for key, field in SETTING_FIELDS.items()}
+    written: dict[str, object] = {"kind": header.parallelism}
+    for key in header.key_order:
+        if key in settings:
+            written[key] = settings[key]
+        elif key in CHECKPOINT_KEYS:
+            written[key] = " ".join(map(str, getattr(header, key)))
+        else:
+            written[key] = header.unknown[key]
+    config["header"] = written  # type: ignore[assignment]
+    tp, pp, gpus = header.read("tp"), header.read("pp") or 1, header.read("all_gpus")
+    if tp and gpus and gpus % (tp * pp) == 0:
+        put(config, "layout", dp=gpus // (tp * pp))
+
+
+def group(comm: Comm) -> str:
+    """The group SimAI gives a collective: by its suffix, and by phase when it has none."""
+    suffix = comm.suffix
+    if suffix == "":
+        return "dp" if comm.phase == "wg" else "tp"
+    return {"_EP": "ep", "_DP_EP": "dp_ep"}.get(suffix, "-")
+
+
+def _layers(workload: Workload) -> LayerProfileBuilder:
+    builder = LayerProfileBuilder()
+    header = workload.header
+    if header is not None:
+        tp, pp, ep, gpus = (header.read(name) for name in ("tp", "pp", "ep", "all_gpus"))
+        dp = gpus // (tp * (pp or 1)) if tp and gpus and gpus % (tp * (pp or 1)) == 0 else None
+        builder.layout = {name: v for name, v in (("tp", tp), ("pp", pp), ("ep", ep), ("dp", dp), ("world", gpus)) if v}
+    layer = -1
+    previous = ""
+    compute: dict[str, float] = {}
+
+    def flush() -> None:
+        for phase, ms in compute.items():
+            builder.compute(layer, phase, ms)
+        compute.clear()
+
+    for row in workload.rows:
+        name = row.name.lower()
+        if name.startswith("attention"):
+            if not previous.startswith("attention"):
+                flush()
+                layer += 1
+                builder.layer_pass(layer)
+        elif not (name.startswith(("mlp", "moe")) and "grad" not in name and layer >= 0):
+            flush()
+            if name.startswith("embedding_layer"):
+                layer = -1
+            previous = name
+            continue
+        previous = name
+        for comm in row.comms():
+            if comm.family:
+                builder.collective(layer, "fwd" if comm.phase == "fwd" else "bwd", group(comm), comm.family.lower(), comm.size)
+        for phase, times in (("fwd", (row.fwd_compute,)), ("bwd", (row.ig_compute, row.wg_compute))):
+            known = [ns for ns in times if ns > PLACEHOLDER_NS]
+            if known:
+                compute[phase] = compute.get(phase, 0.0) + sum(known) / NS_PER_MS
+    flush()
+    return builder

@@ -1,0 +1,66 @@
+"""The per-layer communication profile every format can give: what cross-format pairs are compared on.
+
+For each transformer layer (numbered from 0 across the whole model) and phase (``fwd``; ``bwd`` =
+input gradient + weight gradient): the activation collectives of the tensor- and expert-parallel
+groups by kind, with their count per pass and message bytes, and the layer's compute time in ms where
+the format knows it.  Data-parallel gradient synchronisation is left out: one format does it per
+layer (neusight-tsv's ``X_grad`` rows), the others once per step or bucket, so it cannot be aligned by
+layer.  The layout (tp, pp, dp, ep, world) is the config both sides may state.
+
+Keys: ``layers`` (count), ``layer {i} {phase}`` (collectives per pass), ``layers {phase} {group}
+{kind}`` (message bytes, bytes per pass), ``layers {phase} compute`` (samples: one median per layer).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from lint.diff.profile import Items, Profile, Timing, put
+from lint.diff.stats import median
+
+LAYER_GROUPS = frozenset({"tp", "ep"})
+PHASES = ("fwd", "bwd")
+
+
+class LayerProfileBuilder:
+    def __init__(self) -> None:
+        self.layout: dict[str, int] = {}
+        self._passes: Counter[int] = Counter()
+        self._messages: dict[tuple[int, str, str, str], list[int]] = defaultdict(list)
+        self._compute: dict[tuple[int, str], list[float]] = defaultdict(list)
+
+    def layer_pass(self, layer: int) -> None:
+        """One more execution of ``layer`` (a micro-batch, a workload pass): counts are per pass."""
+        self._passes[layer] += 1
+
+    def collective(self, layer: int, phase: str, group: str, kind: str, message_bytes: int) -> None:
+        if group in LAYER_GROUPS:
+            self._messages[layer, phase, group, kind].append(message_bytes)
+
+    def compute(self, layer: int, phase: str, ms: float) -> None:
+        self._compute[layer, phase].append(ms)
+
+    def build(self, format_name: str, path: str, files: int, units: dict[str, str]) -> Profile:
+        structure: Items = {}
+        comm: Items = {}
+        put(structure, "layers", count=len(self._passes))
+        per_kind: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+        bytes_per_pass: Counter[tuple[str, str, str]] = Counter()
+        for (layer, phase, group, kind), messages in sorted(self._messages.items()):
+            passes = self._passes[layer] or 1
+            structure.setdefault(f"layer {layer} {phase}", {})[f"{group} {kind}"] = round(len(messages) / passes, 3)
+            per_kind[phase, group, kind] += messages
+            bytes_per_pass[phase, group, kind] += round(sum(messages) / passes)
+        for (phase, group, kind), messages in per_kind.items():
+            put(comm, f"layers {phase} {group} {kind}", message_bytes=median(messages), bytes_per_pass=bytes_per_pass[phase, group, kind])
+        timing = {}
+        for phase in PHASES:
+            per_layer = [median(samples) for (_, p), samples in sorted(self._compute.items()) if p == phase and samples]
+            if per_layer:
+                timing[f"layers {phase} compute"] = Timing(samples=per_layer)
+        config: Items = {}
+        put(config, "layout", **self.layout)
+        return Profile(
+            format=format_name, path=path, files=files, units=units, config=config, structure=structure, comm=comm,
+            timing=timing, total_bytes=float(sum(bytes_per_pass.values())),
+        )

@@ -1,0 +1,258 @@
+"""Two profiles -> typed changes, each with its significance and impact, then a headline and a verdict.
+
+Alignment is by key, never by position: adapters name every item by its identity (a config key, a
+stage and op, a row's name and occurrence, a layer index), so an item one side lacks is added or
+removed and nothing shifts.
+
+Significance:
+
+* config and structure: every change;
+* comm: a numeric change of at least ``threshold`` (relative), any other change;
+* timing: the median moved by at least ``threshold`` *and* a two-sided Mann-Whitney U test rejects
+  equal distributions at ``alpha``.  The step time is the first question and is tested alone; the
+  breakdown (per op, stage, layer, ...) is one family of tests, Holm-corrected, so that among a
+  hundred keys noise alone does not flag one.  A side with a single sample is never significant;
+  timing changes below the threshold are not listed at all.
+
+Impact orders the changes: config and structure first, then comm by the share of the bytes a step
+moves and timing by the share of the step time (``|Δ median| × occurrences per step / step time``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from lint.diff.profile import Items, Profile, Scalar, Timing
+from lint.diff.stats import holm, mann_whitney_p, median, quantile
+from lint.diff.wording import ARROW, is_number, key_template, natural_key, number_ranges, percent, subject, value
+from lint.models.diff import CATEGORIES, Category, CategoryCount, Change, DiffReport, DiffSide, DiffSummary, PlotSeries, Spread
+
+ALPHA = 0.05
+DEFAULT_THRESHOLD_PERCENT = 5.0
+MS_DECIMALS = 4  # timing values are reported to 0.1 µs: finer digits are float noise
+_FIRST = {"config": 0, "structure": 1}  # always listed before comm and timing
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    threshold: float = DEFAULT_THRESHOLD_PERCENT / 100  # relative
+    fail_on: tuple[Category, ...] = CATEGORIES
+    alpha: float = ALPHA
+
+
+def diff(a: Profile, b: Profile, options: DiffOptions | None = None) -> DiffReport:
+    options = options or DiffOptions()
+    same_format = a.format == b.format
+    left, right = (a, b) if same_format else (a.common, b.common)
+    if left is None or right is None:  # every adapter builds the common profile: a bug, not a user error
+        raise ValueError("a side has no common per-layer profile")
+    changes = [
+        *_items("config", left.config, right.config, options, shared_only=not same_format),
+        *_items("structure", left.structure, right.structure, options, shared_only=False),
+        *_comm(left, right, options),
+        *_timing(left, right, options),
+    ]
+    changes = _collapse(changes)
+    changes.sort(key=lambda c: (not c.significant, _FIRST.get(c.category, 2), -c.impact, c.category, natural_key(c.key), c.field))
+    summary = _summary(changes, options, same_format, left.step_key or right.step_key)
+    return DiffReport(a=_side(a), b=_side(b), changes=changes, summary=summary, plot=_plot(left, right))
+
+
+# -- per category -----------------------------------------------------------------------------------
+
+
+def _items(category: Category, before: Items, after: Items, options: DiffOptions, *, shared_only: bool) -> Iterator[Change]:
+    always_significant = category in ("config", "structure")
+    for key in sorted(before.keys() | after.keys(), key=natural_key):
+        old, new = before.get(key), after.get(key)
+        if category == "config":  # settings are compared one by one, even where a side states none of a group
+            old, new = old or {}, new or {}
+        if old is None or new is None:
+            if not shared_only:
+                yield _whole(category, key, old, new)
+            continue
+        for field in [*old, *(name for name in new if name not in old)]:
+            x, y = old.get(field), new.get(field)
+            if x == y or (shared_only and (x is None or y is None)):
+                continue
+            delta, rel = _deltas(x, y)
+            yield Change(
+                category=category, kind="added" if x is None else "removed" if y is None else "changed", key=key,
+                field=field, before=x, after=y, delta=delta, rel_delta=rel,
+                significant=always_significant or rel is None or abs(rel) >= options.threshold,
+            )
+
+
+def _whole(category: Category, key: str, old: dict[str, Scalar] | None, new: dict[str, Scalar] | None) -> Change:
+    """A key one side lacks: one change, with the other side's fields in a line."""
+    present = old if old is not None else new
+    assert present is not None
+    text = ", ".join(f"{name} {value(item)}" for name, item in present.items())
+    return Change(
+        category=category, kind="added" if old is None else "removed", key=key, field="",
+        before=text if old is not None else None, after=text if new is not None else None, significant=True,
+    )
+
+
+def _comm(before: Profile, after: Profile, options: DiffOptions) -> Iterator[Change]:
+    total = max(before.total_bytes, after.total_bytes) or 1.0
+    for change in _items("comm", before.comm, after.comm, options, shared_only=False):
+        fields = before.comm.get(change.key) or after.comm.get(change.key) or {}
+        if change.field == "":
+            moved = max((abs(v) for f, v in fields.items() if "bytes" in f and is_number(v)), default=0.0)
+            change.impact = moved / total
+        elif "bytes" in change.field and change.delta is not None:
+            change.impact = abs(change.delta) / total
+        yield change
+
+
+def _timing(before: Profile, after: Profile, options: DiffOptions) -> Iterator[Change]:
+    keys = sorted(before.timing.keys() & after.timing.keys(), key=natural_key)
+    keys = [k for k in keys if before.timing[k].samples and after.timing[k].samples]
+    p_values = {k: mann_whitney_p(before.timing[k].samples, after.timing[k].samples) for k in keys}
+    # The step time is the question asked first, tested alone; the breakdown is one family, Holm-corrected.
+    step_key = before.step_key or after.step_key
+    breakdown = [k for k in keys if k != step_key]
+    adjusted = dict(zip(breakdown, holm([p_values[k] for k in breakdown])))
+    adjusted.update({k: p_values[k] for k in keys if k == step_key})
+    step_ms = before.step_ms or after.step_ms
+    for key in keys:
+        p_value = adjusted[key]
+        old, new = before.timing[key], after.timing[key]
+        x, y = round(median(old.samples), MS_DECIMALS), round(median(new.samples), MS_DECIMALS)
+        delta, rel = _deltas(x, y)
+        assert delta is not None
+        if delta == 0 or (rel is not None and abs(rel) < options.threshold):
+            continue
+        samples_enough = min(len(old.samples), len(new.samples)) >= 2
+        weight = max(old.per_step, new.per_step)
+        yield Change(
+            category="timing", kind="changed", key=key, field="median", before=x, after=y, delta=round(delta, MS_DECIMALS), rel_delta=rel,
+            significant=samples_enough and p_value < options.alpha,
+            impact=abs(delta) * weight / step_ms if step_ms else abs(rel or 0.0),
+            p_value=p_value, spread_before=spread(old), spread_after=spread(new),
+        )
+
+
+def _deltas(before: Scalar, after: Scalar) -> tuple[float | None, float | None]:
+    if not (is_number(before) and is_number(after)):
+        return None, None
+    assert isinstance(before, int | float) and isinstance(after, int | float)
+    delta = after - before
+    return delta, (delta / before if before else None)
+
+
+def spread(timing: Timing) -> Spread | None:
+    samples = timing.samples
+    if not samples:
+        return None
+    return Spread(
+        count=len(samples), minimum=min(samples), p10=quantile(samples, 0.1), p25=quantile(samples, 0.25),
+        median=median(samples), p75=quantile(samples, 0.75), p90=quantile(samples, 0.9), maximum=max(samples),
+    )
+
+
+def _collapse(changes: list[Change]) -> list[Change]:
+    """Changes alike but for the last number in their keys (layer 0..39, row#0..15) become one: 'layer 0-39'."""
+    groups: dict[tuple[object, ...], list[tuple[int, Change]]] = defaultdict(list)
+    kept: list[Change] = []
+    for change in changes:
+        template = key_template(change.key) if change.category != "timing" else None
+        if template is None:
+            kept.append(change)
+            continue
+        pattern, index = template
+        signature = (pattern, change.category, change.kind, change.field, repr(change.before), repr(change.after), change.significant)
+        groups[signature].append((index, change))
+    for (pattern, *_), members in groups.items():
+        first = members[0][1]
+        if len(members) == 1:
+            kept.append(first)
+            continue
+        merged = first.model_copy(update={
+            "key": pattern.replace("{}", number_ranges([index for index, _ in members])),
+            "impact": sum(change.impact for _, change in members),
+        })
+        kept.append(merged)
+    return kept
+
+
+# -- summary ----------------------------------------------------------------------------------------
+
+
+def _summary(changes: list[Change], options: DiffOptions, same_format: bool, step_key: str | None) -> DiffSummary:
+    counts = {category: CategoryCount() for category in CATEGORIES}
+    for change in changes:
+        counts[change.category].changes += 1
+        counts[change.category].significant += change.significant
+    significant = [category for category in CATEGORIES if counts[category].significant]
+    verdict = "significant change" if significant else "no significant change" if changes else "identical"
+    return DiffSummary(
+        headline=headline(changes, step_key), verdict=verdict, compared="full" if same_format else "common per-layer profile",
+        threshold_percent=options.threshold * 100, counts=counts, significant_categories=significant, fail_on=list(options.fail_on),
+    )
+
+
+def headline(changes: list[Change], step_key: str | None) -> str:
+    """'step time +12.4 % (significant), driven by stage 3 backward_step; tp allreduce bytes per step −50.0 % (float32 → bfloat16)'."""
+    if not changes:
+        return "identical: no change in config, structure, comm or timing"
+    significant = [c for c in changes if c.significant]
+    parts: list[str] = []
+    config = [c for c in significant if c.category == "config"]
+    if config:
+        parts.append(", ".join(f"{c.field or c.key} {value(c.before)} {ARROW} {value(c.after)}" for c in config[:3])
+                     + (f" (+{len(config) - 3} more)" if len(config) > 3 else ""))
+    structure = [c for c in significant if c.category == "structure"]
+    if structure:
+        first = structure[0]
+        more = f" (+{len(structure) - 1} more structure changes)" if len(structure) > 1 else ""
+        moved = f" {value(first.before)} {ARROW} {value(first.after)}" if first.kind == "changed" else ""
+        parts.append(f"{first.kind} {subject(first)}{moved}{more}")
+    parts += _timing_headline(changes, step_key)
+    comm = [c for c in significant if c.category == "comm" and c.delta is not None]
+    if comm:
+        top = comm[0]
+        dtype = next((c for c in changes if c.category == "comm" and c.key == top.key and c.field == "dtype"), None)
+        note = f" ({dtype.before} {ARROW} {dtype.after})" if dtype else ""
+        parts.append(f"{subject(top)} {percent(top.rel_delta)}{note}")
+    if not significant:
+        return f"no significant change ({len(changes)} within noise or below the threshold)" + (f": {'; '.join(parts)}" if parts else "")
+    return "; ".join(parts)
+
+
+def _timing_headline(changes: list[Change], step_key: str | None) -> list[str]:
+    timing = [c for c in changes if c.category == "timing"]
+    step = next((c for c in timing if c.key == step_key), None)
+    drivers = [c for c in timing if c.significant and c is not step and not c.key.endswith(" step")]
+    if step is not None:
+        text = f"{'step time' if step.key == 'step' else step.key} {percent(step.rel_delta)} ({'significant' if step.significant else 'not significant'})"
+        same_way = [c for c in drivers if (c.delta or 0) * (step.delta or 0) > 0 and c.key.startswith("stage ")] or \
+            [c for c in drivers if (c.delta or 0) * (step.delta or 0) > 0]
+        if same_way:
+            text += f", driven by {same_way[0].key}"
+        return [text]
+    if drivers:
+        return [f"{drivers[0].key} {percent(drivers[0].rel_delta)} (significant)"]
+    return []
+
+
+def _side(profile: Profile) -> DiffSide:
+    return DiffSide(
+        path=profile.path, format=profile.format, files=profile.files, units=profile.units,
+        step_ms=round(profile.step_ms, MS_DECIMALS) if profile.step_ms is not None else None, total_bytes=profile.total_bytes or None,
+    )
+
+
+def _plot(before: Profile, after: Profile) -> list[PlotSeries]:
+    keys = before.plot_keys + [k for k in after.plot_keys if k not in before.plot_keys]
+    return [
+        PlotSeries(
+            label=key,
+            before=spread(before.timing[key]) if key in before.timing else None,
+            after=spread(after.timing[key]) if key in after.timing else None,
+        )
+        for key in keys
+    ]

@@ -1,0 +1,51 @@
+"""A side of a diff as the differ sees it: one :class:`Profile` per input, whatever its format.
+
+Every category is a mapping ``key -> {field: value}`` so that one comparison serves all formats: a key
+only one side has is added or removed, a field whose values differ is changed.  Timing keys hold
+samples (milliseconds) instead, compared by their medians and a rank test.  ``common`` is the per-layer
+communication profile every format can give (see :mod:`lint.diff.common`): cross-format pairs are
+compared on it alone.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from lint.diff.stats import median
+
+Scalar = int | float | str | bool | None
+Items = dict[str, dict[str, Scalar]]
+
+
+class Timing(BaseModel):
+    """The samples of one timing key, in ms, and how often one rank meets it per step (its weight)."""
+
+    samples: list[float]
+    per_step: float = 1.0
+
+
+class Profile(BaseModel):
+    format: str
+    path: str
+    files: int = 1
+    units: dict[str, str] = Field(default_factory=dict)
+    config: Items = Field(default_factory=dict)
+    structure: Items = Field(default_factory=dict)
+    comm: Items = Field(default_factory=dict)
+    timing: dict[str, Timing] = Field(default_factory=dict)
+    step_key: str | None = None  # the timing key of one whole step: what timing impact is a share of
+    total_bytes: float = 0.0  # bytes one step moves: what comm impact is a share of
+    plot_keys: list[str] = Field(default_factory=list)  # timing keys of the per-stage plot, in order
+    common: Profile | None = None
+
+    @property
+    def step_ms(self) -> float | None:
+        timing = self.timing.get(self.step_key or "")
+        return median(timing.samples) if timing and timing.samples else None
+
+
+def put(items: Items, key: str, **fields: Scalar) -> None:
+    """Adds the known (not None) ``fields`` to ``items[key]``; field names use spaces for underscores."""
+    known = {name.replace("_", " "): value for name, value in fields.items() if value is not None}
+    if known:
+        items.setdefault(key, {}).update(known)

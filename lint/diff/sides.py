@@ -1,0 +1,81 @@
+"""From a path the user named to a :class:`~lint.diff.profile.Profile`: read, detect, hand to the format's adapter.
+
+An adapter is one module in :mod:`lint.diff.adapters` with ``load(path, sources, options) -> Profile``;
+a format without one (optprime-log, for now) is refused with a clear message.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from lint import formats
+from lint.diff.profile import Profile
+from lint.runs.discovery import DEFAULT_RANK_REGEX
+from lint.source import InputError, Source, expand
+
+ADAPTERS: dict[str, str] = {
+    "megatron-trace": "lint.diff.adapters.megatron_trace",
+    "simai-workload": "lint.diff.adapters.simai_workload",
+    "neusight-tsv": "lint.diff.adapters.neusight_tsv",
+}
+
+
+class DiffInputError(Exception):
+    """A side that cannot be compared: missing, unreadable, of no or of several formats, or unsupported."""
+
+
+@dataclass(frozen=True)
+class SideOptions:
+    trace_format: str | None = None  # force this format instead of detecting it
+    rank_regex: re.Pattern[str] = field(default=DEFAULT_RANK_REGEX)
+
+
+class Adapter(Protocol):
+    def load(self, path: str, sources: list[Source], options: SideOptions) -> Profile: ...
+
+
+def load_side(path: str, options: SideOptions) -> Profile:
+    sources, errors = expand([path])
+    if errors:
+        raise DiffInputError(errors[0])
+    by_format: dict[str, list[Source]] = {}
+    for source in sources:
+        try:
+            format_name = options.trace_format or formats.detect(source.head())
+        except InputError as error:
+            raise DiffInputError(str(error)) from None
+        if format_name is not None:
+            by_format.setdefault(format_name, []).append(source)
+    if not by_format:
+        raise DiffInputError(f"{path}: no file of a known format (use --trace-format to force one)")
+    if len(by_format) > 1:
+        found = ", ".join(f"{len(found)} {name}" for name, found in sorted(by_format.items()))
+        raise DiffInputError(f"{path}: holds files of several formats ({found}); name one file or run")
+    ((format_name, found),) = by_format.items()
+    if format_name not in ADAPTERS:
+        raise DiffInputError(f"{path}: tlint diff does not support {format_name} yet")
+    adapter: Adapter = importlib.import_module(ADAPTERS[format_name])  # type: ignore[assignment]
+    try:
+        return adapter.load(path, found, options)
+    except InputError as error:
+        raise DiffInputError(str(error)) from None
+    except OSError as error:
+        raise DiffInputError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+def single_source(path: str, sources: list[Source], format_name: str) -> Source:
+    """The one file a one-file format needs; a directory of several is ambiguous."""
+    if len(sources) > 1:
+        raise DiffInputError(f"{path}: holds {len(sources)} {format_name} files; name one")
+    return sources[0]
+
+
+def records(source: Source, format_name: str) -> list[object]:
+    """The records of ``source`` (lines with syntax problems left out: `tlint check` reports them)."""
+    found = [item for item in formats.parser(format_name).parse(source.lines()) if getattr(item, "kind", None) != "syntax"]
+    if not found:
+        raise DiffInputError(f"{source.display}: no {format_name} record could be read")
+    return found

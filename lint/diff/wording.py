@@ -1,0 +1,94 @@
+"""How changes read: numbers, relative changes, collapsed key ranges.  Shared by the headline and reporters."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lint.models.diff import Change
+
+MINUS = "\u2212"
+ARROW = "\u2192"
+_NUMBER = re.compile(r"\d+")
+_SPLIT = re.compile(r"(\d+)")
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def number(value: float) -> str:
+    """12,345 for whole numbers, four significant digits otherwise; the minus sign is a real one."""
+    if float(value).is_integer() and abs(value) < 1e15:
+        text = f"{int(value):,}"
+    elif abs(value) >= 1000:
+        text = f"{value:,.0f}"
+    else:
+        text = f"{value:.4g}"
+    return text.replace("-", MINUS)
+
+
+def value(item: Any, unit: str = "") -> str:
+    if item is None:
+        return "\u2014"
+    if is_number(item):
+        return number(item) + (f" {unit}" if unit else "")
+    if isinstance(item, bool):
+        return "yes" if item else "no"
+    return str(item)
+
+
+def percent(rel_delta: float | None) -> str:
+    if rel_delta is None:
+        return "n/a"
+    sign = "+" if rel_delta > 0 else MINUS if rel_delta < 0 else "\u00b1"
+    return f"{sign}{abs(rel_delta) * 100:.1f} %"
+
+
+def signed(delta: float) -> str:
+    return ("+" if delta > 0 else "") + number(delta)
+
+
+def unit_of(change: Change) -> str:
+    if change.category == "timing":
+        return "ms"
+    return "B" if change.category == "comm" and "bytes" in change.field else ""
+
+
+def transition(change: Change) -> str:
+    """'2 → 4 (+2, +100.0 %)', or the one side there is for an added or removed item."""
+    unit = unit_of(change)
+    text = f"{value(change.before, unit)} {ARROW} {value(change.after, unit)}"
+    if change.delta is not None:
+        text += f" ({signed(change.delta)}, {percent(change.rel_delta)})"
+    return text
+
+
+def subject(change: Change) -> str:
+    return f"{change.key} {change.field}".strip()
+
+
+def key_template(key: str) -> tuple[str, int] | None:
+    """``key`` with its last number taken out, and that number; None for a key without one."""
+    matches = list(_NUMBER.finditer(key))
+    if not matches:
+        return None
+    last = matches[-1]
+    return key[: last.start()] + "{}" + key[last.end() :], int(last.group())
+
+
+def number_ranges(numbers: list[int]) -> str:
+    """[0, 1, 2, 5, 7, 8] -> '0-2,5,7-8'."""
+    ordered = sorted(set(numbers))
+    runs: list[list[int]] = []
+    for n in ordered:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def natural_key(text: str) -> tuple[Any, ...]:
+    """Sort 'stage 10' after 'stage 9'."""
+    return tuple(int(part) if part.isdigit() else part for part in _SPLIT.split(text))

@@ -1,0 +1,23 @@
+"""Helpers of the differ's tests: run the differ on paths, and index its changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lint.diff import DiffOptions, diff_paths
+from lint.models.diff import Change, DiffReport
+
+SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seeds"
+CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "simai_workload"
+
+
+def diff_of(a: Path | str, b: Path | str, **options: object) -> DiffReport:
+    return diff_paths(str(a), str(b), options=DiffOptions(**options))  # type: ignore[arg-type]
+
+
+def significant(report: DiffReport, category: str | None = None) -> list[Change]:
+    return [c for c in report.changes if c.significant and (category is None or c.category == category)]
+
+
+def keyed(changes: list[Change]) -> set[tuple[str, str]]:
+    return {(c.key, c.field) for c in changes}

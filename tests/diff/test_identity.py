@@ -1,0 +1,80 @@
+"""diff(x, x) is empty for every format: a property over generated runs, workloads and tables.
+
+Each example is written twice, to two paths, so that nothing short-circuits on equal names.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lint.formats import parser
+from lint.models.neusight_tsv import COLUMNS, HeaderRecord, LayerRecord
+from lint.models.simai_workload import Header, LayerCount, LayerRow
+from tests.diff.conftest import diff_of
+from tests.synth.megatron_run import RunSpec, write_run
+from tests.test_synth import run_specs
+
+Writer = Callable[[Path], object]
+
+
+def assert_identical(write: Writer) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        a, b = Path(directory) / "a", Path(directory) / "b"
+        for side in (a, b):
+            side.mkdir()
+            write(side)
+        report = diff_of(a, b)
+    assert report.changes == [], [(c.category, c.key, c.field) for c in report.changes]
+    assert report.summary.verdict == "identical" and not report.failing
+
+
+@settings(max_examples=8, deadline=None)
+@given(run_specs())
+def test_megatron_runs(spec: RunSpec) -> None:
+    assert_identical(lambda directory: write_run(spec, directory))
+
+
+names = st.sampled_from(["embedding_layer", "attention_layer", "mlp_layer", "grad_norm", "layernorm", "moe_route", "optimizer1"])
+comm_types = st.sampled_from(["NONE", "ALLREDUCE", "ALLGATHER", "REDUCESCATTER_DP_EP", "ALLTOALL_EP", "BROADCAST"])
+sizes = st.integers(0, 2**34)
+
+
+@st.composite
+def simai_rows(draw: st.DrawFn) -> LayerRow:
+    comms = [value for _ in range(3) for value in (draw(comm_types), draw(sizes))]
+    times = [draw(st.integers(0, 10**8)) for _ in range(3)]
+    return LayerRow(0, 1, draw(names), -1, times[0], *comms[0:2], times[1], *comms[2:4], times[2], *comms[4:6], 100)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(1, 16), st.integers(1, 4), st.lists(simai_rows(), min_size=1, max_size=40))
+def test_simai_workloads(tp: int, pp: int, rows: list[LayerRow]) -> None:
+    render = parser("simai-workload").render
+    header = Header(1, 1, "HYBRID_TRANSFORMER_FWD_IN_BCKWD", tp=tp, pp=pp, all_gpus=tp * pp * 2, key_order=("model_parallel_NPU_group", "pp", "all_gpus"))
+    text = "\n".join([render(header), render(LayerCount(2, 1, len(rows))), *map(render, rows)]) + "\n"
+    assert_identical(lambda directory: (directory / "workload.txt").write_text(text, encoding="utf-8"))
+
+
+neusight_names = st.builds(lambda layer, part, grad: f"transformer_h_{layer}_{part}{grad}", st.integers(0, 3),
+                           st.sampled_from(["ln_1", "attn_c_attn", "mlp_c_fc"]), st.sampled_from(["", "_grad"])) | st.sampled_from(["getitem", "addmm", "matmul"])
+times = st.floats(0, 50, allow_nan=False)
+neusight_comm = st.sampled_from([(None, 0), ("ALLREDUCE", 4096), ("ALLREDUCE_ASYNC", 2560), ("SENDRECV", 1024)])
+
+
+@st.composite
+def neusight_rows(draw: st.DrawFn) -> LayerRecord:
+    forward, backward, weight_grad = draw(neusight_comm), draw(neusight_comm), draw(neusight_comm)
+    return LayerRecord(0, 1, draw(neusight_names), draw(times), *forward, draw(times), *backward, draw(times), *weight_grad, 0.0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(neusight_rows(), min_size=1, max_size=40))
+def test_neusight_tables(rows: list[LayerRecord]) -> None:
+    render = parser("neusight-tsv").render
+    text = "\n".join([render(HeaderRecord(1, 1, COLUMNS)), *map(render, rows)]) + "\n"
+    assert_identical(lambda directory: (directory / "table.tsv").write_text(text, encoding="utf-8"))
