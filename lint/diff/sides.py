@@ -1,7 +1,7 @@
 """From a path the user named to a :class:`~lint.diff.profile.Profile`: read, detect, hand to the format's adapter.
 
 An adapter is one module in :mod:`lint.diff.adapters` with ``load(path, sources, options) -> Profile``;
-a format without one (optprime-log, for now) is refused with a clear message.
+every format has one.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ ADAPTERS: dict[str, str] = {
     "megatron-trace": "lint.diff.adapters.megatron_trace",
     "simai-workload": "lint.diff.adapters.simai_workload",
     "neusight-tsv": "lint.diff.adapters.neusight_tsv",
+    "optprime-log": "lint.diff.adapters.optprime_log",
 }
 
 
 class DiffInputError(Exception):
-    """A side that cannot be compared: missing, unreadable, of no or of several formats, or unsupported."""
+    """A side that cannot be compared: missing, unreadable, or of no or of several formats."""
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,6 @@ def load_side(path: str, options: SideOptions) -> Profile:
         found = ", ".join(f"{len(found)} {name}" for name, found in sorted(by_format.items()))
         raise DiffInputError(f"{path}: holds files of several formats ({found}); name one file or run")
     ((format_name, found),) = by_format.items()
-    if format_name not in ADAPTERS:
-        raise DiffInputError(f"{path}: tlint diff does not support {format_name} yet")
     adapter: Adapter = importlib.import_module(ADAPTERS[format_name])  # type: ignore[assignment]
     try:
         return adapter.load(path, found, options)

@@ -5,6 +5,7 @@ Each example is written twice, to two paths, so that nothing short-circuits on e
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -78,3 +79,30 @@ def test_neusight_tables(rows: list[LayerRecord]) -> None:
     render = parser("neusight-tsv").render
     text = "\n".join([render(HeaderRecord(1, 1, COLUMNS)), *map(render, rows)]) + "\n"
     assert_identical(lambda directory: (directory / "table.tsv").write_text(text, encoding="utf-8"))
+
+
+@st.composite
+def optprime_logs(draw: st.DrawFn) -> str:
+    """A completed OptimusPrime run: config, stage2rank, per-step layer timings and progress lines."""
+    pp, steps, gas = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.sampled_from([1, 4, 32]))
+    lines = [f"> World size: {pp}", f"> GAS: {gas}", f"> PP: {pp}", "> TP: 1", "> DP: 1",
+             "stage2rank = {" + ", ".join(f"{s}: [{s}]" for s in range(pp)) + "}"]
+    groups = {stage: [str(stage)] for stage in range(pp)}
+    groups[0].insert(0, "embed")
+    groups[pp - 1].append("lm_head")
+    for step in range(1, steps + 1):
+        for stage in range(pp):
+            lines.append(f"[rank:{stage} stage:{stage}] transformer-block(module) forward time (no send/recv) - step {step}")
+            for layer in groups[stage]:
+                total = draw(st.floats(0.1, 500, allow_nan=False))
+                lines.append(f"  layer[{layer}]: total={total:.3f}ms, ops={gas}, avg/op={total / gas:.3f}ms")
+        ms, loss = draw(st.floats(100, 9000)), draw(st.floats(0.5, 9))
+        lines.append(f"| epoch   1 | {step:5d}/{steps:5d} batches | lr 0.00 | ms/batch {ms:5.2f} | loss {loss:5.2f} | ppl {math.exp(loss):8.2f}")
+    lines += [f"[rank:{stage}, run completed ..." for stage in range(pp)]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=15, deadline=None)
+@given(optprime_logs())
+def test_optprime_logs(text: str) -> None:
+    assert_identical(lambda directory: (directory / "train.log").write_text(text, encoding="utf-8"))

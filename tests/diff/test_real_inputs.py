@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
 
 from lint.models.diff import DiffReport
-from tests.diff.conftest import CORPUS, SEEDS, diff_of, significant
+from tests.diff.conftest import CORPUS, SEEDS, diff_of, keyed, significant
 from tests.synth.megatron_run import RunSpec, write_run
 from tests.synth.simai_workload import write_workload
 
 SEED_000, SEED_001 = SEEDS / "000_14848477538be528.txt", SEEDS / "001_0e8fa2e5d125871b.txt"
 SEED_003, SEED_004 = SEEDS / "003_891053d3e8445d09.txt", SEEDS / "004_e7a75019e7d30864.txt"
+SEED_002 = SEEDS / "002_cbcb88115115ad29.txt"
 AICB_13B = CORPUS / "aicb__workload__simAI__model_workload__G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100.txt"
 GPT_7B = "ngcs-simai__workloads__None-gpt_7B-world_size{}-tp4-pp1-ep1-gbs16-mbs1-seq2048-MOE-False-GEMM-False-flash_attn-False.txt"
 
@@ -99,3 +101,17 @@ def test_a_trace_against_a_neusight_table() -> None:
     assert report.summary.compared == "common per-layer profile"
     assert found["structure", "layers", "count"] == (10, 1)
     assert ("timing", "layers fwd compute", "median") in found
+
+
+def test_seed_002_against_a_copy_whose_layer_6_is_slower(tmp_path: Path) -> None:
+    def slower(match: re.Match[str]) -> str:
+        total, ops = float(match.group(1)) * 1.3, int(match.group(2))
+        return f"layer[6]: total={total:.3f}ms, ops={ops}, avg/op={total / ops:.3f}ms"
+
+    text = SEED_002.read_text(encoding="utf-8")
+    edited = re.sub(r"layer\[6\]: total=([0-9.]+)ms, ops=(\d+), avg/op=[0-9.]+ms", slower, text)
+    (tmp_path / "slower.log").write_text(edited, encoding="utf-8")
+    report = diff_of(SEED_002, tmp_path / "slower.log")
+    assert keyed(significant(report)) == {("layer 6 forward", "median"), ("stage 3 forward", "median")}
+    assert report.summary.headline.startswith("stage 3 forward +15.5 % (significant)")
+    assert diff_of(SEED_002, SEED_002).changes == []
