@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -103,8 +105,22 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     except ConfigError as error:
         err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR
+    except BrokenPipeError:  # `tlint check . | head`: the reader left; say nothing more
+        _silence(out)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        err.write("tlint: interrupted\n")
+        return 130
     parser.print_help(err)
     return EXIT_ERROR
+
+
+def _silence(stream: TextIO) -> None:
+    """Point a closed pipe at /dev/null so that Python's final flush of it does not fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
 
 
 def _rule(key: str, out: TextIO, err: TextIO) -> int:

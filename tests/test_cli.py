@@ -267,3 +267,14 @@ def test_rules_lists_every_rule_and_rule_prints_its_docs() -> None:
     code, out, _ = run("rule", "column-count")
     assert code == 0 and out.startswith("TL002 (column-count)") and "## Why it matters" in out
     assert run("rule", "TL9999")[0] == 2
+
+
+class _ClosedPipe(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_reader_that_leaves_the_pipe_ends_the_check_quietly(broken_trace: Path) -> None:
+    err = io.StringIO()
+    assert main(["check", str(broken_trace)], stdout=_ClosedPipe(), stderr=err) == 2
+    assert "Traceback" not in err.getvalue()
