@@ -74,6 +74,12 @@ class Source:
         return raw.decode("utf-8", "replace")
 
 
+def printable_path(name: str) -> str:
+    """A path as reports show it.  A file name's bytes that are not UTF-8 reach Python as lone surrogates,
+    which no UTF-8 output can encode; they become U+FFFD (the file is still opened by its real name)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def expand(paths: list[str]) -> tuple[list[Source], list[str]]:
     """Files named by ``paths`` (directories walked, hidden entries skipped) and the errors found."""
     sources: list[Source] = []
@@ -83,24 +89,24 @@ def expand(paths: list[str]) -> tuple[list[Source], list[str]]:
         if path.is_dir():
             _walk(path, sources, errors)
         elif path.is_file():
-            sources.append(Source(path, name))
+            sources.append(Source(path, printable_path(name)))
         elif path.exists() or path.is_symlink():
-            errors.append(f"{name}: not a regular file or directory")
+            errors.append(f"{printable_path(name)}: not a regular file or directory")
         else:
-            errors.append(f"{name}: no such file or directory")
+            errors.append(f"{printable_path(name)}: no such file or directory")
     return sources, errors
 
 
 def _walk(root: Path, sources: list[Source], errors: list[str]) -> None:
     def report(error: OSError) -> None:
-        errors.append(f"{error.filename}: cannot read directory: {error.strerror}")
+        errors.append(f"{printable_path(str(error.filename))}: cannot read directory: {error.strerror}")
 
     for directory, dirnames, filenames in os.walk(root, onerror=report):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for filename in sorted(filenames):
             if not filename.startswith("."):
                 path = Path(directory) / filename
-                sources.append(Source(path, str(path)))
+                sources.append(Source(path, printable_path(str(path))))
 
 
 def read_lines(path: str, wanted: set[int]) -> dict[int, str]:
