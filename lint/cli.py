@@ -44,7 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd = commands.add_parser("check", help="check trace, log and workload files")
     check_cmd.add_argument("paths", nargs="+", metavar="PATH", help="files or directories (walked)")
     check_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="parse every file as this format")
-    check_cmd.add_argument("--output-format", choices=sorted(CHECK_REPORTERS), default="concise")
+    check_cmd.add_argument(
+        "--output-format", choices=sorted(CHECK_REPORTERS), default=None,
+        help="how findings are reported (default: github inside GitHub Actions, else concise)",
+    )
     check_cmd.add_argument("--config", type=Path, metavar="FILE", help="use this tlint.toml or pyproject.toml")
     check_cmd.add_argument("--select", type=_codes, metavar="CODES", help="only these rules (codes, names or prefixes, comma-separated)")
     check_cmd.add_argument("--extend-select", type=_codes, action="extend", default=[], metavar="CODES", help="add rules to the selection")
@@ -134,7 +137,7 @@ def _rule(key: str, out: TextIO, err: TextIO) -> int:
 
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    output_format = args.output_format
+    output_format = args.output_format or _default_output_format()
     config_path = args.config or find_config(args.paths)
     if args.config is not None and not args.config.is_file():
         raise ConfigError(f"{args.config}: no such configuration file")
@@ -175,12 +178,16 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.statistics:
         report.compute_statistics()
 
+    report.fail_on = Severity(args.fail_on or settings.fail_on or Severity.ERROR)
     check_reporter(output_format)(report, out, err)
     if report.summary.input_errors:
         return EXIT_ERROR
-    threshold = Severity(args.fail_on or settings.fail_on or Severity.ERROR).rank
-    failing = any(f.severity.rank >= threshold for f in report.findings)
-    return EXIT_FINDINGS if failing else EXIT_CLEAN
+    return EXIT_FINDINGS if any(map(report.fails, report.findings)) else EXIT_CLEAN
+
+
+def _default_output_format() -> str:
+    """Annotations where GitHub Actions shows them (it sets GITHUB_ACTIONS=true in every step), else concise."""
+    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "concise"
 
 
 def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -30,10 +30,13 @@ from lint.runs.assemble import LayoutSources, assemble
 from lint.runs.discovery import DEFAULT_RANK_REGEX, RunKey, run_key, siblings
 from lint.runs.model import Run
 from lint.runs.summary import RankSummarizer, RankSummary
-from lint.source import InputError, Source, expand
+from lint.source import InputError, Source, expand, printable_path
 
 INTERNAL_ERROR = ("TL000", "internal-error")
 RUN_FORMAT = "megatron-trace"
+# Rules quote names and values from the input, which may be megabytes long; the report stays readable
+# (and its size proportional to the number of findings) when a message keeps only its start and end.
+MAX_MESSAGE = 1000
 
 
 @dataclass
@@ -78,7 +81,7 @@ class _Collector:
         self.findings.append(
             Finding(
                 code=code, name=name, severity=severity, path=violation.path or self.path, line=violation.line,
-                column=violation.column, rank=violation.rank, message=violation.message,
+                column=violation.column, rank=violation.rank, message=_bounded(violation.message),
             )
         )
 
@@ -86,6 +89,13 @@ class _Collector:
         if self.selection.enabled(problem.code):
             rule = registry()[problem.code]
             self.add(problem.code, rule.name, Violation(problem.line, problem.column, problem.message, problem.rank))
+
+
+def _bounded(message: str) -> str:
+    if len(message) <= MAX_MESSAGE:
+        return message
+    half = MAX_MESSAGE // 2
+    return f"{message[:half]}…{message[-half:]}"
 
 
 # -- one file --------------------------------------------------------------------------------------
@@ -201,7 +211,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
         for path in siblings(key, options.rank_regex):
             if path.resolve() in asked:
                 continue
-            sibling = Source(path, str(path))
+            sibling = Source(path, printable_path(str(path)))
             try:
                 if formats.detect(sibling.head()) != RUN_FORMAT:
                     continue

@@ -118,7 +118,7 @@ class Grammar:
         except KeyError:
             return name.lower().replace("_", " ")
         if isinstance(pattern, PatternStr):
-            return _quote(pattern.value)
+            return quote(pattern.value)
         return name.lower().replace("_", " ")
 
     # -- the derived fast path --------------------------------------------------------------------
@@ -245,7 +245,8 @@ def _ebnf_rules(text: str) -> dict[str, Tree]:
     return _ebnf(text).rules
 
 
-def _quote(text: str) -> str:
+def quote(text: str) -> str:
+    """A value as findings show it: quoted, control characters escaped, long values cut."""
     if len(text) > _FOUND_LIMIT:
         text = text[:_FOUND_LIMIT] + "…"
     if not text:
@@ -259,5 +260,5 @@ def _found_at(text: str, pos: int) -> str:
         return "end of line"
     word = _FOUND_WORD.match(text, pos)
     if word:
-        return _quote(word.group())
-    return _BLANKS.get(text[pos]) or _quote(text[pos])
+        return quote(word.group())
+    return _BLANKS.get(text[pos]) or quote(text[pos])

@@ -15,6 +15,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -33,11 +34,13 @@ HEAD_BYTES = 64 * 1024
 HEAD_LINES = 200
 STDIN = "-"
 
+# First bytes of each compressed format, long enough that no text file starts that way by chance
+# (a text line may well start with "BZh"; not with "BZh9" followed by bzip2's block or end marker).
 _MAGIC = (
-    (b"\x1f\x8b", "gzip"),
-    (b"BZh", "bzip2"),
-    (b"\xfd7zXZ\x00", "xz"),
-    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (re.compile(rb"\x1f\x8b\x08"), "gzip"),
+    (re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)", re.S), "bzip2"),
+    (re.compile(rb"\xfd7zXZ\x00"), "xz"),
+    (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd"),
 )
 _GLOB_CHARACTERS = frozenset("*?[")
 
@@ -112,9 +115,9 @@ class Source:
     def open(self) -> BinaryIO:
         """The file's bytes, decompressed when its first bytes are a compression format's magic."""
         raw = self._open_raw()
-        start = raw.read(6)
+        start = raw.read(10)
         raw.seek(0)
-        self.compression = next((name for magic, name in _MAGIC if start.startswith(magic)), None)
+        self.compression = next((name for magic, name in _MAGIC if magic.match(start)), None)
         return _decompressed(raw, self.compression)
 
     def head(self) -> list[str]:
@@ -175,6 +178,12 @@ def spool_stdin() -> Source:
     return Source(Path(spool.name), STDIN)
 
 
+def printable_path(name: str) -> str:
+    """A path as reports show it.  A file name's bytes that are not UTF-8 reach Python as lone surrogates,
+    which no UTF-8 output can encode; they become U+FFFD (the file is still opened by its real name)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def expand(paths: list[str]) -> tuple[list[Source], list[str]]:
     """Files named by ``paths`` (directories walked, globs expanded, hidden entries skipped) and the errors found."""
     sources: list[Source] = []
@@ -187,7 +196,7 @@ def expand(paths: list[str]) -> tuple[list[Source], list[str]]:
         if not os.path.lexists(name) and _GLOB_CHARACTERS & set(name):
             matches = sorted(glob.glob(name, recursive=True))
             if not matches:
-                errors.append(f"{name}: no file matches this pattern")
+                errors.append(f"{printable_path(name)}: no file matches this pattern")
             for match in matches:
                 _add(Path(match), match, sources, errors)
             continue
@@ -196,21 +205,22 @@ def expand(paths: list[str]) -> tuple[list[Source], list[str]]:
 
 
 def _add(path: Path, name: str, sources: list[Source], errors: list[str]) -> None:
+    shown = printable_path(name)
     if path.is_dir():
         _walk(path, sources, errors)
     elif path.is_file():
-        sources.append(Source(path, name))
+        sources.append(Source(path, shown))
     elif path.is_symlink():
-        errors.append(f"{name}: a broken symbolic link or a symbolic link loop")
+        errors.append(f"{shown}: a broken symbolic link or a symbolic link loop")
     elif path.exists():
-        errors.append(f"{name}: not a regular file or directory")
+        errors.append(f"{shown}: not a regular file or directory")
     else:
-        errors.append(f"{name}: no such file or directory")
+        errors.append(f"{shown}: no such file or directory")
 
 
 def _walk(root: Path, sources: list[Source], errors: list[str]) -> None:
     def report(error: OSError) -> None:
-        errors.append(f"{error.filename}: cannot read directory: {error.strerror}")
+        errors.append(f"{printable_path(str(error.filename))}: cannot read directory: {error.strerror}")
 
     # Symbolic links to directories are not followed: a link loop cannot send the walk in circles.
     for directory, dirnames, filenames in os.walk(root, onerror=report):
@@ -220,9 +230,9 @@ def _walk(root: Path, sources: list[Source], errors: list[str]) -> None:
                 continue
             path = Path(directory) / filename
             if path.is_file():
-                sources.append(Source(path, str(path)))
+                sources.append(Source(path, printable_path(str(path))))
             elif path.is_symlink():
-                errors.append(f"{path}: a broken symbolic link or a symbolic link loop")
+                errors.append(f"{printable_path(str(path))}: a broken symbolic link or a symbolic link loop")
 
 
 def read_lines(path: str, wanted: set[int]) -> dict[int, str]:

@@ -9,6 +9,7 @@ class MissingRank(Rule):
 
     The world size comes from the layout (``tp × pp × dp`` when stated, else the stage count times the
     largest number of ranks in a stage, or the highest rank + 1), and every rank in it writes a file.
+    Consecutive missing ranks are reported together, as one gap.
 
     Why it matters:
         A missing rank file makes the run incomplete: its stage runs short of one TP or DP member, its
@@ -26,10 +27,20 @@ class MissingRank(Rule):
     scope = Scope.RUN
 
     def check_run(self, run: Run) -> Iterator[Violation]:
+        # One finding per gap of consecutive missing ranks, not per rank: a single wild rank number
+        # (``rank:1000000000:``) must not turn into a billion findings.
+        world = run.layout.world
+        first_missing = 0
+        for present in [*sorted(rank for rank in run.ranks if rank < world), world]:
+            if first_missing < present:
+                yield self._gap(run, first_missing, present - 1)
+            first_missing = present + 1
+
+    def _gap(self, run: Run, first: int, last: int) -> Violation:
         layout = run.layout
-        for rank in range(layout.world):
-            if rank not in run.ranks:
-                stage = layout.expected_stage(rank)
-                yield Violation(
-                    None, None, f"rank {rank} has no trace file (world of {layout.world} ranks; stage {stage} holds {layout.stage_ranks(stage)})", rank,
-                )
+        per_stage = layout.ranks_per_stage
+        first_stage, last_stage = layout.expected_stage(first), layout.expected_stage(last)
+        missing = f"rank {first} has" if first == last else f"ranks {first}-{last} have"
+        stages = f"stage {first_stage} holds" if first_stage == last_stage else f"stages {first_stage}-{last_stage} hold"
+        held = f"ranks {first_stage * per_stage}-{(last_stage + 1) * per_stage - 1}"
+        return Violation(None, None, f"{missing} no trace file (world of {layout.world} ranks; {stages} {held})", first)

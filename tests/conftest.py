@@ -1,4 +1,4 @@
-"""Test-wide settings: the result cache goes to a temporary directory, never the user's."""
+"""Suite-wide options and isolation from the environment the tests happen to run in."""
 
 from __future__ import annotations
 
@@ -7,11 +7,32 @@ from pathlib import Path
 
 import pytest
 
+from tests.fuzz import budget
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fuzz-long", action="store_true",
+        help=f"run the fuzz suite with {budget.LONG_FACTOR}x its examples (a deeper local run; CI keeps the default)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--fuzz-long"):
+        budget.factor = budget.LONG_FACTOR
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The result cache goes to a temporary directory, never the user's."""
     directory = tmp_path_factory.mktemp("tlint-cache")
     patcher = pytest.MonkeyPatch()
     patcher.setenv("TLINT_CACHE_DIR", str(directory))
     yield directory
     patcher.undo()
+
+
+@pytest.fixture(autouse=True)
+def _outside_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside GitHub Actions the default output format is ``github``; the tests expect the plain one."""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)

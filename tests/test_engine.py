@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lint.engine import CheckOptions, check
+from lint.engine import MAX_MESSAGE, CheckOptions, check
 from lint.rule import registry
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -27,3 +27,12 @@ def test_a_crashing_rule_is_reported_and_the_others_still_run(tmp_path: Path, mo
     assert ("TL000", 1) in codes and ("TL112", 4) in codes
     (crash,) = [f for f in report.findings if f.code == "TL000"]
     assert crash.message == "rule TL103 (op-overlap) failed at line 1 and was skipped for this file: ZeroDivisionError: boom"
+
+
+def test_a_message_quoting_a_huge_value_keeps_its_start_and_end(tmp_path: Path) -> None:
+    table = tmp_path / "table.tsv"
+    header = (FIXTURES / "seeds" / "003_891053d3e8445d09.txt").read_text(encoding="utf-8").splitlines()[0]
+    table.write_text(f"{header}\n{'n' * 100_000}\t0\tNone\t0\t0\tNone\t0\t0\tNone\t0\t0\n", encoding="utf-8")
+    (finding,) = check([str(table)], CheckOptions()).findings
+    assert finding.code == "TL306" and len(finding.message) == MAX_MESSAGE + 1
+    assert finding.message.startswith("nnn") and "…" in finding.message and finding.message.endswith("some compute time or comm size")

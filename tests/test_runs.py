@@ -64,6 +64,27 @@ def test_a_missing_rank_file_is_named(clean_run: Run, tmp_path: Path) -> None:
     assert [(f["code"], f["rank"]) for f in findings] == [("TL502", 13)], _explain(fault, findings)
 
 
+def test_consecutive_missing_ranks_are_one_gap(clean_run: Run, tmp_path: Path) -> None:
+    run, _ = remove_rank_file(clean_run, 5)
+    run, _ = remove_rank_file(run, 6)
+    write_run(SPEC, tmp_path, run=run)
+    _, findings = check(str(tmp_path), "--select", "TL502")
+    assert [(f["rank"], f["message"]) for f in findings] == [
+        (5, "ranks 5-6 have no trace file (world of 16 ranks; stage 1 holds ranks 4-7)"),
+    ]
+
+
+def test_a_wild_rank_number_is_one_gap_not_a_billion_findings(tmp_path: Path) -> None:
+    seed = (Path(__file__).parent / "fixtures" / "seeds" / "000_14848477538be528.txt").read_text(encoding="utf-8")
+    (tmp_path / "trace_rank7.txt").write_text(seed, encoding="utf-8")
+    # Both files are stage 3 of 4: a world of 10**9 ranks, 2.5 * 10**8 per stage.
+    (tmp_path / "trace_rank8.txt").write_text(seed.replace("rank:7:", "rank:999999999:"), encoding="utf-8")
+    _, findings = check(str(tmp_path), "--select", "TL502")
+    assert [(f["rank"], f["message"].split(" (")[0]) for f in findings] == [
+        (0, "ranks 0-6 have no trace file"), (8, "ranks 8-999999998 have no trace file"),
+    ]
+
+
 def test_majority_decides_the_culprit_not_the_first_rank(clean_run: Run, tmp_path: Path) -> None:
     run, _ = change_collective_dtype(clean_run, 0, occurrence=0)  # rank 0 comes first in its stage
     write_run(SPEC, tmp_path, run=run)

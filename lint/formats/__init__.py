@@ -15,6 +15,23 @@ FORMAT_MODULES: dict[str, str] = {
     "optprime-log": "lint.formats.optprime_log",
 }
 FORMAT_NAMES: tuple[str, ...] = tuple(FORMAT_MODULES)
+INT64_MAX = 2**63 - 1
+
+
+def fits_int64(digits: str) -> bool:
+    """Whether a run of digits fits an int64, as the writers' ranks, ids and tensor sizes do (cheap when short)."""
+    if len(digits) < 19:
+        return True
+    significant = digits.lstrip("0")
+    return len(significant) < 19 or (len(significant) == 19 and int(significant) <= INT64_MAX)
+
+
+def int64(digits: str) -> int:
+    """The value of an integer field; OverflowError beyond an int64, which no writer produces and which
+    Python would not even convert past 4300 digits."""
+    if len(digits) >= 19 and not fits_int64(digits):
+        raise OverflowError(digits)
+    return int(digits)
 
 
 class Parser(Protocol):

@@ -9,14 +9,16 @@ record from its tree: the grammar decides, the regexes only make valid lines che
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any
 
-from lark import Tree
+from lark import Token, Tree
 
-from lint.grammar import Grammar, GrammarSyntaxError
+from lint.formats import INT64_MAX, fits_int64, int64
+from lint.grammar import Grammar, GrammarSyntaxError, quote
 from lint.models.common import SyntaxProblem
 from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation
 
@@ -49,7 +51,10 @@ def _shape(text: str) -> tuple[int, ...] | None:
     if text in ("None", ""):
         return None
     inner = text[1:-1]
-    return tuple(int(x) for x in inner.split(", ")) if inner else ()
+    shape = tuple(int64(x) for x in inner.split(", ")) if inner else ()
+    if math.prod(shape) > INT64_MAX:  # torch counts a tensor's elements in an int64
+        raise OverflowError(text)
+    return shape
 
 
 def _none_or(convert: Callable[[str], Any]) -> Callable[[str | None], Any]:
@@ -62,7 +67,7 @@ def _text_or_none(text: str | None) -> str | None:
 
 
 _VALUE_CONVERTERS: dict[str, Callable[[str], Any]] = {
-    "INT": int,
+    "INT": int64,
     "NUMBER": float,
     "BOOL": lambda text: text == "True",
     "shape": _shape,
@@ -129,7 +134,7 @@ class Parser:
                     layouts.insert(0, layouts.pop(index))
                 try:
                     yield self._build(rule, number, match.groups())
-                except (_SubOperationsMismatch, ValueError):  # Lark decides and explains
+                except (_SubOperationsMismatch, ValueError, OverflowError):  # Lark decides and explains
                     yield self._parse_slowly(number, text)
                 break
             else:
@@ -139,8 +144,7 @@ class Parser:
         try:
             tree = self.grammar.parse(text)
         except GrammarSyntaxError as error:
-            rank = _RANK.match(text)
-            return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message, int(rank.group(1)) if rank else None)
+            return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message, _rank_of(text))
         texts = {child.data: _slice(text, child) for child in tree.children if isinstance(child, Tree)}
         sub_trees = next(child for child in tree.children if isinstance(child, Tree) and child.data == "sub_operations") \
             if "sub_operations" in texts else None
@@ -148,9 +152,21 @@ class Parser:
             texts["sub_operations"] = [_sub_op_texts(text, sub) for sub in sub_trees.children if isinstance(sub, Tree)]
         try:
             return self._build(tree.data, number, tuple(texts.get(name) for name in self._fields[tree.data]))
+        except OverflowError:
+            return self._overflow(number, text, tree)
         except ValueError as error:
             op_column = text.index(":", len("rank:")) + 2
-            return SyntaxProblem(number, op_column, SYNTAX_CODE, str(error), int(texts["rank"]))
+            return SyntaxProblem(number, op_column, SYNTAX_CODE, str(error), _rank_of(text))
+
+    def _overflow(self, number: int, text: str, tree: Tree) -> SyntaxProblem:
+        """The finding for a line the grammar accepts but whose integers or tensor sizes overflow an int64."""
+        for token in tree.scan_values(lambda value: isinstance(value, Token) and value.type == "INT"):
+            if not fits_int64(token):
+                message = f"expected {self.grammar.describe({'INT'})}, found {quote(token)}, which overflows a 64-bit integer"
+                return SyntaxProblem(number, token.start_pos + 1, SYNTAX_CODE, message, _rank_of(text))
+        shape = next(shape for shape in tree.find_data("shape") if math.prod(map(int, shape.children)) > INT64_MAX)
+        message = f"expected a tensor shape, found {quote(_slice(text, shape))}, whose element count overflows a 64-bit integer"
+        return SyntaxProblem(number, shape.meta.start_pos + 1, SYNTAX_CODE, message, _rank_of(text))
 
     def _build(self, rule: str, number: int, texts: tuple[Any, ...]) -> OpRecord | DdpGradCommRecord:
         """The record of layout ``rule`` from its field texts (None: a field the line leaves out)."""
@@ -177,6 +193,12 @@ class Parser:
 
 class _SubOperationsMismatch(Exception):
     """The loose list regex matched but the strict sub-operation regex does not rebuild it."""
+
+
+def _rank_of(text: str) -> int | None:
+    """The rank a line names, for the findings on it; None if it names none, or an impossible one."""
+    match = _RANK.match(text)
+    return int(match.group(1)) if match and fits_int64(match.group(1)) else None
 
 
 def _sub_operations_from(found: list[tuple[str, ...]]) -> list[SubOperation]:

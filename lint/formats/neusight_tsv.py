@@ -13,9 +13,10 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from lark import Tree
+from lark import Token, Tree
 
-from lint.grammar import Grammar, GrammarSyntaxError
+from lint.formats import int64
+from lint.grammar import Grammar, GrammarSyntaxError, quote
 from lint.models.common import SyntaxProblem
 from lint.models.neusight_tsv import COLUMNS, HeaderRecord, LayerRecord
 
@@ -28,7 +29,7 @@ _HEADER_START = "name\tforward_compute_time"
 _CONVERTERS: dict[str, Callable[[str], Any]] = {
     "LAYER": str,
     "TIME": float,
-    "COUNT": int,
+    "COUNT": int64,  # elements of a tensor, which torch counts in an int64
     "COMM_TYPE": lambda text: None if text == "None" else text,
 }
 
@@ -98,12 +99,18 @@ class Parser:
         values: dict[str, Any] = {}
         for field in tree.children:
             token = field.children[0]
-            value = _CONVERTERS[token.type](token.value)
+            try:
+                value = _CONVERTERS[token.type](token.value)
+            except OverflowError:
+                return self._unusable_number(number, token, "a 64-bit integer")
             if value == math.inf:  # the grammar cannot see that a number's exponent overflows a double
-                message = f"expected {self.grammar.describe({token.type})}, found '{token.value}', which overflows a 64-bit float"
-                return SyntaxProblem(number, token.column, SYNTAX_CODE, message)
+                return self._unusable_number(number, token, "a 64-bit float")
             values[str(field.data)] = value
         return LayerRecord(line=number, column=1, **values)
+
+    def _unusable_number(self, number: int, token: Token, overflowed: str) -> SyntaxProblem:
+        message = f"expected {self.grammar.describe({token.type})}, found {quote(token.value)}, which overflows {overflowed}"
+        return SyntaxProblem(number, token.column, SYNTAX_CODE, message)
 
     def _parse(self, number: int, text: str, start: str) -> Tree | SyntaxProblem:
         try:

@@ -15,7 +15,6 @@ Records then get the rank the writer's structure implies where their text does n
 
 from __future__ import annotations
 
-import ast
 import heapq
 import re
 from collections import deque
@@ -31,6 +30,7 @@ from lint.models.common import SyntaxProblem
 from lint.models.optprime_log import (
     RECORD_TYPES, SETTINGS, DeviceMesh, LayerTimingRecord, OtherRecord, Record, layer_position,
 )
+from lint.pyliteral import read_literal
 from lint.resources import grammar_path
 
 NAME = "optprime-log"
@@ -101,7 +101,7 @@ def _optional(convert: Callable[[str], Any]) -> Callable[[str | None], Any]:
 
 def _literal(convert: Callable[[Any], Any]) -> Callable[[str | None], Any]:
     """A Python literal (a dict, list or tuple repr) whose syntax the grammar has checked."""
-    return lambda text: None if text is None else convert(ast.literal_eval(text))
+    return lambda text: None if text is None else convert(read_literal(text))
 
 
 _INT_FIELDS = (
@@ -134,7 +134,7 @@ _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
 def _mesh_dims(text: str) -> tuple[tuple[str, ...] | None, tuple[int, ...]]:
     """``(pp=2, dp=1)`` -> names and sizes; ``(2,)`` -> no names."""
     if "=" not in text:
-        return None, tuple(ast.literal_eval(text))
+        return None, tuple(read_literal(text))
     pairs = [pair.split("=") for pair in text[1:-1].split(", ")]
     return tuple(name for name, _ in pairs), tuple(int(size) for _, size in pairs)
 

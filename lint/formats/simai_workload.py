@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain, islice
 from typing import TypeVar
 
 from lark import Token, Tree
@@ -91,19 +92,26 @@ class Parser:
 
     def _row(self, number: int, text: str, rule: str) -> Iterator[LayerRow | SyntaxProblem]:
         expected = len(self._row_fields[rule])
-        tokens = list(_TOKEN.finditer(text))
-        if len(tokens) == expected:
-            yield self._parse_line(number, text, rule, self._layer_row)
+        # Only the expected columns become match objects: a long line of tiny tokens would otherwise
+        # cost a hundred bytes of memory per byte of input.
+        tokens = _TOKEN.finditer(text)
+        columns = list(islice(tokens, expected))
+        first_extra = next(tokens, None)
+        if first_extra is None:
+            if len(columns) == expected:
+                yield self._parse_line(number, text, rule, self._layer_row)
+            else:
+                yield SyntaxProblem(number, len(text) + 1, COLUMN_COUNT_CODE, f"expected {expected} columns, found {len(columns)}")
             return
-        column = tokens[expected].start() + 1 if len(tokens) > expected else len(text) + 1
-        yield SyntaxProblem(number, column, COLUMN_COUNT_CODE, f"expected {expected} columns, found {len(tokens)}")
-        if len(tokens) > expected:
-            # The expected columns still describe the layer: keep it, with what follows as extra columns.
-            # A syntax error among them goes unreported: after a wrong count it is likely a shifted column.
-            row = self._parse_line(number, text[: tokens[expected - 1].end()], rule, self._layer_row)
-            if isinstance(row, LayerRow):
-                row.extra_columns = tuple(token.group() for token in tokens[expected:])
-                yield row
+        extra_columns = tuple(token.group() for token in chain((first_extra,), tokens))
+        found = expected + len(extra_columns)
+        yield SyntaxProblem(number, first_extra.start() + 1, COLUMN_COUNT_CODE, f"expected {expected} columns, found {found}")
+        # The expected columns still describe the layer: keep it, with what follows as extra columns.
+        # A syntax error among them goes unreported: after a wrong count it is likely a shifted column.
+        row = self._parse_line(number, text[: columns[-1].end()], rule, self._layer_row)
+        if isinstance(row, LayerRow):
+            row.extra_columns = extra_columns
+            yield row
 
     # -- building records -------------------------------------------------------------------------
 

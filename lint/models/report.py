@@ -61,6 +61,11 @@ class CheckReport(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
     summary: CheckSummary = Field(default_factory=CheckSummary)
     statistics: list[RuleCount] | None = Field(default=None, description="with --statistics: counts per rule")
+    fail_on: Severity = Field(default=Severity.ERROR, exclude=True, description="the lowest severity that fails the check")
+
+    def fails(self, finding: Finding) -> bool:
+        """Whether ``finding`` alone makes the check fail (exit code 1)."""
+        return finding.severity.rank >= self.fail_on.rank
 
     def count_severities(self) -> None:
         """Recount the summary's errors, warnings and infos from the findings."""

@@ -19,6 +19,9 @@ CHECK_REPORTERS: dict[str, str] = {
     "concise": "lint.report.concise",
     "full": "lint.report.full",
     "json": "lint.report.json_report",
+    "sarif": "lint.report.sarif",
+    "github": "lint.report.github",
+    "junit": "lint.report.junit",
 }
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from lint.models.report import CheckReport
+from typing import TextIO
+
+from lint.models.report import CheckReport, Finding
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -44,3 +46,18 @@ def statistics_lines(report: CheckReport) -> list[str]:
     stats = report.statistics or []
     width = max((len(f"{s.count:,}") for s in stats), default=1)
     return [f"{s.count:>{width},}  {s.code}  {s.name}  {s.severity.value}" for s in stats]
+
+
+def finding_message(finding: Finding) -> str:
+    """The message, naming the rank when no line does (run findings are about a rank, not a line)."""
+    rank = f" [rank {finding.rank}]" if finding.rank is not None and finding.line is None else ""
+    return finding.message + rank
+
+
+def write_notes(report: CheckReport, err: TextIO) -> None:
+    """What the plain-text reporters say on stderr after the findings: skipped files, input errors, summary."""
+    for path in report.summary.skipped:
+        err.write(f"{path}: skipped: format not recognised (use --trace-format to force one)\n")
+    for error in report.summary.input_errors:
+        err.write(f"tlint: error: {error}\n")
+    err.write(summary_line(report) + "\n")

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from lint.source import printable_path
+
 # The writer names files {prefix}_rank{R}_{YYYYmmddHHMMSS}.txt: the stem is what comes before the rank
 # (the time stamp after it differs between ranks that started a second apart).
 DEFAULT_RANK_REGEX = re.compile(r"^(?P<stem>.*)rank(?P<rank>[0-9]+)")
@@ -35,7 +37,7 @@ class RunKey:
     @property
     def label(self) -> str:
         """How findings about the whole run name it: ``traces/trace_rank*``."""
-        return str(Path(self.directory) / f"{self.stem}*")
+        return printable_path(str(Path(self.directory) / f"{self.stem}*"))
 
 
 def run_key(path: Path, pattern: re.Pattern[str]) -> tuple[RunKey, int] | None:

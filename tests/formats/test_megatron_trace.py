@@ -135,6 +135,12 @@ def test_unknown_sub_operation_keys_are_kept() -> None:
         ("mg_state=steady", "mg_sate=steady", "mg_sate", "expected one of 'mg_state=' or 'stage=', found 'mg_sate'"),
         ("dtype=torch.float32", "dtype=torch float32", " float32", "expected ',', found a space"),
         ("sub_operations=[]", "sub_operations=[x]", "x])", "expected one of \"'\" or ']', found 'x'"),
+        ("stage_id=3", "stage_id=9223372036854775808", "9223372036854775808,",
+         "expected a non-negative integer, found '9223372036854775808', which overflows a 64-bit integer"),
+        ("stage_id=3", f"stage_id={'9' * 5000}", "9" * 5000,  # beyond Python's own limit on converting digits
+         f"expected a non-negative integer, found '{'9' * 40}…', which overflows a 64-bit integer"),
+        ("[2048, 2, 5120]", "[4294967296, 4294967296]", "[4294967296",
+         "expected a tensor shape, found '[4294967296, 4294967296]', whose element count overflows a 64-bit integer"),
     ],
 )
 def test_errors_name_column_found_and_expected(old: str, new: str, at: str, message: str) -> None:
@@ -144,6 +150,14 @@ def test_errors_name_column_found_and_expected(old: str, new: str, at: str, mess
     problem = parse_line(bad)
     assert isinstance(problem, SyntaxProblem) and problem.code == "TL001" and problem.rank == 7
     assert (problem.column, problem.message) == (bad.index(at) + 1, message)
+
+
+def test_a_rank_beyond_an_int64_is_a_finding_on_no_rank() -> None:
+    line = seed_lines(SEED_000)[0].replace("rank:7:", f"rank:{'9' * 5000}:")
+    problem = parse_line(line)
+    assert isinstance(problem, SyntaxProblem) and (problem.column, problem.rank) == (6, None)
+    assert problem.message.endswith("which overflows a 64-bit integer")
+    assert parse_line(line.replace("stage_id=3", "stage_id=x")).rank is None  # type: ignore[attr-defined]
 
 
 def test_error_inside_a_sub_operation_points_into_the_list() -> None:
@@ -174,7 +188,7 @@ _names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True).filter(la
 _ints = st.integers(min_value=0, max_value=2**40)
 _floats = st.floats(allow_nan=False, allow_infinity=False, width=64)
 _dtypes = st.from_regex(r"(torch\.)?[a-z][a-z0-9_]{0,10}", fullmatch=True)
-_shapes = st.lists(_ints, max_size=4).map(tuple)
+_shapes = st.lists(st.integers(min_value=0, max_value=2**15), max_size=4).map(tuple)  # at most 2**60 elements: an int64 holds them
 _text = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF, exclude_characters="\x7f"), max_size=40)
 _extra_keys = st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True).filter(
     lambda k: k not in {"input__shape", "input__dtype", "func_name", "group", "comm_func"}
