@@ -1,12 +1,9 @@
 import math
 from collections.abc import Iterator
-from operator import attrgetter
 
-from lint.models.megatron_trace import P2P_OPS, OpRecord, layer_collectives
+from lint.models.megatron_trace import P2P_OPS, OpRecord, layer_tensors
 from lint.rule import Rule, Severity, Violation, at
 from lint.rulekit import format_shape
-
-_SHAPE = attrgetter("input__shape")
 
 
 class TpSizeMismatch(Rule):
@@ -43,8 +40,9 @@ class TpSizeMismatch(Rule):
         if record.op in P2P_OPS and self.activation is None and record.input__shape and len(record.input__shape) == 3:
             self.activation = record
         if record.op in ("forward_step", "backward_step"):
-            for shape in set(map(_SHAPE, layer_collectives(record))) - {None}:
-                self.first_of_size.setdefault(math.prod(shape), (record, shape))  # type: ignore[arg-type]
+            for shape, _ in layer_tensors(record):
+                if shape is not None:
+                    self.first_of_size.setdefault(math.prod(shape), (record, shape))
         return iter(())
 
     def finish(self) -> Iterator[Violation]:

@@ -1,13 +1,11 @@
 from collections import Counter, deque
 from collections.abc import Iterator
-from operator import attrgetter
 
-from lint.models.megatron_trace import OpRecord, layer_collectives
+from lint.models.megatron_trace import OpRecord, layer_tensors
 from lint.rule import Rule, Severity, Violation, at
 from lint.rulekit import format_shape
 
 TensorKey = tuple[tuple[int, ...] | None, str | None]
-_SHAPE, _DTYPE = attrgetter("input__shape"), attrgetter("input__dtype")
 
 
 class MissingBackwardTwin(Rule):
@@ -42,8 +40,7 @@ class MissingBackwardTwin(Rule):
     def check_op(self, record: OpRecord) -> Iterator[Violation]:
         if record.is_placeholder or record.op not in ("forward_step", "backward_step"):
             return
-        layer = layer_collectives(record)
-        tensors = Counter(zip(map(_SHAPE, layer), map(_DTYPE, layer)))
+        tensors = layer_tensors(record)
         if record.op == "forward_step":
             self.forwards.setdefault(record.batch_id, deque()).append((record, tensors))
             return
@@ -52,6 +49,8 @@ class MissingBackwardTwin(Rule):
         if not pending:
             return  # the trace starts after this micro-batch's forward step
         forward, forward_tensors = pending.popleft()
+        if forward_tensors == tensors:
+            return
         for key in sorted(forward_tensors.keys() | tensors.keys(), key=str):
             if forward_tensors[key] != tensors[key]:
                 shape, dtype = key

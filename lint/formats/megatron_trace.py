@@ -12,7 +12,7 @@ import dataclasses
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from lark import Token, Tree
@@ -46,7 +46,7 @@ def detect(lines: list[str]) -> bool:
     return False
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a file of endlessly new shapes must not grow memory
 def _shape(text: str) -> tuple[int, ...] | None:
     if text in ("None", ""):
         return None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
+from operator import attrgetter
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -187,3 +189,26 @@ def layer_collectives(record: OpRecord) -> list[SubOperation]:
     ]
     _last_layer_collectives = (record, found)
     return found
+
+
+_last_layer_tensors: tuple[OpRecord | None, Counter[tuple[tuple[int, ...] | None, str | None]]] = (None, Counter())
+
+
+def layer_tensors(record: OpRecord) -> Counter[tuple[tuple[int, ...] | None, str | None]]:
+    """(shape, dtype) -> how many of the record's layer collectives move such a tensor (kept like above)."""
+    global _last_layer_tensors
+    if _last_layer_tensors[0] is record:
+        return _last_layer_tensors[1]
+    layer = layer_collectives(record)
+    first = layer[0] if layer else None
+    # Usually every layer moves the same tensor, and the parser hands out one shape object per shape
+    # text: an identity check then saves hashing every shape.
+    if first is not None and all(s.input__shape is first.input__shape and s.input__dtype == first.input__dtype for s in layer):
+        tensors = Counter({(first.input__shape, first.input__dtype): len(layer)})
+    else:
+        tensors = Counter(zip(map(_SHAPE, layer), map(_DTYPE, layer)))
+    _last_layer_tensors = (record, tensors)
+    return tensors
+
+
+_SHAPE, _DTYPE = attrgetter("input__shape"), attrgetter("input__dtype")
