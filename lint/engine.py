@@ -18,7 +18,6 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from lint import cache, formats
@@ -221,7 +220,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             assert named is not None
             tasks.append(_Task(sibling, RUN_FORMAT, asked=False, run=key, named_rank=named[1]))
             members[key].append(tasks[-1])
-    for key, group in members.items():
+    for group in members.values():
         if len(group) < 2:  # a lone rank file is not a run
             for task in group:
                 task.run = None

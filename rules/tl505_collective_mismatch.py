@@ -48,7 +48,7 @@ class CollectiveMismatch(Rule):
                     base = (step.iteration, step.op, step.batch_id)
                     steps[(*base, occurrences[base])][rank] = step
                     occurrences[base] += 1
-            for key, by_rank in steps.items():
+            for by_rank in steps.values():
                 if len(by_rank) < 2:
                     continue
                 expected, culprits = majority({rank: step.collectives for rank, step in by_rank.items()})

@@ -126,7 +126,7 @@ class Parser:
         for number, text in lines:
             if not text:
                 continue
-            for index, (rule, regex, fields) in enumerate(layouts):
+            for index, (rule, regex, _) in enumerate(layouts):
                 match = regex.fullmatch(text)
                 if match is None:
                     continue
