@@ -154,10 +154,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     stated = {d: getattr(args, d) for d in ("tp", "pp", "dp", "ep") if getattr(args, d) is not None}
     if any(value < 1 for value in stated.values()):
         raise ConfigError("--tp, --pp, --dp and --ep must be 1 or more")
-    layout = LayoutSources(
-        command_line=stated, configured=settings.runs,
-        config_root=config_path.resolve().parent if config_path else Path.cwd(),
-    )
+    layout = LayoutSources.configure(stated, settings.runs, config_path.resolve().parent if config_path else Path.cwd())
     options = CheckOptions(
         trace_format=args.trace_format, selection=settings.selection, jobs=args.jobs or default_jobs(),
         rank_regex=rank_regex, layout=layout, use_cache=not args.no_cache,

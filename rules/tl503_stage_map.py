@@ -9,7 +9,9 @@ class StageMap(Rule):
 
     Megatron (and OptimusPrime's ``stage2rank``) order ranks with the pipeline stage outermost: stage
     ``s`` holds ranks ``s·dp·tp … (s+1)·dp·tp − 1``.  So the rank -> stage map of a run is a function,
-    its stages are 0..PP−1, and every stage holds the same number of ranks.
+    its stages are 0..PP−1, and every stage holds the same number of ranks.  When the run's configuration
+    names its ``optprime-log`` (``log`` in ``[tool.tlint.runs."<glob>"]``), the ``stage2rank`` printed there
+    decides instead.
 
     Why it matters:
         A rank in the wrong stage sends its activations to the wrong neighbours: the simulator builds
@@ -28,9 +30,20 @@ class StageMap(Rule):
 
     def check_run(self, run: Run) -> Iterator[Violation]:
         layout = run.layout
+        logged = {rank: stage for stage, ranks in (layout.stage2rank or {}).items() for rank in ranks}
         for rank, summary in sorted(run.ranks.items()):
+            if summary.stage is None:
+                continue
+            if rank in logged:
+                if summary.stage != logged[rank]:
+                    yield Violation(
+                        summary.line_of_rank, 1,
+                        f"rank {rank} is in stage {summary.stage}, but {layout.stage2rank_source} puts it in stage {logged[rank]}",
+                        rank, path=summary.path,
+                    )
+                continue
             expected = layout.expected_stage(rank)
-            if summary.stage is not None and summary.stage != expected:
+            if summary.stage != expected:
                 yield Violation(
                     summary.line_of_rank, 1,
                     f"rank {rank} is in stage {summary.stage}, but the rank order puts it in stage {expected} "

@@ -60,12 +60,16 @@ def materialize_run(case: dict[str, Any], directory: Path) -> list[Path]:
         copy.write_bytes(paths[case["duplicate"]["rank"]].read_bytes())
     for rank in case.get("remove", []):
         paths.pop(rank).unlink()
+    for name, text in case.get("files", {}).items():  # beside the run: a log or workload the config names
+        (directory.parent / name).write_text(text, encoding="utf-8")
     return [directory]
 
 
 def materialize(case: dict[str, Any], directory: Path) -> list[Path]:
     if "synth" in case:
-        return materialize_run(case, directory)
+        run = directory / "run"
+        run.mkdir()
+        return materialize_run(case, run)
     if "files" in case:
         paths = []
         for name, text in case["files"].items():

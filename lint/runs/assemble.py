@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lint.config import RunLayout
+from lint.config import ConfigError, RunLayout
+from lint.runs.described import DescriptionError, described_layout
 from lint.runs.discovery import RunKey
 from lint.runs.model import DIMENSIONS, Layout, LayoutClaim, Run
 from lint.runs.summary import RankSummary
@@ -21,6 +22,25 @@ class LayoutSources:
     configured: dict[str, RunLayout] = field(default_factory=dict)  # glob -> layout
     config_root: Path = field(default_factory=Path.cwd)
     described: dict[str, list[LayoutClaim]] = field(default_factory=dict)  # glob -> claims of its log/workload
+    stage2ranks: dict[str, tuple[dict[int, list[int]], str]] = field(default_factory=dict)  # glob -> (map, source)
+
+    @classmethod
+    def configure(cls, command_line: dict[str, int], configured: dict[str, RunLayout], config_root: Path) -> LayoutSources:
+        """The sources, with the logs and workloads the configuration names already read."""
+        sources = cls(command_line, configured, config_root)
+        for pattern, layout in configured.items():
+            for kind in ("log", "workload"):
+                named = getattr(layout, kind)
+                if named is None:
+                    continue
+                try:
+                    claims, stage2rank = described_layout(config_root / named, kind)
+                except DescriptionError as error:
+                    raise ConfigError(f'[tool.tlint.runs."{pattern}"] {kind}: {error}') from None
+                sources.described.setdefault(pattern, []).extend(claims)
+                if stage2rank is not None:
+                    sources.stage2ranks[pattern] = (stage2rank, f"the stage2rank of the log {config_root / named}")
+        return sources
 
     def for_run(self, key: RunKey) -> tuple[list[LayoutClaim], str | None]:
         """Claims of the command line and of the first configured glob matching the run."""
@@ -61,8 +81,11 @@ def assemble(
             ranks[rank] = summary if summary.rank is not None else summary.model_copy(update={"rank": rank})
     if len(ranks) < max(minimum_ranks, 1):
         return None
-    claims, _ = sources.for_run(key)
+    claims, pattern = sources.for_run(key)
     layout = _layout(ranks, claims)
+    if pattern in sources.stage2ranks:
+        stage2rank, source = sources.stage2ranks[pattern]
+        layout = layout.model_copy(update={"stage2rank": stage2rank, "stage2rank_source": source})
     return Run(label=key.label, ranks=ranks, duplicates=duplicates, layout=layout, asked=asked)
 
 

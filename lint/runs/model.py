@@ -38,6 +38,8 @@ class Layout(BaseModel):
     ep: int | None = None
     world: int
     layers: int | None = None  # transformer layers of the model, when a source states them
+    stage2rank: dict[int, list[int]] | None = None  # printed by the run's log, when one is configured
+    stage2rank_source: str | None = None
     claims: list[LayoutClaim] = Field(default_factory=list)
 
     @property

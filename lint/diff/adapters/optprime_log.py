@@ -36,7 +36,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     put(profile.config, "layout", tp=settings.get("tp"), pp=settings.get("pp"), dp=settings.get("dp"), world=settings.get("world_size"))
     put(profile.config, "batch", gas=settings.get("gas"), gbs=settings.get("gbs"), mbs=settings.get("mbs"),
         data_size=settings.get("data_size"), nbatches=settings.get("nbatches"))
-    put(profile.config, "model", parameters=settings.get("total_parameters"), ir=settings.get("ir"))
+    put(profile.config, "model", parameters=settings.get("parameters"), ir=settings.get("ir"), model_class=settings.get("model_class"))
     last_step = max((step.step for step in log.steps), default=None)
     put(profile.config, "run", ranks_seen=len(log.ranks_seen), ranks_completed=len(log.completed_ranks),
         last_step=last_step, progress_lines=len(log.epochs) or None)
