@@ -25,12 +25,13 @@ def test_installed_wheel_checks_a_seed_outside_the_repository(tmp_path: Path) ->
     environment = tmp_path / "venv"
     venv.create(environment, with_pip=True)
     python = environment / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", str(wheel)], check=True)
     # The runtime dependencies are installed in this interpreter's environment (a venv or not): the new
-    # environment reads them after its own packages, so only the wheel is installed, offline.
+    # environment reads them after its own packages.  Written after the install, so that pip does not
+    # take a tlint installed there for this one.
     purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                              check=True, capture_output=True, text=True).stdout.strip()
     Path(purelib, "tlint-test-dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n", encoding="utf-8")
-    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", str(wheel)], check=True)
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
