@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from lint.diff.profile import Items, Profile, Timing, put
-from lint.diff.stats import median
+from statistics import median
 
 LAYER_GROUPS = frozenset({"tp", "ep"})
 PHASES = ("fwd", "bwd")

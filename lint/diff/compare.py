@@ -25,7 +25,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lint.diff.profile import Items, Profile, Scalar, Timing
-from lint.diff.stats import holm, mann_whitney_p, median, quantile
+from statistics import median
+
+from lint.diff.stats import holm, mann_whitney_p, quantile
 from lint.diff.wording import ARROW, is_number, key_template, natural_key, number_ranges, percent, subject, value
 from lint.models.diff import CATEGORIES, Category, CategoryCount, Change, DiffReport, DiffSide, DiffSummary, PlotSeries, Spread
 

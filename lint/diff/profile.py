@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from lint.diff.stats import median
+from statistics import median
 
 Scalar = int | float | str | bool | None
 Items = dict[str, dict[str, Scalar]]

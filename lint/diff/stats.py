@@ -1,4 +1,4 @@
-"""The little statistics the differ needs: medians, the Mann-Whitney U test, Holm's correction.
+"""The statistics the differ needs beyond the standard library: quantiles, the Mann-Whitney U test, Holm's correction.
 
 Timing samples of two runs are rarely normal (a wait time is uniform, a warm-up step is an outlier), so
 changes are tested on ranks, not means.  Many timing keys are tested at once; Holm's step-down
@@ -13,14 +13,6 @@ from functools import cache
 
 # Up to this many samples on both sides together, and without ties, the exact distribution of U is used.
 EXACT_LIMIT = 30
-
-
-def median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def quantile(values: Sequence[float], q: float) -> float:

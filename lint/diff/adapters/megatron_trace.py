@@ -35,7 +35,7 @@ from pathlib import Path
 from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Items, Profile, Timing, put
 from lint.diff.sides import DiffInputError, SideOptions
-from lint.diff.stats import median
+from statistics import median
 from lint.engine import CheckOptions, check_file
 from lint.models.megatron_trace import P2P_OPS, tensor_bytes
 from lint.runs.assemble import LayoutSources, assemble

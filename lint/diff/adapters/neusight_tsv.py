@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Profile, Timing, put
 from lint.diff.sides import SideOptions, records, single_source
-from lint.diff.stats import median
+from statistics import median
 from lint.models.neusight_tsv import LayerRecord, NeusightTable
 from lint.source import Source
 

@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Items, Profile, Timing, put
 from lint.diff.sides import SideOptions, records, single_source
-from lint.diff.stats import median
+from statistics import median
 from lint.models.simai_workload import CHECKPOINT_KEYS, SETTING_FIELDS, Comm, Header, LayerRow, Workload
 from lint.source import Source
 
