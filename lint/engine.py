@@ -147,8 +147,9 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
 
 
 def _summarized(records: Iterable[Any], summarizer: RankSummarizer) -> Iterator[Any]:
+    handlers = {name.removeprefix("check_"): getattr(summarizer, name) for name in dir(summarizer) if name.startswith("check_")}
     for item in records:
-        handler = getattr(summarizer, f"check_{item.kind}", None)
+        handler = handlers.get(item.kind)
         if handler is not None:
             handler(item)
         yield item
