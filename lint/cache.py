@@ -1,6 +1,7 @@
 """A cache of per-file results, so that an unchanged file is not parsed again.
 
-An entry is keyed by the file's content hash and everything else its result depends on: tlint's version,
+An entry is keyed by the file's content hash (remembered by the file's stat, so an unchanged file is
+not even read) and everything else its result depends on: tlint's version,
 the grammars and rules it runs (their source text), the effective configuration for that path, and what
 was asked of the file.  Entries are JSON validated by pydantic on the way in - nothing is unpickled.
 The cache lives in ``$TLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/tlint``, else ``~/.cache/tlint``.
@@ -53,14 +54,37 @@ def _code_fingerprint() -> str:
 
 def key(source: Source, settings: dict[str, Any]) -> str | None:
     """The cache key of ``source`` under ``settings`` (JSON-able), or None when it cannot be read."""
+    content = _content_digest(source.path)
+    if content is None:
+        return None
     digest = hashlib.sha256(_code_fingerprint().encode())
     digest.update(json.dumps(settings, sort_keys=True, default=str).encode())
+    digest.update(content.encode())
+    return digest.hexdigest()
+
+
+def _content_digest(path: Path) -> str | None:
+    """The SHA-256 of the file's bytes, remembered by its stat(): an unchanged file is not read again."""
     try:
-        with open(source.path, "rb") as stream:
+        status = os.stat(path)
+    except OSError:
+        return None
+    stamp = [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
+    memo = cache_dir() / "contents" / f"{hashlib.sha256(os.fsencode(path.resolve())).hexdigest()}.json"
+    try:
+        remembered = json.loads(memo.read_bytes())
+        if remembered["stamp"] == stamp:
+            return str(remembered["digest"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as stream:
             for block in iter(lambda: stream.read(1 << 20), b""):
                 digest.update(block)
     except OSError:
         return None
+    _write(memo, json.dumps({"stamp": stamp, "digest": digest.hexdigest()}))
     return digest.hexdigest()
 
 
@@ -74,13 +98,17 @@ def load(entry: str) -> tuple[FileResult, list[Finding], Counter[str], RankSumma
 
 
 def store(entry: str, result: FileResult, findings: list[Finding], not_shown: Counter[str], summary: RankSummary | None) -> None:
-    """Write the entry atomically; a cache that cannot be written is skipped, never an error."""
-    directory = cache_dir() / entry[:2]
+    """Write the entry; a cache that cannot be written is skipped, never an error."""
     data = CachedOutcome(result=result, findings=findings, not_shown=dict(not_shown), summary=summary).model_dump_json()
+    _write(cache_dir() / entry[:2] / f"{entry}.json", data)
+
+
+def _write(path: Path, data: str) -> None:
+    """Write atomically (a concurrent reader sees the old file or the new one); errors are skipped."""
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=directory, delete=False, suffix=".tmp", encoding="utf-8") as handle:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp", encoding="utf-8") as handle:
             handle.write(data)
-        os.replace(handle.name, directory / f"{entry}.json")
+        os.replace(handle.name, path)
     except OSError:
         pass

@@ -148,3 +148,16 @@ def test_progress_bar_only_on_a_terminal_and_beside_human_output(tmp_path: Path,
     plain = io.StringIO()
     main(["check", str(tmp_path), "--no-cache"], stdout=io.StringIO(), stderr=plain)
     assert "checking" not in plain.getvalue()
+
+
+def test_an_unchanged_file_is_not_even_hashed_again(tmp_path: Path, broken_trace: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TLINT_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "trace_rank7.txt"
+    path.write_bytes(broken_trace)
+    first = findings(str(path))
+    hashed: list[object] = []
+    monkeypatch.setattr("lint.cache.open", lambda *a, **k: hashed.append(a) or open(*a, **k), raising=False)
+    assert findings(str(path)) == first and hashed == []
+    path.write_bytes(broken_trace + b"\n")
+    findings(str(path))
+    assert len(hashed) == 1
