@@ -74,8 +74,9 @@ def _read(path: str, sources: list[Source], options: SideOptions) -> Run:
     if len(stems) > 1:
         raise DiffInputError(f"{path}: holds the files of {len(stems)} runs ({', '.join(s + '*' for s in stems)}); name one")
     files: list[tuple[RankSummary, int]] = []
+    reading = CheckOptions()  # summaries only: no rule runs, so the default selection is never consulted
     for index, (source, name) in enumerate(zip(sources, named)):
-        summary = check_file(source, NAME, CheckOptions(), rules=False, summarize=True).summary
+        summary = check_file(source, NAME, reading, rules=False, summarize=True).summary
         assert summary is not None
         files.append((summary, name[1] if name else index))  # a rank named by neither records nor file name
     if not any(summary.steps for summary, _ in files):
