@@ -110,28 +110,26 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
         records = _summarized(records, summarizer)
     syntax_problems = 0
     add = collector.add
-    while True:
-        handlers = _handlers(active)
-        rule: Rule | None = None
-        item: Any = None
-        try:
-            for item in records:
-                if isinstance(item, SyntaxProblem):
-                    syntax_problems += 1
-                    if rules:
-                        collector.problem(item)
-                    continue
-                for rule, method in handlers.get(item.kind, ()):
+    handlers = _handlers(active)
+    item: Any = None
+    try:
+        for item in records:
+            if isinstance(item, SyntaxProblem):
+                syntax_problems += 1
+                if rules:
+                    collector.problem(item)
+                continue
+            for rule, method in handlers.get(item.kind, ()):
+                try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
                     for violation in method(item):
                         add(rule.code, rule.name, violation)
-                rule = None
-            break
-        except Exception as error:  # a rule bug must not end the check: report it, drop the rule, go on
-            if rule is None:  # the parser itself failed: nothing more can be read from this file
-                add(*INTERNAL_ERROR, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
-                break
-            active.remove(rule)
-            _report_crash(collector, rule, error, getattr(item, "line", None))
+                except Exception as error:
+                    if rule in active:  # the same record may reach the rule through several handlers
+                        active.remove(rule)
+                        handlers = _handlers(active)
+                        _report_crash(collector, rule, error, getattr(item, "line", None))
+    except Exception as error:  # the parser itself failed: nothing more can be read from this file
+        _internal_error(collector, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
     for rule in active:
         try:
             for violation in rule.finish():
@@ -166,10 +164,14 @@ def _handlers(rules: list[Rule]) -> dict[str, list[tuple[Rule, Callable[[Any], I
 
 def _report_crash(collector: _Collector, rule: Rule, error: Exception, line: int | None) -> None:
     where = f" at line {line}" if line else ""
-    collector.add(
-        *INTERNAL_ERROR,
-        Violation(line, None, f"rule {rule.code} ({rule.name}) failed{where} and was skipped for this file: {type(error).__name__}: {error}"),
-    )
+    message = f"rule {rule.code} ({rule.name}) failed{where} and was skipped for this file: {type(error).__name__}: {error}"
+    _internal_error(collector, Violation(line, None, message))
+
+
+def _internal_error(collector: _Collector, violation: Violation) -> None:
+    """TL000 is a rule like any other for selection: `--ignore TL000` silences it."""
+    if collector.selection.enabled(INTERNAL_ERROR[0]):
+        collector.add(*INTERNAL_ERROR, violation)
 
 
 # -- many files ------------------------------------------------------------------------------------
