@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Callable
 from functools import cache, cached_property
 from typing import Any
 
@@ -85,7 +86,7 @@ class Grammar:
         if isinstance(exc, UnexpectedCharacters):
             names = exc.allowed or set()
             column = exc.column
-            found = _found_at(text, exc.pos_in_stream)
+            found = _found_at(text, exc.pos_in_stream or 0)
         elif isinstance(exc, UnexpectedToken):
             names = exc.expected or set()
             if exc.token.type == "$END":
@@ -186,27 +187,13 @@ class _Deriver:
             return f"(?P<{name}>{body})"
         return f"(?:{body})"
 
-    def _node(self, node: Any, stack: tuple[str, ...], repeated: bool) -> str:
-        kind = node.data
-        if kind == "expansions":  # grouped: an inline (a | b) sits inside a larger sequence
-            return "(?:" + "|".join(self._node(child, stack, repeated) for child in node.children) + ")"
-        if kind == "expansion":
-            return "".join(self._node(child, stack, repeated) for child in node.children)
-        if kind == "alias":  # `a b -> name`: the name only labels the tree Lark builds
-            return self._node(node.children[0], stack, repeated)
-        if kind == "maybe":
-            return f"(?:{self._node(node.children[0], stack, repeated)})?"
-        if kind == "literal":
-            return literal_regex(node.children[0])
-        if kind == "expr":
-            atom, *op = node.children
-            return _repeat(self._node(atom, stack, repeated or str(op[0]) != "?"), op)
-        if kind == "name":
-            name = str(node.children[0])
+    def _node(self, node: Tree[Token], stack: tuple[str, ...], repeated: bool) -> str:
+        def name_regex(name: str, inner_repeated: bool) -> str:
             if _is_rule(name):
-                return self._rule(name, stack, repeated)
+                return self._rule(name, stack, inner_repeated)
             return f"(?:{self.grammar.terminal_regex(name)})"
-        raise NotRegularError(f"grammar {self.grammar.name!r}: cannot derive a regex from {kind!r}")
+
+        return _ebnf_regex(node, name_regex, repeated)
 
 
 def _is_rule(name: str) -> bool:
@@ -214,7 +201,7 @@ def _is_rule(name: str) -> bool:
     return name.lstrip("_")[:1].islower()
 
 
-def _names_in(node: Tree) -> list[str]:
+def _names_in(node: Tree[Token]) -> list[str]:
     """The rule and terminal names ``node`` refers to, in order."""
     if node.data == "name":
         return [str(node.children[0])]
@@ -223,7 +210,7 @@ def _names_in(node: Tree) -> list[str]:
 
 @dataclass(frozen=True)
 class _Ebnf:
-    rules: dict[str, Tree]  # rule name -> its EBNF tree, as Lark's own grammar of grammars parses it
+    rules: dict[str, Tree[Token]]  # rule name -> its EBNF tree, as Lark's own grammar of grammars parses it
     terminals: dict[str, str]  # terminal name -> its regex
 
 
@@ -235,13 +222,15 @@ def _meta_parser() -> Lark:
 
 @cache
 def _ebnf(text: str) -> _Ebnf:
-    rules: dict[str, Tree] = {}
-    terminal_trees: dict[str, Tree] = {}
+    rules: dict[str, Tree[Token]] = {}
+    terminal_trees: dict[str, Tree[Token]] = {}
     for item in _meta_parser().parse(text).children:
         if not isinstance(item, Tree) or item.data not in ("rule", "token"):
             continue  # %ignore, %declare: nothing a derived regex needs
         name_token, *_params_and_priority, body = item.children
         name = str(name_token).lstrip("!?")
+        if not isinstance(body, Tree):
+            raise NotRegularError(f"{name}: a definition Lark's grammar of grammars does not describe")
         (rules if item.data == "rule" else terminal_trees)[name] = body
     terminals: dict[str, str] = {}
 
@@ -249,7 +238,7 @@ def _ebnf(text: str) -> _Ebnf:
         if name not in terminals:
             if name in stack or name not in terminal_trees:
                 raise NotRegularError(f"terminal {name!r} is undefined or recursive")
-            terminals[name] = _terminal_body(terminal_trees[name], lambda inner: terminal(inner, stack + (name,)))
+            terminals[name] = _ebnf_regex(terminal_trees[name], lambda inner, _repeated: f"(?:{terminal(inner, stack + (name,))})")
         return terminals[name]
 
     for name in terminal_trees:
@@ -257,33 +246,48 @@ def _ebnf(text: str) -> _Ebnf:
     return _Ebnf(rules, terminals)
 
 
-def _terminal_body(node: Any, terminal: Any) -> str:
-    """The regex of a terminal's definition; ``terminal`` gives the regex of a terminal it names."""
+def _ebnf_regex(node: Tree[Token] | Token, name_regex: Callable[[str, bool], str], repeated: bool = False) -> str:
+    """The regex of an EBNF tree; ``name_regex(name, repeated)`` gives that of a rule or terminal it names.
+
+    ``repeated`` tells whether the node sits inside a repetition, where a named group would keep only
+    its last iteration.
+    """
     if isinstance(node, Token):
-        return terminal(str(node))
+        raise NotRegularError(f"cannot derive a regex from the bare token {node!r}")
     kind = node.data
-    if kind == "expansions":
+    if kind == "expansions":  # alternatives; grouped when an inline (a | b) sits inside a longer sequence
         alternatives = node.children
-        if all(_is_string_literal(child) for child in alternatives):
+        words = [_string_literal(child) for child in alternatives]
+        if all(word is not None for word in words):
             # as Lark's lexer does: the longest word first, so that a word is never cut at a shorter one
-            alternatives = sorted(alternatives, key=lambda child: -len(read_literal(str(child.children[0]))))
-        return "(?:" + "|".join(_terminal_body(child, terminal) for child in alternatives) + ")"
+            alternatives = [child for _word, child in sorted(zip(words, alternatives, strict=True), key=lambda pair: -len(pair[0] or ""))]
+        return "(?:" + "|".join(_ebnf_regex(child, name_regex, repeated) for child in alternatives) + ")"
     if kind == "expansion":
-        return "".join(_terminal_body(child, terminal) for child in node.children)
+        return "".join(_ebnf_regex(child, name_regex, repeated) for child in node.children)
+    if kind == "alias":  # `a b -> name`: the name only labels the tree Lark builds
+        return _ebnf_regex(node.children[0], name_regex, repeated)
     if kind == "name":
-        return f"(?:{terminal(str(node.children[0]))})"
+        return name_regex(str(node.children[0]), repeated)
     if kind == "literal":
-        return literal_regex(node.children[0])
+        (value,) = node.children
+        return literal_regex(str(value), getattr(value, "type", ""))
     if kind == "maybe":
-        return f"(?:{_terminal_body(node.children[0], terminal)})?"
+        return f"(?:{_ebnf_regex(node.children[0], name_regex, repeated)})?"
     if kind == "expr":
         atom, *op = node.children
-        return _repeat(_terminal_body(atom, terminal), op)
+        return _repeat(_ebnf_regex(atom, name_regex, repeated or str(op[0]) != "?"), op)
     raise NotRegularError(f"cannot derive a regex from {kind!r}")
 
 
-def _is_string_literal(node: Any) -> bool:
-    return isinstance(node, Tree) and node.data == "literal" and node.children[0].type == "STRING" and not str(node.children[0]).endswith("i")
+def _string_literal(node: Tree[Token] | Token) -> str | None:
+    """The word a case-sensitive ``"string"`` literal stands for; None for anything else."""
+    if not (isinstance(node, Tree) and node.data == "literal"):
+        return None
+    (value,) = node.children
+    if not (isinstance(value, Token) and value.type == "STRING") or value.endswith("i"):
+        return None
+    word: str = read_literal(value)
+    return word
 
 
 def _repeat(inner: str, op: list[Any]) -> str:
@@ -297,10 +301,9 @@ def _repeat(inner: str, op: list[Any]) -> str:
     raise NotRegularError(f"cannot derive a regex from the operator {op!r}")
 
 
-def literal_regex(token: Token) -> str:
-    """The regex of a grammar literal: a ``"string"`` (``i`` for any case) or a ``/regex/flags``."""
-    text = str(token)
-    if token.type == "REGEXP":
+def literal_regex(text: str, kind: str) -> str:
+    """The regex of a grammar literal of ``kind`` STRING (``"word"``, ``"word"i`` for any case) or REGEXP (``/regex/flags``)."""
+    if kind == "REGEXP":
         body, _, flags = text[1:].rpartition("/")
         body = body.replace("\\/", "/")
         return f"(?{flags}:{body})" if flags else f"(?:{body})"
