@@ -2,8 +2,8 @@
 
 Compressed files (gzip, bzip2, xz, zstd) are recognised by their magic bytes, not their names, and
 decompressed as a stream.  Line endings (LF, CRLF, a lone final line without newline) are normalised
-here; invalid UTF-8 and truncated compressed streams become findings, so that every format parser sees
-clean ``(number, text)`` pairs.
+here; invalid UTF-8, NUL bytes and truncated compressed streams become findings, so that every format
+parser sees clean ``(number, text)`` pairs.
 """
 
 from __future__ import annotations
@@ -161,6 +161,8 @@ class Source:
                         text = raw.decode("utf-8")
                     except UnicodeDecodeError as error:
                         text = self._undecodable(number, raw, error)
+                    if b"\0" in raw:
+                        self._nul(number, text)
                     if number == 1:
                         text = text.removeprefix("\ufeff")
                     yield number, text
@@ -173,6 +175,12 @@ class Source:
         """The finding for compressed data that breaks off at line ``number``."""
         where = f"after line {number - 1}" if number > 1 else "before its first line"
         return SyntaxProblem(number, 1, TRUNCATED_CODE, f"the {self.compression} data is damaged or ends early {where}: {error}")
+
+    def _nul(self, number: int, text: str) -> None:
+        self.problems.append(SyntaxProblem(
+            number, text.index("\0") + 1, ENCODING_CODE,
+            "a NUL byte; no writer's text holds one (blocks of NULs are what a crash or an unfinished copy leaves)",
+        ))
 
     def _undecodable(self, number: int, raw: bytes, error: UnicodeDecodeError) -> str:
         column = len(raw[: error.start].decode("utf-8", "replace")) + 1
