@@ -88,15 +88,23 @@ def detect(lines: list[str]) -> Evidence:
 
     parser = formats.parser(NAME)
     texts = [text for text in lines if text.strip()]
-    kinds_per_line = [parser.kinds_in([text]) - _GENERIC_KINDS for text in texts]
+    kinds_per_line = [_specific_kinds(parser.kinds_in([text])) for text in texts]
     kinds = set().union(*kinds_per_line)
     holding = sum(1 for line_kinds in kinds_per_line if line_kinds)
     share = holding / len(texts) if texts else 0.0
     return Evidence(
         len(kinds) >= _DETECT_KINDS and share >= _DETECT_SHARE, share,
-        f"{holding} of {len(texts)} non-empty lines hold opt_prime records, of {len(kinds)} kinds"
+        f"{holding} of {len(texts)} non-empty lines hold opt_prime records, of {len(kinds)} kind{'' if len(kinds) == 1 else 's'}"
         f" (an optprime log has at least {_DETECT_KINDS} kinds, on {_DETECT_SHARE:.0%} of its lines or more)",
     )
+
+
+def _specific_kinds(kinds: set[str]) -> set[str]:
+    """The opt_prime kinds of one line's records.  A log header counts only where its message is not a record
+    of its own: one quoted torchrun line (`W0105 ... api.py:897] Sending process 4301 closing signal`) is
+    not two kinds."""
+    specific = kinds - _GENERIC_KINDS
+    return specific - _LOG_RULES if len(specific) > 1 else specific
 
 
 # -- field values --------------------------------------------------------------------------------
