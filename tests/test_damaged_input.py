@@ -98,8 +98,8 @@ def test_an_unknown_named_file_names_the_closest_format_and_why(tmp_path: Path) 
     path.write_text(f"Copied from the cluster:\n{record}\nthen the job was stopped.\n", encoding="utf-8")
     code, found, _ = findings(str(path))
     assert code == 1 and [(f["line"], f["code"], f["message"]) for f in found] == [(
-        1, "TL005", "not a known trace format: closest is megatron-trace, but 1 of 3 non-empty lines start a `rank:R:op(` record"
-        " (use --trace-format to force one)",
+        1, "TL005", ("not a known trace format: closest is megatron-trace, but 1 of 3 non-empty lines start a `rank:R:op(` record"
+                     " (use --trace-format to force one)"),
     )]
 
 
