@@ -32,6 +32,7 @@ from lint.runs.summary import RankSummarizer, RankSummary
 from lint.source import InputError, Source, expand, printable_path
 
 INTERNAL_ERROR = ("TL000", "internal-error")
+UNKNOWN_FORMAT = "TL005"
 RUN_FORMAT = "megatron-trace"
 # Rules quote names and values from the input, which may be megabytes long; the report stays readable
 # (and its size proportional to the number of findings) when a message keeps only its start and end.
@@ -194,14 +195,16 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     for source in sources:
         report.summary.files += 1
         try:
-            format_name = options.trace_format or formats.detect(source.head())
+            detection = formats.Detection(options.trace_format) if options.trace_format else formats.identify(source.head())
         except InputError as error:
             report.summary.input_errors.append(str(error))
             continue
-        if format_name is None:
+        if detection.format is not None:
+            tasks.append(_Task(source, detection.format, asked=True))
+        elif source.named or source.head_damage is not None:
+            _report_unrecognised(source, detection, options, report)
+        else:
             report.summary.skipped.append(source.display)
-            continue
-        tasks.append(_Task(source, format_name, asked=True))
 
     members: dict[RunKey, list[_Task]] = defaultdict(list)
     for task in tasks:
@@ -228,6 +231,18 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             for task in group:
                 task.run = None
     return tasks
+
+
+def _report_unrecognised(source: Source, detection: formats.Detection, options: CheckOptions, report: CheckReport) -> None:
+    """A file of no known format that must not pass: it was named as a trace, or its compressed data is damaged."""
+    collector = _Collector(source.display, options.selection, options.max_findings)
+    if source.head_damage is not None:  # which says why no format could be seen
+        collector.problem(source.head_damage)
+    else:
+        collector.problem(SyntaxProblem(1, 1, UNKNOWN_FORMAT, f"{detection.explanation()} (use --trace-format to force one)"))
+    report.summary.checked += 1
+    report.files.append(FileResult(path=source.display, format=None, parsed=False))
+    report.findings.extend(collector.findings)
 
 
 _options_for_workers: CheckOptions | None = None
