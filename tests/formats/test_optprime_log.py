@@ -18,6 +18,7 @@ from lint.formats.optprime_log import detect as claims_optprime_log
 from lint.models.common import SyntaxProblem
 from lint.models.dump import dump_record
 from lint.models.optprime_log import (
+from tests.shared_corpus import corpus_files
     RECORD_TYPES, SETTINGS, DeviceMesh, ExceptionRecord, LayerTimingRecord, OptprimeLog, OtherRecord, Record,
     layer_position,
 )
@@ -360,7 +361,7 @@ def test_detect_from_content() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    sorted((FIXTURES / "seeds").glob("00[0134]_*")) + sorted((FIXTURES / "corpus" / "simai_workload").glob("*.txt"))[:6],
+    sorted((FIXTURES / "seeds").glob("00[0134]_*")) + corpus_files("simai_workload")[:6],
     ids=lambda p: p.name[:40],
 )
 def test_detect_does_not_claim_other_formats(path: Path) -> None:
