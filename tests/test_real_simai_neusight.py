@@ -89,9 +89,9 @@ def test_one_row_fewer_than_declared_is_an_error_at_the_count(tmp_path: Path) ->
     for workload in workloads():
         last = workload.rows[-1]
         workload.write(tmp_path, workload.lines[: last.line - 1] + workload.lines[last.line :])
-        expected.append((workload.name, workload.count.line, "TL402",
-                         f"layer count {workload.count.count}, but the file has {len(workload.rows) - 1} well-formed layer rows: "
-                         f"SimAI reads 1 more past the end of the file"))
+        message = (f"layer count {workload.count.count}, but the file has {len(workload.rows) - 1} well-formed layer rows: "
+                   "SimAI reads 1 more past the end of the file")
+        expected.append((workload.name, workload.count.line, "TL402", message))
     # Where notes follow the rows, SimAI now reads the first of them as the last row: a column-count error too.
     assert sorted(e for e in errors(tmp_path) if e[2] == "TL402") == sorted(expected)
 
@@ -103,9 +103,9 @@ def test_one_row_more_than_declared_is_an_error_at_that_row(tmp_path: Path) -> N
         lines[workload.count.line - 1] = str(workload.count.count - 1)
         workload.write(tmp_path, lines)
         last = workload.rows[-1]
-        expected.append((workload.name, last.line, "TL403",
-                         f"row {len(workload.rows)} of {len(workload.rows)} is past the layer count {workload.count.count - 1} "
-                         f"on line {workload.count.line}: SimAI ignores it"))
+        message = (f"row {len(workload.rows)} of {len(workload.rows)} is past the layer count {workload.count.count - 1} "
+                   f"on line {workload.count.line}: SimAI ignores it")
+        expected.append((workload.name, last.line, "TL403", message))
     assert sorted(errors(tmp_path)) == sorted(expected)
 
 

@@ -13,10 +13,10 @@ import pytest
 
 from lint.cli import main
 from tests.synth.megatron_run import (
-from tests.shared_corpus import corpus_dir
     Fault, Run, RunSpec, change_collective_dtype, change_collective_shape, drop_tp_collective, generate_run,
     mismatch_p2p_shape, put_rank_in_wrong_stage, remove_rank_file, write_run,
 )
+from tests.shared_corpus import corpus_dir
 
 SPEC = RunSpec(tp=2, pp=4, dp=2, micro_batches=4, layers=8, hidden=64, seq=16, vocab=512)
 

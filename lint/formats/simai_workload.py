@@ -23,7 +23,17 @@ from lark import Token, Tree
 
 from lint.grammar import Grammar, GrammarSyntaxError
 from lint.models.common import SyntaxProblem
-from lint.models.simai_workload import CHECKPOINT_KEYS, CUSTOMIZED, KINDS, SETTING_FIELDS, Header, HeaderNumber, LayerCount, LayerRow, TrailingText
+from lint.models.simai_workload import (
+    CHECKPOINT_KEYS,
+    CUSTOMIZED,
+    KINDS,
+    SETTING_FIELDS,
+    Header,
+    HeaderNumber,
+    LayerCount,
+    LayerRow,
+    TrailingText,
+)
 
 NAME = "simai-workload"
 SYNTAX_CODE = "TL001"

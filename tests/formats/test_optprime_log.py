@@ -18,10 +18,10 @@ from lint.formats.optprime_log import detect as claims_optprime_log
 from lint.models.common import SyntaxProblem
 from lint.models.dump import dump_record
 from lint.models.optprime_log import (
-from tests.shared_corpus import corpus_files
     RECORD_TYPES, SETTINGS, DeviceMesh, ExceptionRecord, LayerTimingRecord, OptprimeLog, OtherRecord, Record,
     layer_position,
 )
+from tests.shared_corpus import corpus_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SEED_002 = FIXTURES / "seeds" / "002_cbcb88115115ad29.txt"

@@ -83,7 +83,7 @@ def test_a_row_with_extra_columns_is_reported_at_its_first_extra_column_and_kept
 
 
 def test_text_after_the_declared_rows_is_trailing_text_and_rows_there_stay_rows() -> None:
-    header, count, row, extra, note = parse_lines(GEN2_HEADER, "1", ROW, ROW, "13197  *10 126152")
+    _, _, row, extra, note = parse_lines(GEN2_HEADER, "1", ROW, ROW, "13197  *10 126152")
     assert isinstance(row, LayerRow) and isinstance(extra, LayerRow)
     assert note == TrailingText(5, 1, "13197  *10 126152", last_read=3, declared=1)
     assert PARSER.render(note) == "13197  *10 126152"
