@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,12 @@ class Workload:
 
 
 def workloads() -> list[Workload]:
-    return [Workload(path) for path in sorted(corpus_dir(*WORKLOADS).glob("*.txt"))]
+    return _parsed(corpus_dir(*WORKLOADS))
+
+
+@cache
+def _parsed(directory: Path) -> list[Workload]:  # parsed once for the four mutations
+    return [Workload(path) for path in sorted(directory.glob("*.txt"))]
 
 
 def test_one_row_fewer_than_declared_is_an_error_at_the_count(tmp_path: Path) -> None:
