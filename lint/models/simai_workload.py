@@ -83,14 +83,16 @@ class Header:
     @property
     def from_aicb(self) -> bool:
         """The header is one AICB writes: its kind, ``model_parallel_NPU_group`` first, only AICB's keys,
-        and no checkpointed layer.  Checks of what AICB always writes apply only to such files."""
+        and no checkpointed layer.  Checks of what AICB always writes apply only to such files.
+
+        ``pp_comm`` written without its colon still counts: SimAI's own example of AICB output had the key
+        added by hand that way, and SimAI reads both forms (``Workload::initialize_workload``)."""
         return (
             self.parallelism == AICB_KIND
             and self.key_order[:1] == ("model_parallel_NPU_group",)
             and set(self.key_order) <= AICB_KEYS
             and self.checkpoints == ()
             and self.checkpoint_initiates == ()
-            and self.pp_comm_colon is not False
         )
 
     @property
