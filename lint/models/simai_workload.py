@@ -1,4 +1,4 @@
-"""Records of a ``simai-workload`` file (FORMATS.md section 4), and the whole workload as one document."""
+"""Records of a ``simai-workload`` file (docs/formats/simai-workload.md), and the whole workload as one document."""
 
 from __future__ import annotations
 
