@@ -28,7 +28,7 @@ from lark.exceptions import UnexpectedInput
 from lint.grammar import Grammar
 from lint.models.common import SyntaxProblem
 from lint.models.optprime_log import (
-    RECORD_TYPES, SETTINGS, DeviceMesh, LayerTimingRecord, OtherRecord, Record, layer_position,
+    RECORD_TYPES, SETTINGS, DeviceMesh, LayerTimingRecord, OtherRecord, Record, flat_ints, layer_position,
 )
 from lint.pyliteral import read_literal
 from lint.resources import grammar_path
@@ -60,15 +60,16 @@ _RENAMED = {
     "getitem_index": "index", "wiring_source": "source", "wiring_target": "target", "special_entries": "nodes",
     "exception_name": "name", "exception_message": "message", "signal_name": "signal", "signal_value": "signal",
     "root_cause_heading": "root_cause", "failure_label": "key", "failure_value": "value",
+    "tp_head_marker": "marker", "tp_head_arrow": "arrow",
 }
 # A process prefix is followed by a line of its own: a record of any kind, or foreign text.  Foreign
 # text after a log header is the header's message.
-_PREFIX_RULES = frozenset({"rank_prefix", "torch_log", "c10_log", "python_log"})
+_PREFIX_RULES = frozenset({"rank_prefix", "tee_prefix", "torch_log", "c10_log", "python_log"})
 _LOG_RULES = frozenset({"torch_log", "c10_log", "python_log"})
 # What ranks print concurrently, looked for inside foreign text: a complete record of these kinds there
 # is another process's output that landed on the same line.
 _CONCURRENT_RULES = (
-    "rank_prefix", "torch_log", "c10_log", "process_groups", "device_use", "mode_banner", "mode_processing",
+    "rank_prefix", "tee_prefix", "torch_log", "c10_log", "process_groups", "tp_head_adjust", "rank_banner", "last_layer", "device_use", "mode_banner", "mode_processing",
     "module_placement", "clean_module_memory", "cross_ref_header", "special_nodes", "timing_header",
     "layer_timing", "epoch_progress", "run_completed", "time_elapsed",
 )
@@ -107,7 +108,7 @@ def _literal(convert: Callable[[Any], Any]) -> Callable[[str | None], Any]:
 _INT_FIELDS = (
     "rank", "stage", "step", "local_rank", "local_world_size", "pid", "source_line", "device_index", "length",
     "modcnt", "num_stage", "segment", "count", "plain_count", "call_module", "call_function", "get_attr", "getitem_index",
-    "ops", "layer_id", "exitcode", "signal_number", "index", "epoch", "batch", "batches",
+    "ops", "layer_id", "heads", "exitcode", "signal_number", "index", "epoch", "batch", "batches",
 )
 _FLOAT_FIELDS = ("total_ms", "avg_ms", "lr", "ms_per_batch", "loss", "ppl", "seconds")
 _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
@@ -124,19 +125,21 @@ _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
     "special_entries": _literal(lambda nodes: {name: tuple(stages) for name, stages in nodes.items()}),
     "ranges": _literal(lambda ranges: tuple(map(tuple, ranges))),
     "fx_inputs": lambda text: tuple(text.split(", ")) if text else (),
-    "mesh_ranks": _literal(tuple),
+    "mesh_ranks": _literal(flat_ints),
     "mesh_dim_names": _literal(tuple),
     "mesh_device": _literal(str),
     "mesh_stride": _literal(tuple),
 }
 
+_DIM_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 
-def _mesh_dims(text: str) -> tuple[tuple[str, ...] | None, tuple[int, ...]]:
-    """``(pp=2, dp=1)`` -> names and sizes; ``(2,)`` -> no names."""
+
+def _mesh_dims(text: str) -> tuple[tuple[str, ...] | None, tuple[Any, ...]]:
+    """``(pp=2, dp=1)`` -> names and sizes (a size may be a nested tuple); ``(2,)`` -> no names."""
     if "=" not in text:
         return None, tuple(read_literal(text))
-    pairs = [pair.split("=") for pair in text[1:-1].split(", ")]
-    return tuple(name for name, _ in pairs), tuple(int(size) for _, size in pairs)
+    sizes = read_literal("{" + _DIM_NAME.sub(r"'\1': ", text[1:-1]) + "}")
+    return tuple(sizes), tuple(sizes.values())
 
 
 # -- the parser ----------------------------------------------------------------------------------
@@ -527,6 +530,8 @@ def _render_metadata_range(record: Any) -> str:
 
 _RENDER: dict[str, Callable[[Any], str]] = {
     "rank_prefix": lambda r: f"[rank{r.rank}]:" + (" " if r.spaced else ""),
+    "tee_prefix": lambda r: f"[{r.role}{r.local_rank}]:",
+    "tp_head_adjust": lambda r: f"{r.marker}model_layers_{r.layer_id}_self_attn_{r.projection}_proj {r.arrow} node.args[3]:{r.heads}",
     "torch_log": lambda r: f"{r.level}{r.time} {r.pid} {r.source}:{r.source_line}] {r.message or ''}",
     "c10_log": lambda r: f"[{r.level}{r.time} {r.source}:{r.source_line}] {r.message or ''}",
     "python_log": lambda r: f"{r.level}:{r.logger}:{r.message or ''}",
@@ -577,7 +582,7 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "no_other_failures": lambda r: "  <NO_OTHER_FAILURES>",
     "failure_index": lambda r: f"[{r.index}]:",
     "failure_rank": lambda r: f"  rank      : {r.rank} (local_rank: {r.local_rank})",
-    "failure_exitcode": lambda r: f"  exitcode  : {r.exitcode} (pid: {r.pid})",
+    "failure_exitcode": lambda r: f"  exitcode  : {r.exitcode} (pid: {r.pid})" + ("" if r.exit_signal is None else f"  ({r.exit_signal})"),
     "failure_signal": lambda r: f"  traceback : Signal {r.signal_number} ({r.signal}) received by PID {r.pid}",
     "failure_field": lambda r: f"  {r.key:<10}: {r.value or ''}",
     "other": lambda r: r.text,

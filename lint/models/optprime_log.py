@@ -72,6 +72,15 @@ class RankPrefixRecord(Record):
 
 
 @dataclass(slots=True)
+class TeePrefixRecord(Record):
+    """``[default0]:``: torchrun ``--tee`` tags a worker's lines with its role and local rank."""
+
+    kind: ClassVar[str] = "tee_prefix"
+    role: str
+    local_rank: int
+
+
+@dataclass(slots=True)
 class LogRecord(Record):
     """A log header; ``message`` is the text after it, None where that text is a record of its own, the next
     one on the line (``failed (exitcode: …)``, ``Sending process … closing signal …``)."""
@@ -158,8 +167,10 @@ class DeviceUseRecord(Record):
 class DeviceMesh:
     """One process group's ``DeviceMesh`` repr, in the ``style`` of the torch version that printed it.
 
-    ``list`` (torch 2.3): ranks and dim names; ``device_list`` (2.4-2.5): device, ranks, dim names;
-    ``shape`` (2.6+): dim names and sizes, device, stride, ranks only in debug mode.
+    ``list`` (torch 2.2-2.3): ranks and dim names; ``device_list`` (2.4-2.7): device, ranks, dim names;
+    ``shape`` (2.8+): dim names and sizes, device, stride, ranks only in debug mode.  ``ranks`` is
+    flattened (an n-d mesh prints nested lists); a size or stride of the CuTe layout (2.10+) may be a
+    nested tuple, kept as printed.
     """
 
     name: str
@@ -167,12 +178,23 @@ class DeviceMesh:
     device: str | None = None
     ranks: tuple[int, ...] | None = None
     dim_names: tuple[str, ...] | None = None
-    sizes: tuple[int, ...] | None = None
-    stride: tuple[int, ...] | None = None
+    sizes: tuple[Any, ...] | None = None
+    stride: tuple[Any, ...] | None = None
 
     @property
     def size(self) -> int:
-        return len(self.ranks) if self.ranks is not None else math.prod(self.sizes or ())
+        return len(self.ranks) if self.ranks is not None else math.prod(_flatten(self.sizes or ()))
+
+
+def _flatten(value: Any) -> list[int]:
+    """The ints of a nested tuple or list, in order."""
+    if isinstance(value, int):
+        return [value]
+    return [item for part in value for item in _flatten(part)]
+
+
+def flat_ints(value: Any) -> tuple[int, ...]:
+    return tuple(_flatten(value))
 
 
 @dataclass(slots=True)
@@ -189,6 +211,26 @@ class TpAdjustRecord(Record):
 
     kind: ClassVar[str] = "tp_adjust"
     detail: str | None
+
+
+@dataclass(slots=True)
+class TpHeadAdjustRecord(Record):
+    """eungyeonglee-dev/aicomp's TP set-up: ``>model_layers_14_self_attn_q_proj ==> node.args[3]:32``.
+
+    ``marker`` tells the projection and whether the head count is before (``>``, ``>>``, ``>>>``) or
+    after (``> >``, ``>> >> ``, ``>>> >>>``) the division by the TP size.
+    """
+
+    kind: ClassVar[str] = "tp_head_adjust"
+    marker: str
+    layer_id: int
+    projection: str
+    arrow: str
+    heads: int
+
+    @property
+    def adjusted(self) -> bool:
+        return " " in self.marker
 
 
 @dataclass(slots=True)
@@ -482,11 +524,12 @@ class FailureRankRecord(Record):
 
 @dataclass(slots=True)
 class FailureExitcodeRecord(Record):
-    """``  exitcode  : -15 (pid: 96790)``."""
+    """``  exitcode  : -15 (pid: 96790)`` (torch >= 2.5: ``  exitcode  : -15 (pid: 96790)  (SIGTERM)``)."""
 
     kind: ClassVar[str] = "failure_exitcode"
     exitcode: int
     pid: int
+    exit_signal: str | None = None
 
 
 @dataclass(slots=True)
@@ -517,7 +560,7 @@ class OtherRecord(Record):
 
 
 RECORD_TYPES: tuple[type[Record], ...] = (
-    RankPrefixRecord, TorchLogRecord, C10LogRecord, PythonLogRecord, EnvCheckRecord, ConfigRecord,
+    RankPrefixRecord, TeePrefixRecord, TpHeadAdjustRecord, TorchLogRecord, C10LogRecord, PythonLogRecord, EnvCheckRecord, ConfigRecord,
     DeviceModeRecord, DeviceUseRecord, ProcessGroupsRecord, TpAdjustRecord, Stage2RankRecord, ModeBannerRecord,
     ModeProcessingRecord, SplitStatsRecord, MetadataRangeRecord, FxGraphHeaderRecord, FxNodeRecord,
     SplitSummaryRecord, SplitWarningRecord, GetitemTableHeaderRecord, GetitemEntryRecord, StageWiringRecord,

@@ -393,7 +393,8 @@ _FIELDS: dict[str, st.SearchStrategy[object]] = {
     "level": st.sampled_from("DIWECF"), "time": st.from_regex(r"[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{1,9}", fullmatch=True),
     "source": st.from_regex(r"[a-z_/]{1,12}\.(py|cpp)", fullmatch=True), "logger": st.from_regex(r"torch(\.[a-z_]{1,8}){0,3}", fullmatch=True),
     "message": _words, "package": _names, "version": st.from_regex(r"[0-9](\.[0-9]{1,2}){0,2}", fullmatch=True),
-    "status": st.from_regex(r"[A-Za-z]{1,6}", fullmatch=True), "device": st.sampled_from(["GPU", "CPU"]),
+    "status": st.just("OK"), "role": st.sampled_from(["default", "trainer"]),
+    "exit_signal": st.none() | st.sampled_from(["SIGTERM", "SIGKILL"]), "device": st.sampled_from(["GPU", "CPU"]),
     "device_index": st.none() | _ints, "detail": st.none() | _words.map(lambda t: " " + t),
     "stages": st.dictionaries(_ints, st.lists(_ints, min_size=1, max_size=3).map(tuple), max_size=3),
     "mode": st.sampled_from(["SEQUENTIAL", "PARALLEL", "SINGLE"]), "listing": st.sampled_from(["first", "second", "placement"]),
@@ -417,6 +418,10 @@ _KIND_FIELDS: dict[str, dict[str, st.SearchStrategy[object]]] = {
     "failure_field": {"key": st.sampled_from(["time", "host", "error_file", "traceback"])},
     "exception": {"name": st.from_regex(r"([a-z]{1,5}\.){0,2}[A-Z][A-Za-z]{0,10}Error", fullmatch=True), "message": st.none() | _words},
     "other": {"text": _words.map(lambda t: "~" + t)},
+    "tp_head_adjust": {
+        "marker": st.sampled_from([">", "> >", ">>", ">> >> ", ">>>", ">>> >>>"]), "projection": st.sampled_from("qkv"),
+        "arrow": st.sampled_from(["==>", "===>"]),
+    },
 }
 _RANK_IN_TEXT = frozenset(spec.record_type.kind for rule, spec in PARSER._records.items() if "rank" in PARSER.grammar.field_names(rule))
 
