@@ -116,6 +116,7 @@ _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
     **{name: _optional(float) for name in _FLOAT_FIELDS},
     "prefix_space": _present,
     "split_mark": _present,
+    "post_split": _present,
     "root_cause_heading": _present,
     "parameters": _optional(lambda text: int(text.replace(",", ""))),
     "getitem_module": _optional(lambda text: text[1:-1]),
@@ -546,6 +547,7 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "mode_processing": lambda r: f"[rank:{r.rank}, local_rank:{r.local_rank}] {r.mode} MODE PROCESSING ...",
     "split_stats": lambda r: f"length:{r.length}, modcnt:{r.modcnt}, num_stage:{r.num_stage}, segment:{r.segment}",
     "metadata_range": _render_metadata_range,
+    "partitioner_ranges": lambda r: f"[IR.{r.partitioner}] " + ("post-split " if r.post_split else "") + f"metadata_range = {list(r.ranges)!r}",
     # The dash runs are decoration the record does not keep; these are the writer's.
     "fx_graph_header": lambda r: ">> ------------------ FX graph" + (" (split)" if r.split else "") + " --------------------------------",
     "fx_node": _render_fx_node,

@@ -283,6 +283,17 @@ class MetadataRangeRecord(Record):
 
 
 @dataclass(slots=True)
+class PartitionerRangesRecord(Record):
+    """``[IR.hierarchical_split] metadata_range = [(0, 'model_layers_3_mlp'), …]``: the split points the MILP or
+    hierarchical partitioner chose (``post_split``: ``post-split metadata_range``, the stage modules)."""
+
+    kind: ClassVar[str] = "partitioner_ranges"
+    partitioner: str
+    post_split: bool
+    ranges: tuple[tuple[int, str], ...]
+
+
+@dataclass(slots=True)
 class FxGraphHeaderRecord(Record):
     """``>> ------------------ FX graph ----…`` (``split``: the newer ``FX graph (split)``)."""
 
@@ -562,7 +573,7 @@ class OtherRecord(Record):
 RECORD_TYPES: tuple[type[Record], ...] = (
     RankPrefixRecord, TeePrefixRecord, TpHeadAdjustRecord, TorchLogRecord, C10LogRecord, PythonLogRecord, EnvCheckRecord, ConfigRecord,
     DeviceModeRecord, DeviceUseRecord, ProcessGroupsRecord, TpAdjustRecord, Stage2RankRecord, ModeBannerRecord,
-    ModeProcessingRecord, SplitStatsRecord, MetadataRangeRecord, FxGraphHeaderRecord, FxNodeRecord,
+    ModeProcessingRecord, SplitStatsRecord, MetadataRangeRecord, PartitionerRangesRecord, FxGraphHeaderRecord, FxNodeRecord,
     SplitSummaryRecord, SplitWarningRecord, GetitemTableHeaderRecord, GetitemEntryRecord, StageWiringRecord,
     ModulePlacementRecord, CleanModuleMemoryRecord, CrossRefHeaderRecord, SpecialNodesRecord, SeparatorRecord,
     TimingHeaderRecord, LayerTimingRecord, EpochProgressRecord, RunCompletedRecord, TimeElapsedRecord,

@@ -393,6 +393,7 @@ _FIELDS: dict[str, st.SearchStrategy[object]] = {
     "level": st.sampled_from("DIWECF"), "time": st.from_regex(r"[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{1,9}", fullmatch=True),
     "source": st.from_regex(r"[a-z_/]{1,12}\.(py|cpp)", fullmatch=True), "logger": st.from_regex(r"torch(\.[a-z_]{1,8}){0,3}", fullmatch=True),
     "message": _words, "package": _names, "version": st.from_regex(r"[0-9](\.[0-9]{1,2}){0,2}", fullmatch=True),
+    "partitioner": st.sampled_from(["hierarchical_split", "milp_split"]), "post_split": st.booleans(),
     "status": st.just("OK"), "role": st.sampled_from(["default", "trainer"]),
     "exit_signal": st.none() | st.sampled_from(["SIGTERM", "SIGKILL"]), "device": st.sampled_from(["GPU", "CPU"]),
     "device_index": st.none() | _ints, "detail": st.none() | _words.map(lambda t: " " + t),
