@@ -139,8 +139,8 @@ def _mesh_dims(text: str) -> tuple[tuple[str, ...] | None, tuple[Any, ...]]:
     """``(pp=2, dp=1)`` -> names and sizes (a size may be a nested tuple); ``(2,)`` -> no names."""
     if "=" not in text:
         return None, tuple(read_literal(text))
-    sizes = read_literal("{" + _DIM_NAME.sub(r"'\1': ", text[1:-1]) + "}")
-    return tuple(sizes), tuple(sizes.values())
+    names_and_sizes = read_literal("[" + _DIM_NAME.sub(r"'\1', ", text[1:-1]) + "]")
+    return tuple(names_and_sizes[0::2]), tuple(names_and_sizes[1::2])
 
 
 # -- the parser ----------------------------------------------------------------------------------
