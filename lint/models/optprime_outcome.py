@@ -1,0 +1,154 @@
+"""How the run of an ``optprime-log`` ended: completed, or failed and why (docs/formats/optprime-log.md, Outcome).
+
+Every rank of an OptimusPrime training script prints ``[rank:R, run completed ...`` as its last line
+(ai-computing/aicomp ``opt_prime/examples/pp_train_*.py``).  A run that fails shows it in one of the
+ways torchrun (``torch/distributed/elastic``) and Python print it:
+
+- a worker raises: ``[rankR]: Traceback …`` then the exception (``ModuleNotFoundError`` / ``ImportError``:
+  the script could not even import opt_prime);
+- a worker is killed by a signal: torchrun's ``failed (exitcode: -9)`` and its failure report's root cause
+  ``exitcode  : -9 (pid: …)  (SIGKILL)`` / ``traceback : Signal 9 (SIGKILL) received by PID …``;
+- the launcher itself is stopped: ``Received 15 death signal, shutting down workers`` (``Signals.SIGTERM``
+  before Python 3.11), then ``SignalException`` from torchrun's own traceback.
+
+torchrun then sends the other workers SIGTERM (``Sending process … closing signal SIGTERM``) and prints a
+report whose ``Root Cause (first observed failure)`` names the first worker that failed.  Those
+consequences are evidence, not causes: the cause is the launcher's stop if it was stopped, else the root
+cause's signal, else the exception of the root-cause rank (or the first worker exception of the log),
+else the root cause's exit code.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass, field
+from typing import Any
+
+from lint.models.optprime_log import FAILURE_MESSAGES
+
+# Exceptions torchrun raises in its own process: they report a failure, they are not one.
+_LAUNCHER_EXCEPTIONS = frozenset({"ChildFailedError", "SignalException"})
+_IMPORT_FAILURES = frozenset({"ModuleNotFoundError", "ImportError"})
+
+
+def signal_name(value: str | int) -> str:
+    """``15``, ``-15``, ``"Signals.SIGTERM"`` or ``"SIGTERM"`` -> ``SIGTERM`` (the number where it names none)."""
+    text = str(value).removeprefix("Signals.")
+    if text.lstrip("-").isdigit():
+        try:
+            return signal.Signals(abs(int(text))).name
+        except ValueError:
+            return f"signal {abs(int(text))}"
+    return text
+
+
+@dataclass(slots=True)
+class Cause:
+    """Why the run failed, where the log shows it first."""
+
+    line: int
+    column: int
+    rank: int | None
+    text: str
+
+
+@dataclass(slots=True)
+class _Exit:
+    """A worker's exit as torchrun reports it."""
+
+    line: int
+    column: int
+    rank: int | None
+    exitcode: int
+    signal: str | None = None
+
+    def describe(self, who: str) -> str:
+        if self.exitcode < 0 or self.signal is not None:
+            name = self.signal or signal_name(self.exitcode)
+            return f"{who} was killed by {name} (exit code {self.exitcode})"
+        return f"{who} exited with code {self.exitcode}"
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    """Fed every record of one log in order; says whether the run completed or failed, and why."""
+
+    completed_ranks: set[int] = field(default_factory=set)
+    failure_signs: int = 0
+    first_sign: Any = None
+    worker_exceptions: list[Any] = field(default_factory=list)
+    death: Any = None
+    child_failed: Any = None
+    root_cause: _Exit | None = None
+    report_line: int | None = None
+    reported_ranks: set[int] = field(default_factory=set)
+    _in_root_cause: bool = False
+
+    def add(self, record: Any) -> None:
+        kind = record.kind
+        if kind in FAILURE_MESSAGES:
+            self.failure_signs += 1
+            self.first_sign = self.first_sign or record
+        if kind == "run_completed" and record.rank is not None:
+            self.completed_ranks.add(record.rank)
+        elif kind == "exception" and record.name.rsplit(".", 1)[-1] not in _LAUNCHER_EXCEPTIONS:
+            self.worker_exceptions.append(record)
+        elif kind == "death_signal" and self.death is None:
+            self.death = record
+        elif kind == "child_failed" and self.child_failed is None:
+            self.child_failed = record
+        elif kind == "failure_title":
+            self.report_line = self.report_line or record.line
+        elif kind == "failure_section":
+            self._in_root_cause = record.root_cause
+        elif kind == "failure_exitcode":
+            self._exit(record)
+        elif kind == "failure_signal" and self._in_root_cause and self.root_cause is not None:
+            self.root_cause.signal = self.root_cause.signal or record.signal
+
+    def _exit(self, record: Any) -> None:
+        if record.rank is not None:
+            self.reported_ranks.add(record.rank)
+        if self._in_root_cause and self.root_cause is None:
+            self.root_cause = _Exit(record.line, record.column, record.rank, record.exitcode, record.exit_signal)
+
+    @property
+    def failed(self) -> bool:
+        return self.failure_signs > 0
+
+    def cause(self) -> Cause | None:
+        """Why the run failed (None: the log shows no failure)."""
+        if not self.failed:
+            return None
+        if self.death is not None:
+            name = signal_name(self.death.signal)
+            return Cause(self.death.line, self.death.column, None, f"torchrun was stopped by {name} and shut the workers down")
+        root = self.root_cause or self._child_exit()
+        if root is not None and (root.exitcode < 0 or root.signal is not None):
+            return Cause(root.line, root.column, root.rank, root.describe(_who(root.rank)))
+        exception = self._exception_of(root.rank if root is not None else None)
+        if exception is not None:
+            name = exception.name.rsplit(".", 1)[-1]
+            raised = f"{exception.name}: {exception.message}" if exception.message else exception.name
+            verb = "could not import what it needs" if name in _IMPORT_FAILURES else "raised"
+            return Cause(exception.line, exception.column, exception.rank, f"{_who(exception.rank)} {verb}: {raised.strip()}")
+        if root is not None:
+            return Cause(root.line, root.column, root.rank, root.describe(_who(root.rank)))
+        sign = self.first_sign
+        return Cause(sign.line, sign.column, sign.rank, FAILURE_MESSAGES[sign.kind](sign).rstrip())
+
+    def _child_exit(self) -> _Exit | None:
+        """torchrun's ``failed (exitcode: …) local_rank: …`` line, where no failure report names the root cause."""
+        child = self.child_failed
+        if child is None:
+            return None
+        return _Exit(child.line, child.column, None, child.exitcode)
+
+    def _exception_of(self, rank: int | None) -> Any:
+        """The first exception of ``rank``, else the first worker exception of the log."""
+        own = [exception for exception in self.worker_exceptions if rank is not None and exception.rank == rank]
+        return (own or self.worker_exceptions or [None])[0]
+
+
+def _who(rank: int | None) -> str:
+    return f"rank {rank}" if rank is not None else "a worker"
