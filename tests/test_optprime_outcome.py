@@ -147,3 +147,18 @@ def test_a_batch_count_no_data_loader_makes(tmp_path: Path) -> None:
         "`nbatches=300` (line 6) but the data loader makes 400 or 200 batches of `data_size=6400` (line 5) with `batch size: 16` "
         "(line 1) and DP 2: ceil(6400 / 16) = 400 or ceil(ceil(6400 / 2) / 16) = 200",
     )]
+
+
+def test_under_torchrun_tee_each_workers_traceback_ends_at_its_own_exception(tmp_path: Path) -> None:
+    text = (
+        "[default0]:Traceback (most recent call last):\n"
+        "[default1]:Traceback (most recent call last):\n"
+        "[default1]:  File \"driver.py\", line 3, in <module>\n"
+        "[default0]:  File \"driver.py\", line 3, in <module>\n"
+        "[default1]:RuntimeError: CUDA error: an illegal memory access was encountered\n"
+        "[default0]:RuntimeError: Connection closed by peer\n"
+        f"{ERROR_LOG}failed (exitcode: 1) local_rank: 1 (pid: 101) of binary: /usr/bin/python3\n"
+    )
+    assert report(tmp_path, text, "TL001,TL218") == [
+        (5, "TL218", "the run failed: a worker raised: RuntimeError: CUDA error: an illegal memory access was encountered"),
+    ]

@@ -207,9 +207,10 @@ class Parser:
         position = 0
         line_start = True  # where a line's own text begins: column 1, or after a process prefix
         line_rank: int | None = None  # from a [rankN]: prefix
+        attribution.process = None  # which process printed the line, as its prefix says: [rankN]: or [defaultN]:
         layers = 0  # layer records so far on this line
         while position < len(text):
-            rule = self._rule_at(text, position, line_start and attribution.in_traceback(line_rank))
+            rule = self._rule_at(text, position, line_start and attribution.in_traceback())
             if rule is None:
                 end = self._next_concurrent(text, position + 1)
                 yield OtherRecord(number, position + 1, text[position:end], rank=line_rank)
@@ -220,7 +221,9 @@ class Parser:
                 if item.rank is None:
                     item.rank = line_rank
                 if rule == "rank_prefix":
-                    line_rank = item.rank
+                    line_rank = attribution.process = item.rank
+                elif rule == "tee_prefix":
+                    attribution.process = f"{item.role}{item.local_rank}"  # type: ignore[attr-defined]
                 elif rule in _LOG_RULES and self._starts.match(text, end) is None:
                     stop = self._next_concurrent(text, end + 1)
                     item.message, end = text[end:stop], stop  # type: ignore[attr-defined]
@@ -453,15 +456,16 @@ class _Attribution:
     def __init__(self) -> None:
         self.timing = _TimingBlocks()
         self.awaiting_special_nodes: deque[int | None] = deque()  # cross-reference headers, oldest first
-        self.tracebacks: set[int | None] = set()  # processes inside a traceback (None: no rank prefix)
+        self.process: int | str | None = None  # the current line's process: its rank, its tee name, None: no prefix
+        self.tracebacks: set[int | str | None] = set()  # processes inside a traceback
         self.failure_rank: int | None = None  # the rank of the failure report entry being printed
         self._by_kind: dict[str, Callable[[Any, int], None]] = {
             "timing_header": lambda r, _: self.timing.open(r.rank, r.stage, r.step),
             "layer_timing": self.timing.attribute,
             "cross_ref_header": lambda r, _: self.awaiting_special_nodes.append(r.rank),
             "special_nodes": lambda r, _: self._special_nodes(r),
-            "traceback": lambda r, _: self.tracebacks.add(r.rank),
-            "exception": lambda r, _: self.tracebacks.discard(r.rank),
+            "traceback": lambda r, _: self.tracebacks.add(self.process),
+            "exception": lambda r, _: self.tracebacks.discard(self.process),
             "failure_title": self._new_failure,
             "failure_section": self._new_failure,
             "failure_index": self._new_failure,
@@ -471,8 +475,8 @@ class _Attribution:
             "failure_field": self._failure_field,
         }
 
-    def in_traceback(self, rank: int | None) -> bool:
-        return rank in self.tracebacks
+    def in_traceback(self) -> bool:
+        return self.process in self.tracebacks
 
     def attribute(self, record: Record, layers_before_on_line: int) -> None:
         handler = self._by_kind.get(record.kind)
