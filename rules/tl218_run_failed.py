@@ -16,7 +16,8 @@ class RunFailed(RankOutput):
     - a worker was killed by a signal: the root cause of torchrun's failure report
       (``exitcode  : -9 (pid: …)  (SIGKILL)``) or ``failed (exitcode: -9)``;
     - a worker raised: the exception ending its traceback (``[rank1]: TypeError: …``), that of the
-      root-cause rank first; ``ModuleNotFoundError``/``ImportError`` is called an import failure;
+      root-cause rank first, with the innermost frame of the script or opt_prime it was raised under;
+      ``ModuleNotFoundError``/``ImportError`` is called an import failure;
     - otherwise the root cause's exit code, or the first sign of failure.
 
     The rest (torchrun's closing signals to the other workers, its own ``ChildFailedError`` traceback,
@@ -28,10 +29,10 @@ class RunFailed(RankOutput):
         reference for performance, and whatever consumes the log must know the job did not finish.
 
     Example:
-        ``[rank2]: RuntimeError: aten._foreach_norm.Scalar got mixed torch.Tensor and DTensor`` on line 215,
-        torchrun's report naming rank 3 as root cause
-        -> the run failed: rank 3 raised: RuntimeError: aten._foreach_norm.Scalar got mixed torch.Tensor and
-        DTensor; torchrun's failure report (line 290) lists ranks 0, 1, 2 and 3
+        ``[rank3]:   File "/x/driver.py", line 233, in train`` … ``[rank3]: RuntimeError: aten._foreach_norm.Scalar got
+        mixed torch.Tensor and DTensor`` on line 233, torchrun's report naming rank 3 as root cause
+        -> the run failed: rank 3 raised at driver.py:233 in train: RuntimeError: aten._foreach_norm.Scalar got
+        mixed torch.Tensor and DTensor; torchrun's failure report (line 292) lists ranks 0, 1, 2 and 3
     """
 
     code = "TL218"

@@ -79,7 +79,7 @@ def test_the_root_cause_ranks_exception_is_the_cause_not_a_peer_that_lost_it(tmp
     ) + failure_report((0, 1, "", False), (1, 1, "", True))
     assert report(tmp_path, text, "TL218,TL219,TL221") == [(
         10, "TL218",
-        "the run failed: rank 1 raised: TypeError: expand() takes 1 positional argument but 3 were given; torchrun's failure "
+        "the run failed: rank 1 raised at driver.py:3 in <module>: TypeError: expand() takes 1 positional argument but 3 were given; torchrun's failure "
         "report (line 12) lists ranks 0 and 1",
     )]
 
@@ -93,7 +93,8 @@ def test_an_import_failure_is_named(tmp_path: Path) -> None:
         f"{ERROR_LOG}failed (exitcode: 1) local_rank: 0 (pid: 143) of binary: /opt/conda/bin/python3.11\n"
     )
     assert report(tmp_path, text, "TL218") == [
-        (4, "TL218", "the run failed: a worker could not import what it needs: ModuleNotFoundError: No module named 'opt_prime'"),
+        (4, "TL218", "the run failed: a worker could not import what it needs at pp_train_llama.py:30 in <module>: ModuleNotFoundError: "
+         "No module named 'opt_prime'"),
     ]
 
 
@@ -160,5 +161,6 @@ def test_under_torchrun_tee_each_workers_traceback_ends_at_its_own_exception(tmp
         f"{ERROR_LOG}failed (exitcode: 1) local_rank: 1 (pid: 101) of binary: /usr/bin/python3\n"
     )
     assert report(tmp_path, text, "TL001,TL218") == [
-        (5, "TL218", "the run failed: a worker raised: RuntimeError: CUDA error: an illegal memory access was encountered"),
+        (5, "TL218", "the run failed: a worker raised at driver.py:3 in <module>: RuntimeError: CUDA error: an illegal memory access was "
+         "encountered"),
     ]

@@ -86,7 +86,7 @@ def test_cpu_run_outcome_matches_its_exit_code(log: Path, exitcode: int, change:
     elif "inject=sigterm" in change:
         assert message.startswith("the run failed: torchrun was stopped by SIGTERM and shut the workers down")
     else:  # a worker's own error
-        assert " raised: " in message, message
+        assert " raised at " in message, message
 
 
 @needs_corpus

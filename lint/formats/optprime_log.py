@@ -60,7 +60,7 @@ _RENAMED = {
     "getitem_index": "index", "wiring_source": "source", "wiring_target": "target", "special_entries": "nodes",
     "exception_name": "name", "exception_message": "message", "signal_name": "signal", "signal_value": "signal",
     "root_cause_heading": "root_cause", "failure_label": "key", "failure_value": "value",
-    "tp_head_marker": "marker", "tp_head_arrow": "arrow",
+    "tp_head_marker": "marker", "tp_head_arrow": "arrow", "frame_path": "path", "frame_function": "function",
 }
 # A process prefix is followed by a line of its own: a record of any kind, or foreign text.  Foreign
 # text after a log header is the header's message.
@@ -579,6 +579,7 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "rank_banner": lambda r: f" >> rank:{r.rank} " + "-" * 40,
     "last_layer": lambda r: f"rank: {r.rank}, #### last layer id:{r.layer_id}",
     "traceback": lambda r: "Traceback (most recent call last):",
+    "traceback_frame": lambda r: f'  File "{r.path}", line {r.source_line}' + ("" if r.function is None else f", in {r.function}"),
     "exception": lambda r: r.name if r.message is None else f"{r.name}: {r.message}",
     "child_failed": lambda r: f"failed (exitcode: {r.exitcode}) local_rank: {r.local_rank} (pid: {r.pid}) of binary: {r.binary}",
     "closing_signal": lambda r: f"Sending process {r.pid} closing signal {r.signal}",

@@ -454,6 +454,21 @@ class LastLayerRecord(Record):
 # -- failure --------------------------------------------------------------------------------------
 
 
+@dataclass(slots=True)
+class TracebackFrameRecord(Record):
+    """``  File "/x/driver.py", line 233, in train``: a frame of a traceback (``function`` None: a SyntaxError's)."""
+
+    kind: ClassVar[str] = "traceback_frame"
+    path: str
+    source_line: int
+    function: str | None
+
+    @property
+    def in_library(self) -> bool:
+        """A frame of an installed package or of Python itself, not of the training script or opt_prime."""
+        return any(part in self.path for part in ("site-packages", "dist-packages", "/lib/python")) or self.path.startswith("<")
+
+
 TracebackRecord = _marker("traceback", "``Traceback (most recent call last):`` of a worker (``rank`` from ``[rankN]: ``) or of torchrun.")
 
 
@@ -577,7 +592,7 @@ RECORD_TYPES: tuple[type[Record], ...] = (
     SplitSummaryRecord, SplitWarningRecord, GetitemTableHeaderRecord, GetitemEntryRecord, StageWiringRecord,
     ModulePlacementRecord, CleanModuleMemoryRecord, CrossRefHeaderRecord, SpecialNodesRecord, SeparatorRecord,
     TimingHeaderRecord, LayerTimingRecord, EpochProgressRecord, RunCompletedRecord, TimeElapsedRecord,
-    RankNoticeRecord, BarrierRecord, RankBannerRecord, LastLayerRecord, TracebackRecord, ExceptionRecord,
+    RankNoticeRecord, BarrierRecord, RankBannerRecord, LastLayerRecord, TracebackRecord, TracebackFrameRecord, ExceptionRecord,
     ChildFailedRecord, ClosingSignalRecord, DeathSignalRecord, FailureTitleRecord, FailureSectionRecord,
     NoOtherFailuresRecord, FailureIndexRecord, FailureRankRecord, FailureExitcodeRecord, FailureSignalRecord,
     FailureFieldRecord, OtherRecord,

@@ -4,8 +4,9 @@ Every rank of an OptimusPrime training script prints ``[rank:R, run completed ..
 (ai-computing/aicomp ``opt_prime/examples/pp_train_*.py``).  A run that fails shows it in one of the
 ways torchrun (``torch/distributed/elastic``) and Python print it:
 
-- a worker raises: ``[rankR]: Traceback …`` then the exception (``ModuleNotFoundError`` / ``ImportError``:
-  the script could not even import opt_prime);
+- a worker raises: ``[rankR]: Traceback …``, its frames, then the exception (``ModuleNotFoundError`` /
+  ``ImportError``: the script could not even import opt_prime); the cause names the innermost frame of the
+  script or of opt_prime (not of an installed library), where a user looks first;
 - a worker is killed by a signal: torchrun's ``failed (exitcode: -9)`` and its failure report's root cause
   ``exitcode  : -9 (pid: …)  (SIGKILL)`` / ``traceback : Signal 9 (SIGKILL) received by PID …``;
 - the launcher itself is stopped: ``Received 15 death signal, shutting down workers`` (``Signals.SIGTERM``
@@ -76,7 +77,8 @@ class RunOutcome:
     completed_ranks: set[int] = field(default_factory=set)
     failure_signs: int = 0
     first_sign: Any = None
-    worker_exceptions: list[Any] = field(default_factory=list)
+    worker_exceptions: list[tuple[Any, Any]] = field(default_factory=list)  # (exception, the frame it names)
+    frames: dict[int | None, list[Any]] = field(default_factory=dict)  # rank -> frames of its open traceback
     death: Any = None
     child_failed: Any = None
     root_cause: _Exit | None = None
@@ -91,8 +93,12 @@ class RunOutcome:
             self.first_sign = self.first_sign or record
         if kind == "run_completed" and record.rank is not None:
             self.completed_ranks.add(record.rank)
+        elif kind == "traceback":
+            self.frames[record.rank] = []
+        elif kind == "traceback_frame":
+            self.frames.setdefault(record.rank, []).append(record)
         elif kind == "exception" and record.name.rsplit(".", 1)[-1] not in _LAUNCHER_EXCEPTIONS:
-            self.worker_exceptions.append(record)
+            self.worker_exceptions.append((record, _raising_frame(self.frames.pop(record.rank, []))))
         elif kind == "death_signal" and self.death is None:
             self.death = record
         elif kind == "child_failed" and self.child_failed is None:
@@ -126,12 +132,14 @@ class RunOutcome:
         root = self.root_cause or self._child_exit()
         if root is not None and (root.exitcode < 0 or root.signal is not None):
             return Cause(root.line, root.column, root.rank, root.describe(_who(root.rank)))
-        exception = self._exception_of(root.rank if root is not None else None)
-        if exception is not None:
+        found = self._exception_of(root.rank if root is not None else None)
+        if found is not None:
+            exception, frame = found
             name = exception.name.rsplit(".", 1)[-1]
             raised = f"{exception.name}: {exception.message}" if exception.message else exception.name
             verb = "could not import what it needs" if name in _IMPORT_FAILURES else "raised"
-            return Cause(exception.line, exception.column, exception.rank, f"{_who(exception.rank)} {verb}: {raised.strip()}")
+            where = "" if frame is None else f" at {frame.path.rsplit('/', 1)[-1]}:{frame.source_line}" + (f" in {frame.function}" if frame.function else "")
+            return Cause(exception.line, exception.column, exception.rank, f"{_who(exception.rank)} {verb}{where}: {raised.strip()}")
         if root is not None:
             return Cause(root.line, root.column, root.rank, root.describe(_who(root.rank)))
         sign = self.first_sign
@@ -144,10 +152,17 @@ class RunOutcome:
             return None
         return _Exit(child.line, child.column, None, child.exitcode)
 
-    def _exception_of(self, rank: int | None) -> Any:
-        """The first exception of ``rank``, else the first worker exception of the log."""
-        own = [exception for exception in self.worker_exceptions if rank is not None and exception.rank == rank]
+    def _exception_of(self, rank: int | None) -> tuple[Any, Any] | None:
+        """The first exception of ``rank``, else the first worker exception of the log (with its frame)."""
+        own = [found for found in self.worker_exceptions if rank is not None and found[0].rank == rank]
         return (own or self.worker_exceptions or [None])[0]
+
+
+def _raising_frame(frames: list[Any]) -> Any:
+    """The frame a user reads first: the innermost one of the training script or opt_prime, not of a library
+    (the innermost of all where every frame is a library's; None: the log shows no frame)."""
+    own = [frame for frame in frames if not frame.in_library]
+    return (own or frames or [None])[-1]
 
 
 def _who(rank: int | None) -> str:

@@ -179,7 +179,7 @@ def test_failed_run_fields_of_a_failure_take_the_rank_of_its_rank_line() -> None
 
 
 def test_failed_run_worker_traceback_lines_carry_the_prefix_rank() -> None:
-    assert on_line(FAILED, 97) == [("rank_prefix", 1, 3), ("other", 10, 3)]
+    assert on_line(FAILED, 97) == [("rank_prefix", 1, 3), ("traceback_frame", 10, 3)]
     (exception,) = [item for item in FAILED if item.line == 101 and isinstance(item, ExceptionRecord)]
     assert (exception.name, exception.message, exception.rank) == ("RuntimeError", "loss is nan", 3)
 
@@ -241,7 +241,7 @@ def test_an_exception_line_counts_only_where_a_traceback_of_that_process_ends() 
     items = parse_lines(["[rank1]: Traceback (most recent call last):", "Note: foreign", "[rank1]:   File \"x.py\", line 3, in f",
                          "[rank2]: RuntimeError: not in a traceback", "[rank1]: RuntimeError: boom", "[rank1]: KeyboardInterrupt"])
     kinds = [(i.line, i.kind, i.rank) for i in items if i.kind != "rank_prefix"]
-    assert kinds == [(1, "traceback", 1), (2, "other", None), (3, "other", 1), (4, "other", 2), (5, "exception", 1), (6, "other", 1)]
+    assert kinds == [(1, "traceback", 1), (2, "other", None), (3, "traceback_frame", 1), (4, "other", 2), (5, "exception", 1), (6, "other", 1)]
 
 
 def test_foreign_text_before_a_record_of_another_process_is_split_off() -> None:
@@ -394,6 +394,7 @@ _FIELDS: dict[str, st.SearchStrategy[object]] = {
     "source": st.from_regex(r"[a-z_/]{1,12}\.(py|cpp)", fullmatch=True), "logger": st.from_regex(r"torch(\.[a-z_]{1,8}){0,3}", fullmatch=True),
     "message": _words, "package": _names, "version": st.from_regex(r"[0-9](\.[0-9]{1,2}){0,2}", fullmatch=True),
     "partitioner": st.sampled_from(["hierarchical_split", "milp_split"]), "post_split": st.booleans(),
+    "path": st.from_regex(r"/[a-z_/]{1,15}\.py", fullmatch=True), "function": st.none() | _names | st.just("<module>"),
     "status": st.just("OK"), "role": st.sampled_from(["default", "trainer"]),
     "exit_signal": st.none() | st.sampled_from(["SIGTERM", "SIGKILL"]), "device": st.sampled_from(["GPU", "CPU"]),
     "device_index": st.none() | _ints, "detail": st.none() | _words.map(lambda t: " " + t),
