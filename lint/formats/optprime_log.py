@@ -182,7 +182,7 @@ class Parser:
         self._mesh_group = self.grammar.derive("mesh_group", {"group_name"}).regex
         self._mesh_styles = {
             style: self.grammar.derive(f"mesh_{style}", set(self.grammar.field_names(f"mesh_{style}"))).regex
-            for style in ("list", "device_list", "shape")
+            for style in ("legacy_list", "list", "device_list", "shape")
         }
 
     def _alternation(self, rules: Iterable[str]) -> re.Pattern[str]:
@@ -502,6 +502,8 @@ class _Attribution:
 
 def _render_mesh(mesh: DeviceMesh) -> str:
     names = f", mesh_dim_names={mesh.dim_names!r}" if mesh.dim_names is not None else ""
+    if mesh.style == "legacy_list":
+        return f"DeviceMesh:({list(mesh.ranks or ())})"
     if mesh.style == "list":
         return f"DeviceMesh({list(mesh.ranks or ())}{names})"
     if mesh.style == "device_list":

@@ -167,7 +167,7 @@ class DeviceUseRecord(Record):
 class DeviceMesh:
     """One process group's ``DeviceMesh`` repr, in the ``style`` of the torch version that printed it.
 
-    ``list`` (torch 2.2-2.3): ranks and dim names; ``device_list`` (2.4-2.7): device, ranks, dim names;
+    ``legacy_list`` (torch 2.0-2.2): ranks; ``list`` (2.3): ranks and dim names; ``device_list`` (2.4-2.7): device, ranks, dim names;
     ``shape`` (2.8+): dim names and sizes, device, stride, ranks only in debug mode.  ``ranks`` is
     flattened (an n-d mesh prints nested lists); a size or stride of the CuTe layout (2.10+) may be a
     nested tuple, kept as printed.

@@ -457,9 +457,11 @@ def records(draw: st.DrawFn) -> Record:
 
 @st.composite
 def meshes(draw: st.DrawFn) -> DeviceMesh:
-    style = draw(st.sampled_from(["list", "device_list", "shape"]))
+    style = draw(st.sampled_from(["legacy_list", "list", "device_list", "shape"]))
     names = draw(st.none() | st.lists(st.sampled_from(["pp", "dp", "tp"]), min_size=1, max_size=2).map(tuple))
     ranks = draw(st.lists(_ints, max_size=4).map(tuple))
+    if style == "legacy_list":
+        return DeviceMesh(draw(_names), style, ranks=ranks)
     if style != "shape":
         return DeviceMesh(draw(_names), style, device=draw(st.sampled_from(["cuda", "cpu"])) if style == "device_list" else None, ranks=ranks, dim_names=names)
     sizes = tuple(draw(_ints) for _ in names or (0,))
