@@ -1,4 +1,4 @@
-"""Records of an ``optprime-log`` (FORMATS.md section 2) and the per-log summary built from them.
+"""Records of an ``optprime-log`` (docs/formats/optprime-log.md) and the per-log summary built from them.
 
 One record per record kind of ``grammars/optprime-log.lark``; several records can share a physical line,
 so ``column`` is where the record starts within it.  ``rank`` is the rank the record belongs to: read from
