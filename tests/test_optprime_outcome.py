@@ -164,3 +164,16 @@ def test_under_torchrun_tee_each_workers_traceback_ends_at_its_own_exception(tmp
         (5, "TL218", "the run failed: a worker raised at driver.py:3 in <module>: RuntimeError: CUDA error: an illegal memory access was "
          "encountered"),
     ]
+
+
+def test_a_worker_that_logs_critical_and_exits_names_its_message(tmp_path: Path) -> None:
+    # opt_prime's comm.py: logging.critical("[opt_prime] CPU mode (use_gpu=False) is not supported. …"); sys.exit(1)
+    text = (
+        "[rank0]: CRITICAL:root:[opt_prime] CPU mode (use_gpu=False) is not supported. Aborting.\n"
+        f"{ERROR_LOG}failed (exitcode: 1) local_rank: 0 (pid: 100) of binary: /usr/bin/python3\n"
+    ) + failure_report((0, 1, "", True))
+    assert report(tmp_path, text, "TL218") == [(
+        1, "TL218",
+        "the run failed: rank 0 exited with code 1 after logging CRITICAL: [opt_prime] CPU mode (use_gpu=False) is not "
+        "supported. Aborting.; torchrun's failure report (line 3) lists rank 0",
+    )]

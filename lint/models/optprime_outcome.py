@@ -16,7 +16,8 @@ torchrun then sends the other workers SIGTERM (``Sending process … closing sig
 report whose ``Root Cause (first observed failure)`` names the first worker that failed.  Those
 consequences are evidence, not causes: the cause is the launcher's stop if it was stopped, else the root
 cause's signal, else the exception of the root-cause rank (or the first worker exception of the log),
-else the root cause's exit code.
+else the root cause's exit code, with the worker's last words where it logged them (opt_prime aborts with
+``logging.critical(…)`` and ``sys.exit(1)``: comm.py, opti_pri.py).
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ class RunOutcome:
     failure_signs: int = 0
     first_sign: Any = None
     worker_exceptions: list[tuple[Any, Any]] = field(default_factory=list)  # (exception, the frame it names)
+    critical_logs: list[Any] = field(default_factory=list)  # a worker's CRITICAL/ERROR log lines (opt_prime's aborts)
     frames: dict[int | None, list[Any]] = field(default_factory=dict)  # rank -> frames of its open traceback
     death: Any = None
     child_failed: Any = None
@@ -99,6 +101,8 @@ class RunOutcome:
             self.frames.setdefault(record.rank, []).append(record)
         elif kind == "exception" and record.name.rsplit(".", 1)[-1] not in _LAUNCHER_EXCEPTIONS:
             self.worker_exceptions.append((record, _raising_frame(self.frames.pop(record.rank, []))))
+        elif kind == "python_log" and record.level in ("CRITICAL", "ERROR"):
+            self.critical_logs.append(record)
         elif kind == "death_signal" and self.death is None:
             self.death = record
         elif kind == "child_failed" and self.child_failed is None:
@@ -141,6 +145,10 @@ class RunOutcome:
             where = "" if frame is None else f" at {frame.path.rsplit('/', 1)[-1]}:{frame.source_line}" + (f" in {frame.function}" if frame.function else "")
             return Cause(exception.line, exception.column, exception.rank, f"{_who(exception.rank)} {verb}{where}: {raised.strip()}")
         if root is not None:
+            logged = next((log for log in self.critical_logs if log.rank in (root.rank, None)), None)
+            if logged is not None:  # opti_pri.py / comm.py: logging.critical(…) then sys.exit(1)
+                text = f"{root.describe(_who(root.rank))} after logging {logged.level}: {(logged.message or '').strip()}"
+                return Cause(logged.line, logged.column, logged.rank, text)
             return Cause(root.line, root.column, root.rank, root.describe(_who(root.rank)))
         sign = self.first_sign
         return Cause(sign.line, sign.column, sign.rank, FAILURE_MESSAGES[sign.kind](sign).rstrip())
