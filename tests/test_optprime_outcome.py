@@ -79,8 +79,8 @@ def test_the_root_cause_ranks_exception_is_the_cause_not_a_peer_that_lost_it(tmp
     ) + failure_report((0, 1, "", False), (1, 1, "", True))
     assert report(tmp_path, text, "TL218,TL219,TL221") == [(
         10, "TL218",
-        "the run failed: rank 1 raised at driver.py:3 in <module>: TypeError: expand() takes 1 positional argument but 3 were given; torchrun's failure "
-        "report (line 12) lists ranks 0 and 1",
+        ("the run failed: rank 1 raised at driver.py:3 in <module>: TypeError: expand() takes 1 positional argument but 3 were given; torchrun's failure "
+        "report (line 12) lists ranks 0 and 1"),
     )]
 
 
@@ -93,8 +93,8 @@ def test_an_import_failure_is_named(tmp_path: Path) -> None:
         f"{ERROR_LOG}failed (exitcode: 1) local_rank: 0 (pid: 143) of binary: /opt/conda/bin/python3.11\n"
     )
     assert report(tmp_path, text, "TL218") == [
-        (4, "TL218", "the run failed: a worker could not import what it needs at pp_train_llama.py:30 in <module>: ModuleNotFoundError: "
-         "No module named 'opt_prime'"),
+        (4, "TL218", ("the run failed: a worker could not import what it needs at pp_train_llama.py:30 in <module>: ModuleNotFoundError: "
+         "No module named 'opt_prime'")),
     ]
 
 
@@ -129,8 +129,8 @@ def test_a_third_copy_of_a_progress_line_with_two_last_stage_ranks(tmp_path: Pat
     text = TP2_SET_UP + progress(5) + progress(5) + progress(5) + progress(10)
     assert report(tmp_path, text, "TL210") == [(
         8, "TL210",
-        "epoch 1: batch 5 after epoch 1, batch 5 (line 7); expected batch 10: progress lines come every 5 batches (the first, "
-        "line 6, counts batch 5), from 2 last-stage ranks",
+        ("epoch 1: batch 5 after epoch 1, batch 5 (line 7); expected batch 10: progress lines come every 5 batches (the first, "
+        "line 6, counts batch 5), from 2 last-stage ranks"),
     )]
 
 
@@ -145,8 +145,8 @@ def test_each_data_parallel_replica_loads_its_share_of_the_data(tmp_path: Path) 
 def test_a_batch_count_no_data_loader_makes(tmp_path: Path) -> None:
     assert report(tmp_path, DP2_SET_UP + "data_size=6400\nnbatches=300\n", "TL203") == [(
         6, "TL203",
-        "`nbatches=300` (line 6) but the data loader makes 400 or 200 batches of `data_size=6400` (line 5) with `batch size: 16` "
-        "(line 1) and DP 2: ceil(6400 / 16) = 400 or ceil(ceil(6400 / 2) / 16) = 200",
+        ("`nbatches=300` (line 6) but the data loader makes 400 or 200 batches of `data_size=6400` (line 5) with `batch size: 16` "
+        "(line 1) and DP 2: ceil(6400 / 16) = 400 or ceil(ceil(6400 / 2) / 16) = 200"),
     )]
 
 
@@ -161,8 +161,8 @@ def test_under_torchrun_tee_each_workers_traceback_ends_at_its_own_exception(tmp
         f"{ERROR_LOG}failed (exitcode: 1) local_rank: 1 (pid: 101) of binary: /usr/bin/python3\n"
     )
     assert report(tmp_path, text, "TL001,TL218") == [
-        (5, "TL218", "the run failed: a worker raised at driver.py:3 in <module>: RuntimeError: CUDA error: an illegal memory access was "
-         "encountered"),
+        (5, "TL218", ("the run failed: a worker raised at driver.py:3 in <module>: RuntimeError: CUDA error: an illegal memory access was "
+         "encountered")),
     ]
 
 
@@ -174,6 +174,6 @@ def test_a_worker_that_logs_critical_and_exits_names_its_message(tmp_path: Path)
     ) + failure_report((0, 1, "", True))
     assert report(tmp_path, text, "TL218") == [(
         1, "TL218",
-        "the run failed: rank 0 exited with code 1 after logging CRITICAL: [opt_prime] CPU mode (use_gpu=False) is not "
-        "supported. Aborting.; torchrun's failure report (line 3) lists rank 0",
+        ("the run failed: rank 0 exited with code 1 after logging CRITICAL: [opt_prime] CPU mode (use_gpu=False) is not "
+        "supported. Aborting.; torchrun's failure report (line 3) lists rank 0"),
     )]

@@ -101,8 +101,8 @@ def test_public_logs_are_completed_runs_but_the_import_failure() -> None:
     failed = {name: messages for name, messages in outcomes.items() if messages}
     assert len(outcomes) - len(failed) == 8
     assert [messages for messages in failed.values()] == [
-        ["the run failed: a worker could not import what it needs: ModuleNotFoundError; torchrun's failure report (line 70) "
-         "lists ranks 0, 1, 2, 3, 4, 6 and 7"],
+        [("the run failed: a worker could not import what it needs: ModuleNotFoundError; torchrun's failure report (line 70) "
+         "lists ranks 0, 1, 2, 3, 4, 6 and 7")],
     ]
 
 

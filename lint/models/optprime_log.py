@@ -49,6 +49,7 @@ def layer_position(layer: str) -> float:
 class Record:
     """What every record has: where it starts (1-based line and column) and the rank it belongs to."""
 
+    kind: ClassVar[str]
     line: int
     column: int
     rank: int | None = field(default=None, kw_only=True)

@@ -163,7 +163,8 @@ class RunOutcome:
     def _exception_of(self, rank: int | None) -> tuple[Any, Any] | None:
         """The first exception of ``rank``, else the first worker exception of the log (with its frame)."""
         own = [found for found in self.worker_exceptions if rank is not None and found[0].rank == rank]
-        return (own or self.worker_exceptions or [None])[0]
+        candidates = own or self.worker_exceptions
+        return candidates[0] if candidates else None
 
 
 def _raising_frame(frames: list[Any]) -> Any:
