@@ -74,7 +74,7 @@ _CONCURRENT_RULES = (
     "layer_timing", "epoch_progress", "run_completed", "time_elapsed",
 )
 # Kinds any Python or torchrun program prints: they do not make a file an optprime log.
-_GENERIC_KINDS = frozenset({"other", "separator", "python_log", "traceback", "exception", "syntax"})
+_GENERIC_KINDS = frozenset({"other", "separator", "python_log", "tee_prefix", "traceback", "traceback_frame", "exception", "syntax"})
 _DETECT_KINDS = 2
 
 
