@@ -177,3 +177,16 @@ def test_a_worker_that_logs_critical_and_exits_names_its_message(tmp_path: Path)
         ("the run failed: rank 0 exited with code 1 after logging CRITICAL: [opt_prime] CPU mode (use_gpu=False) is not "
         "supported. Aborting.; torchrun's failure report (line 3) lists rank 0"),
     )]
+
+
+def test_an_exception_python_ignored_at_exit_does_not_fail_the_run(tmp_path: Path) -> None:
+    text = SET_UP + (
+        "[rank:1, run completed ...\n[rank:0, run completed ...\n"
+        "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f2a1c0b9d30>\n"
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 1477, in __del__\n'
+        "AssertionError: can only test a child process\n"
+    )
+    assert report(tmp_path, text, "TL001,TL218,TL219,TL221") == [
+        (7, "TL221", "the run completed: ranks 0 and 1 printed `run completed` (the last on line 7)"),
+    ]

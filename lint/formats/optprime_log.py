@@ -77,7 +77,7 @@ _CONCURRENT_RULES = (
 # Kinds any Python or torchrun program prints (and notes quote, as `[rank3]: Traceback ...`): they do not make
 # a file an optprime log.
 _GENERIC_KINDS = frozenset({
-    "other", "separator", "python_log", "traceback", "traceback_frame", "exception", "syntax", "rank_prefix", "tee_prefix",
+    "other", "separator", "python_log", "traceback", "traceback_frame", "exception_ignored", "exception", "syntax", "rank_prefix", "tee_prefix",
 })
 _DETECT_KINDS = 2
 # An optprime log interleaves other output (model prints, warnings) with its records, but not by far so much
@@ -606,6 +606,7 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "rank_banner": lambda r: f" >> rank:{r.rank} " + "-" * 40,
     "last_layer": lambda r: f"rank: {r.rank}, #### last layer id:{r.layer_id}",
     "traceback": lambda r: "Traceback (most recent call last):",
+    "exception_ignored": lambda r: f"Exception ignored in: {r.ignored_in}",
     "traceback_frame": lambda r: f'  File "{r.path}", line {r.source_line}' + ("" if r.function is None else f", in {r.function}"),
     "exception": lambda r: r.name if r.message is None else f"{r.name}: {r.message}",
     "child_failed": lambda r: f"failed (exitcode: {r.exitcode}) local_rank: {r.local_rank} (pid: {r.pid}) of binary: {r.binary}",

@@ -470,6 +470,14 @@ class TracebackFrameRecord(Record):
         return any(part in self.path for part in ("site-packages", "dist-packages", "/lib/python")) or self.path.startswith("<")
 
 
+@dataclass(slots=True)
+class ExceptionIgnoredRecord(Record):
+    """``Exception ignored in: <function …>``: the traceback that follows did not stop the program."""
+
+    kind: ClassVar[str] = "exception_ignored"
+    ignored_in: str
+
+
 TracebackRecord = _marker("traceback", "``Traceback (most recent call last):`` of a worker (``rank`` from ``[rankN]: ``) or of torchrun.")
 
 
@@ -593,7 +601,7 @@ RECORD_TYPES: tuple[type[Record], ...] = (
     SplitSummaryRecord, SplitWarningRecord, GetitemTableHeaderRecord, GetitemEntryRecord, StageWiringRecord,
     ModulePlacementRecord, CleanModuleMemoryRecord, CrossRefHeaderRecord, SpecialNodesRecord, SeparatorRecord,
     TimingHeaderRecord, LayerTimingRecord, EpochProgressRecord, RunCompletedRecord, TimeElapsedRecord,
-    RankNoticeRecord, BarrierRecord, RankBannerRecord, LastLayerRecord, TracebackRecord, TracebackFrameRecord, ExceptionRecord,
+    RankNoticeRecord, BarrierRecord, RankBannerRecord, LastLayerRecord, TracebackRecord, TracebackFrameRecord, ExceptionIgnoredRecord, ExceptionRecord,
     ChildFailedRecord, ClosingSignalRecord, DeathSignalRecord, FailureTitleRecord, FailureSectionRecord,
     NoOtherFailuresRecord, FailureIndexRecord, FailureRankRecord, FailureExitcodeRecord, FailureSignalRecord,
     FailureFieldRecord, OtherRecord,

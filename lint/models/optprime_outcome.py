@@ -6,7 +6,9 @@ ways torchrun (``torch/distributed/elastic``) and Python print it:
 
 - a worker raises: ``[rankR]: Traceback …``, its frames, then the exception (``ModuleNotFoundError`` /
   ``ImportError``: the script could not even import opt_prime); the cause names the innermost frame of the
-  script or of opt_prime (not of an installed library), where a user looks first;
+  script or of opt_prime (not of an installed library), where a user looks first.  A traceback after
+  ``Exception ignored in: …`` is none: Python's unraisable-exception hook reports an error it ignored (as
+  DataLoader workers' ``__del__`` do at exit);
 - a worker is killed by a signal: torchrun's ``failed (exitcode: -9)`` and its failure report's root cause
   ``exitcode  : -9 (pid: …)  (SIGKILL)`` / ``traceback : Signal 9 (SIGKILL) received by PID …``;
 - the launcher itself is stopped: ``Received 15 death signal, shutting down workers`` (``Signals.SIGTERM``
@@ -86,10 +88,18 @@ class RunOutcome:
     root_cause: _Exit | None = None
     report_line: int | None = None
     reported_ranks: set[int] = field(default_factory=set)
+    ignoring: set[int | None] = field(default_factory=set)  # ranks printing an exception Python ignored
     _in_root_cause: bool = False
 
     def add(self, record: Any) -> None:
         kind = record.kind
+        if kind == "exception_ignored":
+            self.ignoring.add(record.rank)
+            return
+        if record.rank in self.ignoring and kind in ("traceback", "traceback_frame", "exception"):
+            if kind == "exception":
+                self.ignoring.discard(record.rank)
+            return
         if kind in FAILURE_MESSAGES:
             self.failure_signs += 1
             self.first_sign = self.first_sign or record

@@ -395,6 +395,7 @@ _FIELDS: dict[str, st.SearchStrategy[object]] = {
     "message": _words, "package": _names, "version": st.from_regex(r"[0-9](\.[0-9]{1,2}){0,2}", fullmatch=True),
     "partitioner": st.sampled_from(["hierarchical_split", "milp_split"]), "post_split": st.booleans(),
     "path": st.from_regex(r"/[a-z_/]{1,15}\.py", fullmatch=True), "function": st.none() | _names | st.just("<module>"),
+    "ignored_in": st.sampled_from(["<function _MultiProcessingDataLoaderIter.__del__ at 0x7f2a1c0b9d30>"]),
     "status": st.just("OK"), "role": st.sampled_from(["default", "trainer"]),
     "exit_signal": st.none() | st.sampled_from(["SIGTERM", "SIGKILL"]), "device": st.sampled_from(["GPU", "CPU"]),
     "device_index": st.none() | _ints, "detail": st.none() | _words.map(lambda t: " " + t),
