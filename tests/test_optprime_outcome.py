@@ -190,3 +190,13 @@ def test_an_exception_python_ignored_at_exit_does_not_fail_the_run(tmp_path: Pat
     assert report(tmp_path, text, "TL001,TL218,TL219,TL221") == [
         (7, "TL221", "the run completed: ranks 0 and 1 printed `run completed` (the last on line 7)"),
     ]
+
+
+def test_torchrun_failing_on_its_own_is_named(tmp_path: Path) -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/bin/torchrun", line 8, in <module>\n'
+        '  File "/venv/lib/python3.11/site-packages/torch/distributed/run.py", line 1019, in run\n'
+        "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError: \n"
+    )
+    assert report(tmp_path, text, "TL218") == [(4, "TL218", "the run failed: torchrun failed: torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError")]

@@ -81,6 +81,7 @@ class RunOutcome:
     failure_signs: int = 0
     first_sign: Any = None
     worker_exceptions: list[tuple[Any, Any]] = field(default_factory=list)  # (exception, the frame it names)
+    launcher_exceptions: list[Any] = field(default_factory=list)  # raised in torchrun's own process
     critical_logs: list[Any] = field(default_factory=list)  # a worker's CRITICAL/ERROR log lines (opt_prime's aborts)
     frames: dict[int | None, list[Any]] = field(default_factory=dict)  # rank -> frames of its open traceback
     death: Any = None
@@ -109,8 +110,12 @@ class RunOutcome:
             self.frames[record.rank] = []
         elif kind == "traceback_frame":
             self.frames.setdefault(record.rank, []).append(record)
-        elif kind == "exception" and record.name.rsplit(".", 1)[-1] not in _LAUNCHER_EXCEPTIONS:
-            self.worker_exceptions.append((record, _raising_frame(self.frames.pop(record.rank, []))))
+        elif kind == "exception":
+            frames = self.frames.pop(record.rank, [])
+            if any(_launcher_frame(frame) for frame in frames) or record.name.rsplit(".", 1)[-1] in _LAUNCHER_EXCEPTIONS:
+                self.launcher_exceptions.append(record)
+            else:
+                self.worker_exceptions.append((record, _raising_frame(frames)))
         elif kind == "python_log" and record.level in ("CRITICAL", "ERROR"):
             self.critical_logs.append(record)
         elif kind == "death_signal" and self.death is None:
@@ -160,6 +165,10 @@ class RunOutcome:
                 text = f"{root.describe(_who(root.rank))} after logging {logged.level}: {(logged.message or '').strip()}"
                 return Cause(logged.line, logged.column, logged.rank, text)
             return Cause(root.line, root.column, root.rank, root.describe(_who(root.rank)))
+        own = [exception for exception in self.launcher_exceptions if exception.name.rsplit(".", 1)[-1] not in _LAUNCHER_EXCEPTIONS]
+        if own:  # torchrun itself failed (a rendezvous error, say), not a worker
+            raised = f"{own[0].name}: {own[0].message}" if own[0].message else own[0].name
+            return Cause(own[0].line, own[0].column, None, f"torchrun failed: {raised.strip()}")
         sign = self.first_sign
         return Cause(sign.line, sign.column, sign.rank, FAILURE_MESSAGES[sign.kind](sign).rstrip())
 
@@ -175,6 +184,12 @@ class RunOutcome:
         own = [found for found in self.worker_exceptions if rank is not None and found[0].rank == rank]
         candidates = own or self.worker_exceptions
         return candidates[0] if candidates else None
+
+
+def _launcher_frame(frame: Any) -> bool:
+    """A frame of torchrun's own process (its entry point or torch/distributed/run.py)."""
+    path = frame.path.replace("\\", "/")
+    return path.endswith("/torchrun") or path.endswith("torch/distributed/run.py")
 
 
 def _raising_frame(frames: list[Any]) -> Any:
