@@ -189,7 +189,7 @@ class RunOutcome:
 def _launcher_frame(frame: Any) -> bool:
     """A frame of torchrun's own process (its entry point or torch/distributed/run.py)."""
     path = frame.path.replace("\\", "/")
-    return path.endswith("/torchrun") or path.endswith("torch/distributed/run.py")
+    return path.endswith(("/torchrun", "torch/distributed/run.py"))
 
 
 def _raising_frame(frames: list[Any]) -> Any:
