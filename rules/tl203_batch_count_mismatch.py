@@ -15,11 +15,12 @@ class BatchCountMismatch(OptprimeLayout):
       ``DistributedSampler`` gives each of the DP replicas ``ceil(data_size / DP)`` samples, batched by the
       printed ``batch size`` (the loader's own): ``ceil(ceil(data_size / DP) / batch size)``; with DP = 1,
       ``ceil(data_size / batch size)``;
-    - eungyeonglee-dev/aicomp: the printed ``> GBS`` is the global batch; its ``prepare_dataloader`` splits
-      it over the replicas (``GBS // DP`` per replica, same sampler), while ``train_llama.py`` batches the
-      whole data set by GBS: ``ceil(data_size / GBS)``.
+    - eungyeonglee-dev/aicomp: the printed ``> GBS`` is the global batch.  Its ``prepare_dataloader`` gave
+      each replica the sampler's share batched by GBS (as upstream, until commit 3b096d1 "fixed per-rank
+      batch"), then by ``GBS // DP``; its ``train_llama.py`` batches the whole data set by GBS:
+      ``ceil(data_size / GBS)``.
 
-    A count neither way gives is reported.  Checked when ``data_size``, ``nbatches`` and a batch size are
+    A count no writer version gives is reported.  Checked when ``data_size``, ``nbatches`` and a batch size are
     printed; DP is the printed one (1 where the pipeline size is printed without it).
 
     Why it matters:
@@ -44,12 +45,12 @@ class BatchCountMismatch(OptprimeLayout):
         dp_setting = self.setting("dp")
         dp = int(dp_setting.value) if dp_setting is not None and dp_setting.value else 1
         samples, size = int(data_size.value), int(batch.value)
-        whole = (math.ceil(samples / size), f"ceil({samples} / {size})")
-        counts = [whole]
+        counts = [(math.ceil(samples / size), f"ceil({samples} / {size})")]
         if dp > 1:
-            per_replica = size // dp if batch.label.strip().startswith("> GBS") else size
-            if per_replica:
-                counts.append((math.ceil(math.ceil(samples / dp) / per_replica), f"ceil(ceil({samples} / {dp}) / {per_replica})"))
+            global_batch = batch.label.strip().startswith("> GBS")
+            for per_replica in (size, size // dp) if global_batch else (size,):
+                if per_replica:
+                    counts.append((math.ceil(math.ceil(samples / dp) / per_replica), f"ceil(ceil({samples} / {dp}) / {per_replica})"))
         if nbatches.value in {count for count, _ in counts}:
             return
         ways = " or ".join(f"{formula} = {count}" for count, formula in counts)

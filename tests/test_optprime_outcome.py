@@ -200,3 +200,9 @@ def test_torchrun_failing_on_its_own_is_named(tmp_path: Path) -> None:
         "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError: \n"
     )
     assert report(tmp_path, text, "TL218") == [(4, "TL218", "the run failed: torchrun failed: torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError")]
+
+
+def test_the_fork_before_its_per_rank_batch_fix_batches_each_replicas_share_by_the_global_batch(tmp_path: Path) -> None:
+    # eungyeonglee-dev/aicomp before 3b096d1: DistributedSampler share ceil(10334 / 4) = 2584, batched by GBS 32 -> 81
+    text = "> GBS: 32\n> World Size: 8\n> Pipeline Parallel Size: 2\n> Data Parallel Size: 4\ndata_size=10334\nnbatches=81\n"
+    assert report(tmp_path, text, "TL203") == []
