@@ -29,7 +29,8 @@ from lint.runs.assemble import LayoutSources, assemble
 from lint.runs.discovery import DEFAULT_RANK_REGEX, RunKey, run_key, siblings
 from lint.runs.model import Run
 from lint.runs.summary import RankSummarizer, RankSummary
-from lint.source import InputError, Source, expand, printable_path
+from lint.source import InputError, Source, printable_path
+from lint.walk import WalkOptions, expand
 
 INTERNAL_ERROR = ("TL000", "internal-error")
 RUN_FORMAT = "megatron-trace"
@@ -47,6 +48,7 @@ class CheckOptions:
     rank_regex: re.Pattern[str] = DEFAULT_RANK_REGEX
     layout: LayoutSources = field(default_factory=LayoutSources)
     use_cache: bool = False
+    walk: WalkOptions = field(default_factory=WalkOptions)
 
 
 @dataclass
@@ -186,10 +188,10 @@ class _Task:
 
 def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[_Task]:
     """What to read: the files asked for, with their formats, and the sibling ranks of their runs."""
-    sources, input_errors = expand(paths)
-    report.summary.input_errors.extend(input_errors)
+    walked = expand(paths, options.walk)
+    report.summary.input_errors.extend(walked.errors)
     tasks: list[_Task] = []
-    for source in sources:
+    for source in walked.sources:
         report.summary.files += 1
         try:
             format_name = options.trace_format or formats.detect(source.head())

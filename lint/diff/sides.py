@@ -14,7 +14,8 @@ from typing import Protocol
 from lint import formats
 from lint.diff.profile import Profile
 from lint.runs.discovery import DEFAULT_RANK_REGEX
-from lint.source import InputError, Source, expand
+from lint.source import InputError, Source
+from lint.walk import expand
 
 ADAPTERS: dict[str, str] = {
     "megatron-trace": "lint.diff.adapters.megatron_trace",
@@ -39,11 +40,11 @@ class Adapter(Protocol):
 
 
 def load_side(path: str, options: SideOptions) -> Profile:
-    sources, errors = expand([path])
-    if errors:
-        raise DiffInputError(errors[0])
+    walked = expand([path])
+    if walked.errors:
+        raise DiffInputError(walked.errors[0])
     by_format: dict[str, list[Source]] = {}
-    for source in sources:
+    for source in walked.sources:
         try:
             format_name = options.trace_format or formats.detect(source.head())
         except InputError as error:
