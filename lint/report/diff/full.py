@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TextIO
 
 from rich.console import Console, Group
@@ -17,8 +18,13 @@ from lint.report.diff.distribution import box_bar, scale
 _VERDICT_STYLES = {"identical": "green", "no significant change": "yellow", "significant change": "bold red"}
 
 
+# Rich sizes a terminal itself (and obeys COLUMNS); a file or a pipe gets room for the table's columns.
+FILE_WIDTH = 120
+
+
 def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
-    console = Console(file=out, highlight=False, soft_wrap=False, width=max(Console(file=out).width, 120))
+    measured = out.isatty() or "COLUMNS" in os.environ
+    console = Console(file=out, highlight=False, soft_wrap=False, width=None if measured else FILE_WIDTH)
     summary = report.summary
     head = Text()
     head.append(summary.verdict, style=_VERDICT_STYLES[summary.verdict])
