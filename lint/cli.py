@@ -193,7 +193,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_CLEAN
     if args.show_files:
         walked = expand(paths, walk)
-        out.writelines(f"{source.display}\n" for source in walked.sources)
+        out.writelines(f"{name}\n" for name in sorted(source.display for source in walked.sources))
         for error in walked.errors:
             err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR if walked.errors else EXIT_CLEAN

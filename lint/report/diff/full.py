@@ -20,6 +20,8 @@ _VERDICT_STYLES = {"identical": "green", "no significant change": "yellow", "sig
 
 # Rich sizes a terminal itself (and obeys COLUMNS); a file or a pipe gets room for the table's columns.
 FILE_WIDTH = 120
+# Narrower than this, the distribution bars would squeeze the numbers out of the timing table: left out.
+BARS_WIDTH = 110
 
 
 def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
@@ -35,16 +37,17 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     for category in CATEGORIES:
         changes = [c for c in report.changes if c.category == category]
         if changes:
-            console.print(_table(category, changes))
+            console.print(_table(category, changes, bars=console.width >= BARS_WIDTH))
 
 
-def _table(category: str, changes: list[Change]) -> Table:
+def _table(category: str, changes: list[Change], *, bars: bool) -> Table:
     timing = category == "timing"
     table = Table(title=f"{category} ({sum(c.significant for c in changes)}/{len(changes)} significant)", title_justify="left")
     for name, justify in (("", "left"), ("key", "left"), ("field", "left"), ("before", "right"), ("after", "right"), ("Δ", "right"), ("rel", "right")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    if timing:
+        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    if timing and bars:
         table.add_column("distribution a / b (p10 ─ p25 ━ median ┃ p75 ━ p90 ─)")
+    if timing:
         table.add_column("p", justify="right")
     for change in changes:
         unit = unit_of(change)
@@ -53,9 +56,10 @@ def _table(category: str, changes: list[Change]) -> Table:
             Text(change.kind[0].upper()) + mark, change.key, change.field, value(change.before, unit), value(change.after, unit),
             signed(change.delta) if change.delta is not None else "", percent(change.rel_delta) if change.delta is not None else "",
         ]
-        if timing:
+        if timing and bars:
             low, high = scale(change.spread_before, change.spread_after)
-            bars = Text(box_bar(change.spread_before, low, high), style="dim") + Text("\n") + Text(box_bar(change.spread_after, low, high), style="cyan")
-            row += [bars, f"{change.p_value:.2g}" if change.p_value is not None else ""]
+            row.append(Text(box_bar(change.spread_before, low, high), style="dim") + Text("\n") + Text(box_bar(change.spread_after, low, high), style="cyan"))
+        if timing:
+            row.append(f"{change.p_value:.2g}" if change.p_value is not None else "")
         table.add_row(*row)
     return table
