@@ -11,8 +11,9 @@ Significance:
 * timing: the median moved by at least ``threshold`` *and* a two-sided Mann-Whitney U test rejects
   equal distributions at ``alpha``.  The step time is the first question and is tested alone; the
   breakdown (per op, stage, layer, ...) is one family of tests, Holm-corrected, so that among a
-  hundred keys noise alone does not flag one.  A side with a single sample is never significant;
-  timing changes below the threshold are not listed at all.
+  hundred keys noise alone does not flag one.  With a single sample on a side nothing can be said
+  about noise: such a change is listed as not judged (never "not significant", which would claim
+  the test was made), still ranked by its size; timing changes below the threshold are not listed.
 
 Impact orders the changes: config and structure first, then comm by the share of the bytes a step
 moves and timing by the share of the step time (``|Δ median| × occurrences per step / step time``).
@@ -132,7 +133,7 @@ def _timing(before: Profile, after: Profile, options: DiffOptions) -> Iterator[C
         weight = max(old.per_step, new.per_step)
         yield Change(
             category="timing", kind="changed", key=key, field="median", before=x, after=y, delta=round(delta, MS_DECIMALS), rel_delta=rel,
-            significant=samples_enough and p_value < options.alpha,
+            significant=samples_enough and p_value < options.alpha, judged=samples_enough,
             impact=abs(delta) * weight / step_ms if step_ms else abs(rel or 0.0),
             p_value=p_value, spread_before=spread(old), spread_after=spread(new),
         )
@@ -221,8 +222,18 @@ def headline(changes: list[Change], step_key: str | None) -> str:
         note = f" ({dtype.before} {ARROW} {dtype.after})" if dtype else ""
         parts.append(f"{subject(top)} {percent(top.rel_delta)}{note}")
     if not significant:
-        return f"no significant change ({len(changes)} within noise or below the threshold)" + (f": {'; '.join(parts)}" if parts else "")
+        unjudged = sum(not c.judged for c in changes)
+        why = [f"{len(changes) - unjudged} within noise or below the threshold"] if len(changes) > unjudged else []
+        why += [f"{unjudged} not judged: one sample on a side"] if unjudged else []
+        return f"no significant change ({', '.join(why)})" + (f": {'; '.join(parts)}" if parts else "")
     return "; ".join(parts)
+
+
+def judgement(change: Change) -> str:
+    """'significant', 'not significant', or why it cannot be said."""
+    if change.significant:
+        return "significant"
+    return "not significant" if change.judged else "significance not judged: one sample on a side"
 
 
 def _timing_headline(changes: list[Change], step_key: str | None) -> list[str]:
@@ -230,11 +241,15 @@ def _timing_headline(changes: list[Change], step_key: str | None) -> list[str]:
     step = next((c for c in timing if c.key == step_key), None)
     drivers = [c for c in timing if c.significant and c is not step and not c.key.endswith(" step")]
     if step is not None:
-        text = f"{'step time' if step.key == 'step' else step.key} {percent(step.rel_delta)} ({'significant' if step.significant else 'not significant'})"
+        text = f"{'step time' if step.key == 'step' else step.key} {percent(step.rel_delta)} ({judgement(step)})"
         same_way = [c for c in drivers if (c.delta or 0) * (step.delta or 0) > 0 and c.key.startswith("stage ")] or \
             [c for c in drivers if (c.delta or 0) * (step.delta or 0) > 0]
         if same_way:
             text += f", driven by {same_way[0].key}"
+        stages = [c for c in timing if c.significant and c.key.startswith("stage ") and c.key.endswith(" step")]
+        if stages and not step.significant:  # the step's own test fell short: say what the stage table shows
+            more = f" (+{len(stages) - 1} more stages)" if len(stages) > 1 else ""
+            text += f"; but {stages[0].key} {percent(stages[0].rel_delta)} is significant{more}"
         return [text]
     if drivers:
         return [f"{drivers[0].key} {percent(drivers[0].rel_delta)} (significant)"]

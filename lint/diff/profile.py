@@ -9,9 +9,11 @@ compared on it alone.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
-
+from collections import Counter
+from collections.abc import Iterable
 from statistics import median
+
+from pydantic import BaseModel, Field
 
 Scalar = int | float | str | bool | None
 Items = dict[str, dict[str, Scalar]]
@@ -49,3 +51,15 @@ def put(items: Items, key: str, **fields: Scalar) -> None:
     known = {name.replace("_", " "): value for name, value in fields.items() if value is not None}
     if known:
         items.setdefault(key, {}).update(known)
+
+
+def typical_message(sizes: Iterable[int | float]) -> int | float | None:
+    """The message size most calls of a kind move (the larger one on a tie).
+
+    Not a median: a kind gathers unrelated collectives (attention and MLP all-reduces, every stage's
+    gradient all-reduce), and the median of two of them is a size that no message has.
+    """
+    counts = Counter(sizes)
+    if not counts:
+        return None
+    return max(counts, key=lambda size: (counts[size], size))

@@ -35,6 +35,7 @@ class Change(BaseModel):
     delta: float | None = None
     rel_delta: float | None = None
     significant: bool
+    judged: bool = Field(default=True, description="false when a side has a single timing sample: whether the change is significant cannot be judged")
     # For the human-readable reporters only: the JSON schema is the one above.
     impact: float = Field(default=0.0, exclude=True)
     p_value: float | None = Field(default=None, exclude=True)

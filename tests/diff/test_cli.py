@@ -16,7 +16,7 @@ from tests.synth.megatron_run import RunSpec, generate_run, slow_down_stage, wri
 PROVENANCE = SEEDS.parent / "corpus" / "simai_workload" / "PROVENANCE.md"
 SEED_000, SEED_001, SEED_002 = SEEDS / "000_14848477538be528.txt", SEEDS / "001_0e8fa2e5d125871b.txt", SEEDS / "002_cbcb88115115ad29.txt"
 SEED_003, SEED_004 = SEEDS / "003_891053d3e8445d09.txt", SEEDS / "004_e7a75019e7d30864.txt"
-CHANGE_KEYS = {"category", "kind", "key", "field", "before", "after", "delta", "rel_delta", "significant"}
+CHANGE_KEYS = {"category", "kind", "key", "field", "before", "after", "delta", "rel_delta", "significant", "judged"}
 
 
 def run(*argv: object) -> tuple[int, str, str]:

@@ -14,7 +14,7 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     out.write(f"{summary.verdict}: {summary.headline}\n" if summary.verdict != "identical" else f"{summary.headline}\n")
     out.write(f"--- a: {side_line(report.a)}\n+++ b: {side_line(report.b)}\n")
     for change in report.changes:
-        mark = " *significant*" if change.significant else ""
+        mark = " *significant*" if change.significant else "" if change.judged else " (one sample on a side: significance not judged)"
         out.write(f"{change.category} {change.kind} {subject(change)}: {transition(change)}{mark}\n")
     err.write(counts_line(report) + "\n")
 

@@ -49,9 +49,11 @@ def _table(category: str, changes: list[Change], *, bars: bool) -> Table:
         table.add_column("distribution a / b (p10 ─ p25 ━ median ┃ p75 ━ p90 ─)")
     if timing:
         table.add_column("p", justify="right")
+    if not all(change.judged for change in changes):
+        table.caption = "? one sample on a side: whether the change is significant cannot be judged"
     for change in changes:
         unit = unit_of(change)
-        mark = Text("*", style="bold red") if change.significant else Text(" ")
+        mark = Text("*", style="bold red") if change.significant else Text(" ") if change.judged else Text("?", style="dim")
         row: list[Text | str | Group] = [
             Text(change.kind[0].upper()) + mark, change.key, change.field, value(change.before, unit), value(change.after, unit),
             signed(change.delta) if change.delta is not None else "", percent(change.rel_delta) if change.delta is not None else "",
