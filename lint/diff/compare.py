@@ -52,7 +52,8 @@ def diff(a: Profile, b: Profile, options: DiffOptions | None = None) -> DiffRepo
     if left is None or right is None:  # every adapter builds the common profile: a bug, not a user error
         raise ValueError("a side has no common per-layer profile")
     changes = [
-        *_items("config", left.config, right.config, options, shared_only=not same_format),
+        *_items("config", left.config, right.config, options, shared_only=not same_format,
+                literal=set(left.literal_config) & set(right.literal_config)),
         *_items("structure", left.structure, right.structure, options, shared_only=False),
         *_comm(left, right, options),
         *_timing(left, right, options),
@@ -66,7 +67,9 @@ def diff(a: Profile, b: Profile, options: DiffOptions | None = None) -> DiffRepo
 # -- per category -----------------------------------------------------------------------------------
 
 
-def _items(category: Category, before: Items, after: Items, options: DiffOptions, *, shared_only: bool) -> Iterator[Change]:
+def _items(
+    category: Category, before: Items, after: Items, options: DiffOptions, *, shared_only: bool, literal: set[str] | None = None,
+) -> Iterator[Change]:
     always_significant = category in ("config", "structure")
     for key in sorted(before.keys() | after.keys(), key=natural_key):
         old, new = before.get(key), after.get(key)
@@ -78,7 +81,8 @@ def _items(category: Category, before: Items, after: Items, options: DiffOptions
             continue
         for field in [*old, *(name for name in new if name not in old)]:
             x, y = old.get(field), new.get(field)
-            if x == y or (shared_only and (x is None or y is None)):
+            unknown_on_one_side = category == "config" and key not in (literal or set()) and (x is None or y is None)
+            if x == y or unknown_on_one_side or (shared_only and (x is None or y is None)):
                 continue
             delta, rel = _deltas(x, y)
             yield Change(

@@ -38,6 +38,10 @@ class Profile(BaseModel):
     step_key: str | None = None  # the timing key of one whole step: what timing impact is a share of
     total_bytes: float = 0.0  # bytes one step moves: what comm impact is a share of
     plot_keys: list[str] = Field(default_factory=list)  # timing keys of the per-stage plot, in order
+    # Config keys copied as the input wrote them, where a field one side lacks was not written there: a
+    # change.  Every other config field is inferred or printed, and one side's lacking it means only
+    # that side cannot tell it (tp of a run without TP collectives to infer it from): not a change.
+    literal_config: list[str] = Field(default_factory=list)
     common: Profile | None = None
 
     @property

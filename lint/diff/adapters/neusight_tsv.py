@@ -16,9 +16,8 @@ import re
 from collections import Counter, defaultdict
 
 from lint.diff.common import LayerProfileBuilder
-from lint.diff.profile import Profile, Timing, put
+from lint.diff.profile import Profile, Timing, put, typical_message
 from lint.diff.sides import SideOptions, records, single_source
-from statistics import median
 from lint.models.neusight_tsv import LayerRecord, NeusightTable
 from lint.source import Source
 
@@ -57,7 +56,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
         for phase in PHASES:
             compute[f"{kind} {phase} compute"].append(getattr(row, f"{phase}_compute_time"))
     for name in sorted(calls):
-        put(profile.comm, name, bytes=totals[name], calls=calls[name], message_bytes=median(messages[name]))
+        put(profile.comm, name, bytes=totals[name], calls=calls[name], message_bytes=typical_message(messages[name]))
     profile.total_bytes = float(sum(totals.values()))
     compute = {key: samples for key, samples in compute.items() if any(samples)}
     profile.timing = {key: Timing(samples=samples, per_step=len(samples)) for key, samples in compute.items()}

@@ -36,7 +36,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     source = single_source(path, sources, NAME)
     workload = Workload.from_records(records(source, NAME))
     units = {"time": "ns (SimAI), shown in ms", "comm": "bytes as written"}
-    profile = Profile(format=NAME, path=path, files=1, units=units)
+    profile = Profile(format=NAME, path=path, files=1, units=units, literal_config=["header"])
     if workload.header is not None:
         _config(workload.header, profile.config)
     micro_batches = workload.header.read("ga") if workload.header is not None else None
