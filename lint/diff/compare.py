@@ -264,6 +264,7 @@ def _side(profile: Profile) -> DiffSide:
     return DiffSide(
         path=profile.path, format=profile.format, files=profile.files, units=profile.units,
         step_ms=round(profile.step_ms, MS_DECIMALS) if profile.step_ms is not None else None, total_bytes=profile.total_bytes or None,
+        broken=profile.broken,
     )
 
 

@@ -50,6 +50,7 @@ class DiffSide(BaseModel):
     units: dict[str, str]
     step_ms: float | None = Field(description="median step time, where the side has one")
     total_bytes: float | None = Field(description="bytes one step (or workload pass) moves")
+    broken: list[str] = Field(default_factory=list, description="the side's files with syntax errors: the comparison is built on what could be read")
 
 
 class CategoryCount(BaseModel):

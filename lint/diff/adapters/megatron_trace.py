@@ -39,7 +39,7 @@ from pathlib import Path
 
 from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Items, Profile, Timing, put, typical_message
-from lint.diff.sides import DiffInputError, SideOptions
+from lint.diff.sides import DiffInputError, SideOptions, broken_note
 from statistics import median
 from lint.engine import CheckOptions, check_file
 from lint.models.megatron_trace import P2P_OPS, tensor_bytes
@@ -57,10 +57,10 @@ Iteration = list[OpStep]
 
 
 def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
-    run = _read(path, sources, options)
+    run, broken = _read(path, sources, options)
     view = _RunView(run)
     profile = Profile(
-        format=NAME, path=path, files=len(sources),
+        format=NAME, path=path, files=len(sources), broken=broken,
         units={"time": "ms (trace durations)", "comm": f"bytes = shape × dtype size ({view.dtype or 'no tensors'})"},
     )
     _config(view, profile.config)
@@ -73,23 +73,27 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     return profile
 
 
-def _read(path: str, sources: list[Source], options: SideOptions) -> Run:
+def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[Run, list[str]]:
     named = [run_key(source.path, options.rank_regex) for source in sources]
     stems = sorted({key.stem for key, _ in filter(None, named)})
     if len(stems) > 1:
         raise DiffInputError(f"{path}: holds the files of {len(stems)} runs ({', '.join(s + '*' for s in stems)}); name one")
     files: list[tuple[RankSummary, int]] = []
+    broken: list[str] = []
     reading = CheckOptions()  # summaries only: no rule runs, so the default selection is never consulted
     for index, (source, name) in enumerate(zip(sources, named)):
-        summary = check_file(source, NAME, reading, rules=False, summarize=True).summary
+        outcome = check_file(source, NAME, reading, rules=False, summarize=True)
+        summary = outcome.summary
         assert summary is not None
+        if not outcome.result.parsed:
+            broken.append(broken_note(source.display, []))
         files.append((summary, name[1] if name else index))  # a rank named by neither records nor file name
     if not any(summary.steps for summary, _ in files):
         raise DiffInputError(f"{path}: no {NAME} record could be read")
     key = RunKey(str(Path(path)), "")
     run = assemble(key, files, frozenset(s.display for s in sources), LayoutSources(), minimum_ranks=1)
     assert run is not None
-    return run
+    return run, broken
 
 
 class _RunView:

@@ -9,7 +9,8 @@
 * comm ``row NAME#K`` bytes per phase, and ``GROUP KIND`` per workload pass: bytes, calls, the typical
   message (the size most calls move: a median would mix the kind's unrelated rows).  The group is what SimAI picks: no suffix is TP (fwd, ig) or DP (wg), ``_EP``, ``_DP_EP``;
 * timing ``NAME PHASE compute``: one sample per row of that name (ns in the file, ms here), and
-  ``workload compute``, the sum of every compute time (a single sample: never significant).
+  ``workload compute``, the sum of every compute time (a single sample: its significance cannot be
+  judged).  AICB's 1 ns placeholder is no sample: a name with nothing but placeholders has no timing.
 
 Per-layer (common) profile: a row named ``attention*`` opens a transformer layer, ``mlp*``/``moe*``
 rows continue it and ``embedding_layer`` starts the next pass at layer 0.  AICB writes a compute time
@@ -34,9 +35,10 @@ PLOTTED = 12
 
 def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     source = single_source(path, sources, NAME)
-    workload = Workload.from_records(records(source, NAME))
+    found, broken = records(source, NAME)
+    workload = Workload.from_records(found)
     units = {"time": "ns (SimAI), shown in ms", "comm": "bytes as written"}
-    profile = Profile(format=NAME, path=path, files=1, units=units, literal_config=["header"])
+    profile = Profile(format=NAME, path=path, files=1, units=units, broken=broken, literal_config=["header"])
     if workload.header is not None:
         _config(workload.header, profile.config)
     micro_batches = workload.header.read("ga") if workload.header is not None else None
@@ -57,7 +59,9 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
                 calls[name] += 1
                 messages[name].append(comm.size)
         for phase in ("fwd", "ig", "wg"):
-            compute[f"{row.name} {phase} compute"].append(getattr(row, f"{phase}_compute") / NS_PER_MS)
+            ns = getattr(row, f"{phase}_compute")
+            if ns != PLACEHOLDER_NS:  # 1 ns is AICB's "not measured": no sample, nothing to plot
+                compute[f"{row.name} {phase} compute"].append(ns / NS_PER_MS)
     for name in sorted(calls):
         put(profile.comm, name, bytes_per_pass=totals[name], calls_per_pass=calls[name], message_bytes=typical_message(messages[name]))
     profile.total_bytes = float(sum(totals.values()))

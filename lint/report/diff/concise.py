@@ -16,7 +16,19 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     for change in report.changes:
         mark = " *significant*" if change.significant else "" if change.judged else " (one sample on a side: significance not judged)"
         out.write(f"{change.category} {change.kind} {subject(change)}: {transition(change)}{mark}\n")
+    for line in broken_input(report):
+        err.write(f"warning: {line}\n")
     err.write(counts_line(report) + "\n")
+
+
+def broken_input(report: DiffReport) -> list[str]:
+    """One warning per side with syntax errors: what is compared is what could be read, not the run."""
+    warnings = []
+    for name, side in (("a", report.a), ("b", report.b)):
+        if side.broken:
+            shown = "; ".join(side.broken[:3]) + (f"; and {len(side.broken) - 3} more files" if len(side.broken) > 3 else "")
+            warnings.append(f"{name} has syntax errors ({shown}): the comparison is built on broken input; `tlint check` reports them")
+    return warnings
 
 
 def side_line(side: DiffSide) -> str:

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from lint.diff.wording import percent, signed, unit_of, value
 from lint.models.diff import CATEGORIES, Change, DiffReport
-from lint.report.diff.concise import counts_line, side_line
+from lint.report.diff.concise import broken_input, counts_line, side_line
 from lint.report.diff.distribution import box_bar, scale
 
 _VERDICT_STYLES = {"identical": "green", "no significant change": "yellow", "significant change": "bold red"}
@@ -33,6 +33,8 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     head.append(f"\n{summary.headline}\n\n")
     head.append(f"a: {side_line(report.a)}\nb: {side_line(report.b)}\n", style="dim")
     head.append(counts_line(report), style="dim")
+    for line in broken_input(report):
+        head.append(f"\nwarning: {line}", style="bold yellow")
     console.print(Panel(head, title="tlint diff", title_align="left"))
     for category in CATEGORIES:
         changes = [c for c in report.changes if c.category == category]
