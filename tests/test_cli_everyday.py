@@ -26,8 +26,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SEED_TRACE = ROOT / "tests" / "fixtures" / "seeds" / "000_14848477538be528.txt"
 EXAMPLE_WORKLOAD = ROOT / "examples" / "simai-workload.txt"
 REAL_MEGATRON = ROOT.parent / "shared" / "corpus" / "real" / "megatron-trace"
-if not REAL_MEGATRON.is_dir():  # a worktree beside the project: the corpus is beside /work
-    REAL_MEGATRON = Path("/work/shared/corpus/real/megatron-trace")
 
 
 def tlint(*argv: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
