@@ -17,7 +17,13 @@ from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
 from lint.engine import CheckOptions, check, default_jobs
 from lint.formats import FORMAT_NAMES
 from lint.models.diff import CATEGORIES
-from lint.report import CHECK_REPORTERS, DIFF_REPORTERS, HUMAN_FORMATS, check_reporter, diff_reporter
+from lint.report import (
+    CHECK_REPORTERS,
+    DIFF_REPORTERS,
+    HUMAN_FORMATS,
+    check_reporter,
+    diff_reporter,
+)
 from lint.report.progress import progress_bar
 from lint.report.rules import render_rule, render_rules
 from lint.rule import Severity, lookup, registry
@@ -194,8 +200,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.show_files:
         walked = expand(paths, walk)
         out.writelines(f"{name}\n" for name in sorted(source.display for source in walked.sources))
-        for error in walked.errors:
-            err.write(f"tlint: error: {error}\n")
+        err.writelines(f"tlint: error: {problem}\n" for problem in walked.errors)
         return EXIT_ERROR if walked.errors else EXIT_CLEAN
 
     with progress_bar(err, enabled=output_format in HUMAN_FORMATS and not args.quiet) as progress:

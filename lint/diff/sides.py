@@ -76,7 +76,8 @@ def single_source(path: str, sources: list[Source], format_name: str) -> Source:
 def records(source: Source, format_name: str) -> tuple[list[object], list[str]]:
     """The records of ``source``, and a note when lines had to be left out for syntax errors (`tlint check`
     reports them): a comparison built on what remains must say so."""
-    found, broken = [], []
+    found: list[object] = []
+    broken: list[object] = []
     for item in formats.parser(format_name).parse(source.lines()):
         (broken if getattr(item, "kind", None) == "syntax" else found).append(item)
     if not found:

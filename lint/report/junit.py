@@ -54,7 +54,8 @@ def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
 
 def _case(suite: ET.Element, classname: str, path: str, findings: list[Finding], report: CheckReport) -> None:
     case = _element(suite, "testcase", classname=classname, name=path)
-    failing, below = [], []
+    failing: list[tuple[str, str]] = []
+    below: list[tuple[str, str]] = []
     for finding in findings:
         text = f"{location(finding.path, finding.line, finding.column)}: {finding.code} {finding.name} ({finding.severity.value}): {finding_message(finding)}"
         (failing if report.fails(finding) else below).append((finding.code, text))

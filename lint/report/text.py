@@ -60,6 +60,5 @@ def write_notes(report: CheckReport, err: TextIO) -> None:
         err.write(f"{path}: skipped: format not recognised (use --trace-format to force one)\n")
     for error in report.summary.input_errors:
         err.write(f"tlint: error: {error}\n")
-    for note in report.summary.withheld:
-        err.write(f"{note}\n")
+    err.writelines(f"{note}\n" for note in report.summary.withheld)
     err.write(summary_line(report) + "\n")

@@ -6,6 +6,7 @@ Real inputs are read in place from ``../shared/corpus/real/`` (skipped with the 
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import math
 import re
@@ -72,7 +73,7 @@ def test_one_sample_per_side_is_not_judged_but_still_ranked_by_size() -> None:
     assert "not significant" not in report.summary.headline
     timing = [c for c in report.changes if c.category == "timing"]
     assert timing == sorted(timing, key=lambda c: -c.impact)  # ranked by size all the same
-    code, out, _ = run_cli(str(SIMAI / GPT_175B.format(1024)), str(SIMAI / GPT_175B.format(4096)))
+    _, out, _ = run_cli(str(SIMAI / GPT_175B.format(1024)), str(SIMAI / GPT_175B.format(4096)))
     assert "timing changed workload compute median" in out and "(one sample on a side: significance not judged)" in out
 
 
@@ -147,7 +148,7 @@ def test_diffing_a_run_with_syntax_errors_warns(tmp_path: Path) -> None:
     lines = paths[1].read_text(encoding="utf-8").splitlines()
     lines[2] = lines[2].replace("stage_id=1", "stage_id=x", 1)
     paths[1].write_text("\n".join(lines) + "\n", encoding="utf-8")
-    code, _, err = run_cli(str(tmp_path / "a"), str(tmp_path / "b"))
+    _, _, err = run_cli(str(tmp_path / "a"), str(tmp_path / "b"))
     assert f"warning: b has syntax errors ({paths[1]}: has syntax errors): the comparison is built on broken input" in err
     document = json.loads(run_cli(str(tmp_path / "a"), str(tmp_path / "b"), "--output-format", "json")[1])
     assert document["a"]["broken"] == [] and document["b"]["broken"] == [f"{paths[1]}: has syntax errors"]
@@ -243,7 +244,7 @@ def test_html_of_two_runs_is_valid_with_round_ticks_titled_axes_and_sortable_tab
     validator = _validated(page)
     ticks = _tick_values(validator)
     assert len(ticks) >= 3
-    steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:])}
+    steps = {round(b - a, 9) for a, b in itertools.pairwise(ticks)}
     assert len(steps) == 1  # evenly spaced
     (step,) = steps
     mantissa = step / 10 ** math.floor(math.log10(step))

@@ -16,8 +16,7 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     for change in report.changes:
         mark = " *significant*" if change.significant else "" if change.judged else " (one sample on a side: significance not judged)"
         out.write(f"{change.category} {change.kind} {subject(change)}: {transition(change)}{mark}\n")
-    for line in broken_input(report):
-        err.write(f"warning: {line}\n")
+    err.writelines(f"warning: {line}\n" for line in broken_input(report))
     err.write(counts_line(report) + "\n")
 
 
