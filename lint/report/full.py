@@ -34,6 +34,8 @@ def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
         errors.print(f"[dim]{skipped}: skipped: format not recognised (use --trace-format to force one)[/dim]")
     for error in report.summary.input_errors:
         errors.print(f"[bold red]tlint: error:[/bold red] {error}", markup=True)
+    for note in report.summary.withheld:
+        errors.print(note, markup=False, style="yellow")
     errors.print(summary_line(report), markup=False)
 
 
