@@ -14,7 +14,8 @@ from lint import __version__, baseline
 from lint.config import ConfigError, Overrides, find_config, load_settings
 from lint.diff import DiffInputError, DiffOptions, SideOptions, diff_paths
 from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
-from lint.engine import CheckOptions, check, default_jobs
+from lint.engine import CheckOptions, check
+from lint.executor import Backend, BackendError, default_jobs
 from lint.formats import FORMAT_NAMES
 from lint.models.diff import CATEGORIES
 from lint.report import CHECK_REPORTERS, DIFF_REPORTERS, HUMAN_FORMATS, check_reporter, diff_reporter
@@ -25,6 +26,7 @@ from lint.runs.assemble import LayoutSources
 from lint.runs.discovery import RankRegexError, compile_rank_regex
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+DASK_HELP = "read the files as tasks on this running Dask cluster (e.g. tcp://host:8786), which must see them at the same paths; needs tlint[dask]"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument("--max-findings", type=int, default=None, metavar="N", help="findings shown per rule and file (0: all; default 1000)")
     check_cmd.add_argument("--statistics", action="store_true", help="print the number of findings per rule, most frequent first")
     check_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
+    check_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
     check_cmd.add_argument("--rank-regex", metavar="REGEX", help="find the rank in a file name: a regex with a (?P<rank>...) group; what precedes it is the run's name stem (default: 'rank<R>')")
     for dimension, words in (("tp", "tensor"), ("pp", "pipeline"), ("dp", "data"), ("ep", "expert")):
         check_cmd.add_argument(f"--{dimension}", type=int, metavar="N", help=f"{words}-parallel size of the runs checked")
@@ -76,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help=f"categories whose significant changes make the exit code 1: {', '.join(CATEGORIES)} (default: all)")
     diff_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="read both sides as this format")
     diff_cmd.add_argument("--rank-regex", metavar="REGEX", help="find the rank in a file name, as for check")
+    diff_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
 
     rules_cmd = commands.add_parser("rules", help="list every rule")
     rules_cmd.add_argument("--output-format", choices=["concise", "json", "markdown"], default="concise")
@@ -105,7 +109,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             return EXIT_CLEAN
         if args.command == "rule":
             return _rule(args.rule, out, err)
-    except ConfigError as error:
+    except (ConfigError, BackendError) as error:
         err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR
     except BrokenPipeError:  # `tlint check . | head`: the reader left; say nothing more
@@ -156,7 +160,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise ConfigError("--tp, --pp, --dp and --ep must be 1 or more")
     layout = LayoutSources.configure(stated, settings.runs, config_path.resolve().parent if config_path else Path.cwd())
     options = CheckOptions(
-        trace_format=args.trace_format, selection=settings.selection, jobs=args.jobs or default_jobs(),
+        trace_format=args.trace_format, selection=settings.selection,
+        backend=Backend(jobs=args.jobs or default_jobs(), dask_scheduler=args.dask_scheduler),
         rank_regex=rank_regex, layout=layout, use_cache=not args.no_cache,
     )
     if max_findings is not None:
@@ -197,7 +202,7 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         rank_regex = compile_rank_regex(args.rank_regex)
     except RankRegexError as error:
         raise ConfigError(str(error)) from None
-    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex)
+    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=Backend(dask_scheduler=args.dask_scheduler))
     options = DiffOptions(threshold=args.threshold / 100, fail_on=tuple(args.fail_on))
     try:
         report = diff_paths(args.a, args.b, sides, options)

@@ -2,8 +2,8 @@
 
 Per file, records are streamed through the enabled rules once; nothing keeps the records, so memory
 does not grow with the file.  Files that belong to a run (several ranks of one job) are also reduced to
-compact rank summaries, on which the run rules work.  Files are independent, so ``jobs`` worker
-processes can check them in parallel; only findings and summaries travel back.
+compact rank summaries, on which the run rules work.  Files are independent, so the executor can check
+them in parallel (worker processes, or Dask tasks on a cluster); only findings and summaries travel back.
 
 A rule that crashes is reported as a finding and dropped for that file: one bug must not hide the other
 findings or end in a traceback.
@@ -11,16 +11,13 @@ findings or end in a traceback.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from lint import cache, formats
+from lint import cache, executor, formats
 from lint.config import Selection
 from lint.models.common import SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
@@ -43,10 +40,11 @@ class CheckOptions:
     trace_format: str | None = None
     selection: Selection = field(default_factory=Selection.default)
     max_findings: int = 1000  # per code and file; 0 shows all
-    jobs: int = 1
+    backend: executor.Backend = field(default_factory=executor.Backend)
     rank_regex: re.Pattern[str] = DEFAULT_RANK_REGEX
     layout: LayoutSources = field(default_factory=LayoutSources)
     use_cache: bool = False
+    cache_settings: dict[Any, str] = field(default_factory=dict, repr=False)  # memo of _cache_settings
 
 
 @dataclass
@@ -55,6 +53,7 @@ class FileOutcome:
     findings: list[Finding]
     not_shown: Counter[str]
     summary: RankSummary | None = None
+    cache_entry: str | None = None  # where the cache keeps it: run results are cached by their files' entries
 
 
 class _Collector:
@@ -228,22 +227,16 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     return tasks
 
 
-_options_for_workers: CheckOptions | None = None
-_tasks_for_workers: list[_Task] = []
-
-
-def _run_task(index: int) -> tuple[FileOutcome | None, str | None]:
-    options = _options_for_workers
-    assert options is not None
-    task = _tasks_for_workers[index]
+def _run_task(options: CheckOptions, task: _Task) -> tuple[FileOutcome | None, str | None]:
     summarize = task.run is not None
     try:
         entry = cache.key(task.source, _cache_settings(task, options)) if options.use_cache else None
-        if entry is not None and (hit := cache.load(entry)) is not None:
-            return FileOutcome(*hit), None
+        if entry is not None and (hit := cache.load(entry, task.source.display)) is not None:
+            return FileOutcome(*hit, cache_entry=entry), None
         outcome = check_file(task.source, task.format, options, rules=task.asked, summarize=summarize)
         if entry is not None:
-            cache.store(entry, outcome.result, outcome.findings, outcome.not_shown, outcome.summary)
+            cache.store(entry, task.source.display, outcome.result, outcome.findings, outcome.not_shown, outcome.summary)
+            outcome.cache_entry = entry
         return outcome, None
     except InputError as error:
         return None, str(error)
@@ -251,54 +244,36 @@ def _run_task(index: int) -> tuple[FileOutcome | None, str | None]:
         return None, f"{task.source.display}: cannot read: {error.strerror or error}"
 
 
-def _cache_settings(task: _Task, options: CheckOptions) -> dict[str, Any]:
-    """Everything besides the file's bytes that its cached result depends on."""
+def _cache_settings(task: _Task, options: CheckOptions) -> str:
+    """Everything besides the file's bytes that its cached result depends on; not its path, so that a moved tree hits."""
     selection = options.selection
-    return {
-        "format": task.format, "path": task.source.display, "rules": task.asked, "summary": task.run is not None,
-        "severities": selection.severities, "options": {code: o.model_dump() for code, o in selection.options.items()},
-        "ignored": sorted(selection.ignored_for(task.source.display)), "max_findings": options.max_findings,
-    }
+    ignored = selection.ignored_for(task.source.display)
+    asked = (task.format, task.asked, task.run is not None, ignored)
+    if asked not in options.cache_settings:  # the same few texts for every file: made once each
+        options.cache_settings[asked] = cache.settings_text({
+            "format": task.format, "rules": task.asked, "summary": task.run is not None,
+            "severities": selection.severities, "options": {code: o.model_dump() for code, o in selection.options.items()},
+            "ignored": sorted(ignored), "max_findings": options.max_findings,
+        })
+    return options.cache_settings[asked]
 
 
 Progress = Callable[[int, int], None]  # (files done, files in all)
 
 
 def _execute(tasks: list[_Task], options: CheckOptions, progress: Progress | None) -> list[tuple[FileOutcome | None, str | None]]:
-    global _options_for_workers, _tasks_for_workers
-    _options_for_workers, _tasks_for_workers = options, tasks
-    try:
-        jobs = min(options.jobs, len(tasks))
-        if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-            return _collect(map(_run_task, range(len(tasks))), len(tasks), progress)
-        # Fork after the rules and grammars are loaded: workers inherit them and only results are pickled.
-        formats.parser(RUN_FORMAT)
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            results = pool.map(_run_task, range(len(tasks)), chunksize=max(1, len(tasks) // (jobs * 8)))
-            return _collect(results, len(tasks), progress)
-    finally:
-        _options_for_workers, _tasks_for_workers = None, []
-
-
-def _collect(results: Iterable[Any], total: int, progress: Progress | None) -> list[Any]:
-    collected = []
-    for result in results:
-        collected.append(result)
-        if progress is not None:
-            progress(len(collected), total)
-    return collected
-
-
-def default_jobs() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if options.backend.jobs > 1:
+        formats.parser(RUN_FORMAT)  # loaded before workers are forked, which then inherit it
+    return executor.run_all(
+        _run_task, options, tasks, options.backend, progress, cleanup=cache.prune if options.use_cache else None,
+    )
 
 
 def check(paths: list[str], options: CheckOptions, progress: Progress | None = None) -> CheckReport:
     report = CheckReport()
     summary = report.summary
     tasks = _plan(paths, options, report)
-    runs: dict[RunKey, list[tuple[RankSummary, int]]] = defaultdict(list)
+    runs: dict[RunKey, list[tuple[_Task, FileOutcome]]] = defaultdict(list)
     for task, (outcome, error) in zip(tasks, _execute(tasks, options, progress)):
         if error is not None:
             if task.asked:
@@ -306,7 +281,7 @@ def check(paths: list[str], options: CheckOptions, progress: Progress | None = N
             continue
         assert outcome is not None
         if task.run is not None and outcome.summary is not None:
-            runs[task.run].append((outcome.summary, task.named_rank))
+            runs[task.run].append((task, outcome))
         if not task.asked:
             continue
         summary.checked += 1
@@ -316,13 +291,29 @@ def check(paths: list[str], options: CheckOptions, progress: Progress | None = N
             summary.not_shown[code] = summary.not_shown.get(code, 0) + count
 
     asked = frozenset(task.source.display for task in tasks if task.asked)
-    for key, files in sorted(runs.items()):
-        run = assemble(key, files, asked, options.layout)
-        if run is not None:
-            report.findings.extend(check_run(run, options))
+    for key, members in sorted(runs.items()):
+        report.findings.extend(_checked_run(key, members, asked, options))
     report.findings.sort(key=Finding.sort_key)
     report.count_severities()
     return report
+
+
+def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: frozenset[str], options: CheckOptions) -> list[Finding]:
+    """The run rules' findings on one run; from the cache when neither its files nor what else they depend on changed."""
+    entries = [outcome.cache_entry for _, outcome in members]
+    entry = None
+    if options.use_cache and None not in entries:
+        entry = cache.run_key([
+            repr(key), options.rank_regex.pattern, repr(options.layout),
+            *sorted(f"{entry} {task.named_rank} {task.source.display} {task.source.display in asked}" for entry, (task, _) in zip(entries, members)),
+        ])
+        if (hit := cache.load_findings(entry)) is not None:
+            return hit
+    run = assemble(key, [(outcome.summary, task.named_rank) for task, outcome in members if outcome.summary is not None], asked, options.layout)
+    findings = check_run(run, options) if run is not None else []
+    if entry is not None:
+        cache.store_findings(entry, findings)
+    return findings
 
 
 def check_run(run: Run, options: CheckOptions) -> list[Finding]:

@@ -37,6 +37,7 @@ from lint.diff.profile import Items, Profile, Timing, put
 from lint.diff.sides import DiffInputError, SideOptions
 from statistics import median
 from lint.engine import CheckOptions, check_file
+from lint.executor import run_all
 from lint.models.megatron_trace import P2P_OPS, tensor_bytes
 from lint.runs.assemble import LayoutSources, assemble
 from lint.runs.discovery import RunKey, run_key
@@ -73,18 +74,22 @@ def _read(path: str, sources: list[Source], options: SideOptions) -> Run:
     stems = sorted({key.stem for key, _ in filter(None, named)})
     if len(stems) > 1:
         raise DiffInputError(f"{path}: holds the files of {len(stems)} runs ({', '.join(s + '*' for s in stems)}); name one")
-    files: list[tuple[RankSummary, int]] = []
     reading = CheckOptions()  # summaries only: no rule runs, so the default selection is never consulted
-    for index, (source, name) in enumerate(zip(sources, named)):
-        summary = check_file(source, NAME, reading, rules=False, summarize=True).summary
-        assert summary is not None
-        files.append((summary, name[1] if name else index))  # a rank named by neither records nor file name
+    summaries = run_all(_summary, reading, sources, options.backend)
+    # A rank named by neither records nor file name is numbered by its place.
+    files = [(summary, name[1] if name else index) for index, (summary, name) in enumerate(zip(summaries, named))]
     if not any(summary.steps for summary, _ in files):
         raise DiffInputError(f"{path}: no {NAME} record could be read")
     key = RunKey(str(Path(path)), "")
     run = assemble(key, files, frozenset(s.display for s in sources), LayoutSources(), minimum_ranks=1)
     assert run is not None
     return run
+
+
+def _summary(reading: CheckOptions, source: Source) -> RankSummary:
+    summary = check_file(source, NAME, reading, rules=False, summarize=True).summary
+    assert summary is not None
+    return summary
 
 
 class _RunView:
