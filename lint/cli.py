@@ -1,4 +1,8 @@
-"""The ``tlint`` command line: parses arguments and wires configuration, engine and reporters."""
+"""The ``tlint`` command line: parses arguments and wires configuration, engine and reporters.
+
+Modules are imported where a command needs them: ``tlint --version`` (run by every pre-commit and CI
+set-up) imports nothing of tlint's, and a check does not import the differ or the Dask client.
+"""
 
 from __future__ import annotations
 
@@ -7,23 +11,12 @@ import io
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from lint import __version__, baseline
-from lint.config import ConfigError, Overrides, find_config, load_settings
-from lint.diff import DiffInputError, DiffOptions, SideOptions, diff_paths
-from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
-from lint.engine import CheckOptions, check
-from lint.executor import Backend, BackendError, default_jobs
-from lint.formats import FORMAT_NAMES
-from lint.models.diff import CATEGORIES
-from lint.report import CHECK_REPORTERS, DIFF_REPORTERS, HUMAN_FORMATS, check_reporter, diff_reporter
-from lint.report.progress import progress_bar
-from lint.report.rules import render_rule, render_rules
-from lint.rule import Severity, lookup
-from lint.runs.assemble import LayoutSources
-from lint.runs.discovery import RankRegexError, compile_rank_regex
+from lint import __version__
+
+if TYPE_CHECKING:
+    from lint.executor import Backend
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 DASK_HELP = "read the files as tasks on this running Dask cluster (e.g. tcp://host:8786), which must see them at the same paths; needs tlint[dask]"
@@ -39,6 +32,14 @@ def _codes(text: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from pathlib import Path
+
+    from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
+    from lint.formats import FORMAT_NAMES
+    from lint.models.diff import CATEGORIES
+    from lint.report import CHECK_REPORTERS, DIFF_REPORTERS
+    from lint.rule import Severity
+
     parser = _Parser(prog="tlint", description="Lint and diff distributed-training traces, logs and workloads.")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -85,12 +86,20 @@ def build_parser() -> argparse.ArgumentParser:
     rules_cmd.add_argument("--output-format", choices=["concise", "json", "markdown"], default="concise")
     rule_cmd = commands.add_parser("rule", help="print the documentation of a rule")
     rule_cmd.add_argument("rule", metavar="CODE|NAME")
+    cache_cmd = commands.add_parser("cache", help="where the result cache is, how big, or empty it")
+    cache_cmd.add_argument("action", choices=["dir", "info", "clean"], help="dir: print its directory; info: its size; clean: remove it")
     return parser
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
+    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:  # before the parser and what it imports
+        out.write(f"tlint {__version__}\n")
+        return EXIT_CLEAN
+    from lint.config import ConfigError
+    from lint.executor import BackendError
+
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -105,10 +114,14 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         if args.command == "diff":
             return _diff(args, out, err)
         if args.command == "rules":
+            from lint.report.rules import render_rules
+
             render_rules(args.output_format, out)
             return EXIT_CLEAN
         if args.command == "rule":
             return _rule(args.rule, out, err)
+        if args.command == "cache":
+            return _cache(args.action, out)
     except (ConfigError, BackendError) as error:
         err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR
@@ -131,6 +144,9 @@ def _silence(stream: TextIO) -> None:
 
 
 def _rule(key: str, out: TextIO, err: TextIO) -> int:
+    from lint.report.rules import render_rule
+    from lint.rule import lookup
+
     rules = lookup(key)
     if len(rules) != 1:
         found = "matches " + ", ".join(r.code for r in rules) if rules else "is not a rule code or name"
@@ -140,7 +156,31 @@ def _rule(key: str, out: TextIO, err: TextIO) -> int:
     return EXIT_CLEAN
 
 
+def _cache(action: str, out: TextIO) -> int:
+    from lint import cache
+
+    directory = cache.cache_dir()
+    if action == "dir":
+        out.write(f"{directory}\n")
+    elif action == "info":
+        files, size = cache.size()
+        out.write(f"{directory}: {files} files, {size / 10**6:.1f} MB (bound: {cache.max_bytes() / 10**6:g} MB, ${cache.MAX_MB_VARIABLE})\n")
+    else:
+        out.write(f"Removed the cache in {directory}.\n" if cache.clean() else f"No cache in {directory}.\n")
+    return EXIT_CLEAN
+
+
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from pathlib import Path
+
+    from lint.config import ConfigError, Overrides, find_config, load_settings
+    from lint.engine import CheckOptions, check
+    from lint.report import HUMAN_FORMATS, check_reporter
+    from lint.report.progress import progress_bar
+    from lint.rule import Severity
+    from lint.runs.assemble import LayoutSources
+    from lint.runs.discovery import RankRegexError, compile_rank_regex
+
     output_format = args.output_format or _default_output_format()
     config_path = args.config or find_config(args.paths)
     if args.config is not None and not args.config.is_file():
@@ -161,7 +201,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     layout = LayoutSources.configure(stated, settings.runs, config_path.resolve().parent if config_path else Path.cwd())
     options = CheckOptions(
         trace_format=args.trace_format, selection=settings.selection,
-        backend=Backend(jobs=args.jobs or default_jobs(), dask_scheduler=args.dask_scheduler),
+        backend=_backend(args),
         rank_regex=rank_regex, layout=layout, use_cache=not args.no_cache,
     )
     if max_findings is not None:
@@ -169,6 +209,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with progress_bar(err, enabled=output_format in HUMAN_FORMATS) as progress:
         report = check(args.paths, options, progress)
 
+    if args.write_baseline or args.baseline:
+        from lint import baseline
     if args.write_baseline:
         count = baseline.write(args.write_baseline, report.findings)
         err.write(f"Wrote {count} findings to the baseline {args.write_baseline}.\n")
@@ -192,7 +234,21 @@ def _default_output_format() -> str:
     return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "concise"
 
 
+def _backend(args: argparse.Namespace) -> Backend:
+    """Where files are read: ``--jobs`` local processes (check's default: one per core), or a Dask cluster."""
+    from lint.executor import Backend, default_jobs
+
+    jobs = getattr(args, "jobs", 1)  # diff has no --jobs: it reads in this process unless given a cluster
+    return Backend(jobs=jobs or default_jobs(), dask_scheduler=args.dask_scheduler)
+
+
 def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from lint.config import ConfigError
+    from lint.diff import DiffInputError, DiffOptions, SideOptions, diff_paths
+    from lint.models.diff import CATEGORIES
+    from lint.report import diff_reporter
+    from lint.runs.discovery import RankRegexError, compile_rank_regex
+
     unknown = [name for name in args.fail_on if name not in CATEGORIES]
     if unknown or not args.fail_on:
         raise ConfigError(f"--fail-on takes {', '.join(CATEGORIES)}; not {', '.join(unknown) or 'nothing'}")
@@ -202,7 +258,7 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         rank_regex = compile_rank_regex(args.rank_regex)
     except RankRegexError as error:
         raise ConfigError(str(error)) from None
-    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=Backend(dask_scheduler=args.dask_scheduler))
+    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=_backend(args))
     options = DiffOptions(threshold=args.threshold / 100, fail_on=tuple(args.fail_on))
     try:
         report = diff_paths(args.a, args.b, sides, options)
