@@ -102,7 +102,7 @@ def _on_dask(
     progress: Progress | None, cleanup: Callable[[], object] | None,
 ) -> list[Result]:
     try:
-        from distributed import Client, as_completed
+        from distributed import Client
     except ImportError:
         raise BackendError("--dask-scheduler needs the 'distributed' package: pip install 'tlint[dask]'") from None
     try:
@@ -115,15 +115,12 @@ def _on_dask(
         on_workers = client.scatter(shared, broadcast=True)
         chunks = list(_chunks(items, size))
         futures = [client.submit(_run_chunk, work, on_workers, chunk, pure=False) for chunk in chunks]
-        order = {future.key: index for index, future in enumerate(futures)}
-        done: list[list[Result] | None] = [None] * len(futures)
-        finished = 0
-        for future in as_completed(futures):
-            done[order[future.key]] = future.result()  # a task's exception is raised here, as it would be locally
-            future.release()  # results are kept here, not on the cluster
-            finished += len(chunks[order[future.key]])
+        results: list[Result] = []
+        for future in futures:  # in order: the cluster runs the later chunks meanwhile
+            results += future.result()  # a task's exception is raised here, as it would be locally
+            future.release()  # the results are kept here, not on the cluster
             if progress is not None:
-                progress(finished, len(items))
+                progress(len(results), len(items))
         if cleanup is not None:
             client.run(cleanup)
-    return [result for chunk in done if chunk is not None for result in chunk]
+    return results

@@ -7,6 +7,7 @@ the engine stamps code, name, severity and path on them (as yamllint does).
 
 from __future__ import annotations
 
+import copyreg
 import importlib.util
 import inspect
 import re
@@ -134,7 +135,16 @@ def registry() -> dict[str, type[Rule]]:
         if rule.code in rules:
             raise RuntimeError(f"{path}: code {rule.code} is already used by {rules[rule.code].name}")
         rules[rule.code] = rule
+        if rule.Options.__module__ == module_name:
+            # Rule modules are loaded by path, not imported, so pickle cannot find their classes by name:
+            # an options object travels (to a Dask worker) as its rule's code and values instead.
+            copyreg.pickle(rule.Options, lambda options, code=rule.code: (rule_options, (code, options.model_dump())))
     return rules
+
+
+def rule_options(code: str, values: dict[str, Any]) -> RuleOptions:
+    """The options of rule ``code`` with these values (what an unpickled options object is rebuilt from)."""
+    return registry()[code].Options(**values)
 
 
 def lookup(key: str) -> list[type[Rule]]:
