@@ -6,10 +6,10 @@ effective configuration for the file, and what was asked of it.  The path is not
 is not stored (findings are written relative to "this file"), so a moved or re-cloned tree still hits.
 A file's content hash is remembered by its path and stat, so an unchanged file is not even read.
 
-Entries are what tlint wrote itself, so they are read back without validation: plain tuples pickled,
-read by an unpickler that builds no class but the two named tuples of rank summaries (a foreign or
-damaged file is a miss, never code run).  Every write goes to a temporary file first and is renamed
-into place, so concurrent tlint processes see an old entry or a new one, never half of one.
+Entries are what tlint wrote itself, so they are read back without validation: compact JSON arrays
+(a rank summary names each distinct collective once), rebuilt into models directly; a foreign or
+damaged file is a miss.  Every write goes to a temporary file first and is renamed into place, so
+concurrent tlint processes see an old entry or a new one, never half of one.
 
 The cache is bounded: after a run that wrote to it, the least recently used entries (a hit refreshes
 an entry's time) are removed until it holds at most ``$TLINT_CACHE_MAX_MB`` (default 512) megabytes.
@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import json
 import os
-import pickle
 import shutil
 import sys
 import tempfile
@@ -45,9 +43,6 @@ LAYOUT = "v2"  # the directory of this entry format: an older tlint's entries ar
 DEFAULT_MAX_MB = 512
 MAX_MB_VARIABLE = "TLINT_CACHE_MAX_MB"
 _ENTRIES, _CONTENTS = "entries", "contents"
-# What an entry may hold besides plain data: the named tuples of a rank summary.
-_CLASSES = {("lint.runs.summary", name): getattr(rank_summary, name) for name in ("OpStep", "Collective")}
-_SUMMARY_FIELDS = tuple(name for name in RankSummary.model_fields if name != "path")
 
 Outcome = tuple[FileResult, list[Finding], Counter[str], RankSummary | None]
 
@@ -113,14 +108,6 @@ def _content_digest(path: Path) -> str | None:
     return digest.hexdigest()
 
 
-class _Unpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        try:
-            return _CLASSES[module, name]
-        except KeyError:
-            raise pickle.UnpicklingError(f"{module}.{name} is not part of a cache entry") from None
-
-
 def _entry_path(entry: str) -> Path:
     return _root() / _ENTRIES / entry[:2] / entry
 
@@ -129,10 +116,10 @@ def load(entry: str, display: str) -> Outcome | None:
     """The outcome stored under ``entry``, its paths made ``display``; None on a miss or a damaged entry."""
     path = _entry_path(entry)
     try:
-        (parsed, format_name), findings, not_shown, summary = _Unpickler(io.BytesIO(path.read_bytes())).load()
+        (parsed, format_name), findings, not_shown, summary = json.loads(path.read_bytes())
         result = FileResult.model_construct(path=display, format=format_name, parsed=parsed)
         found = [_finding(packed, display) for packed in findings]
-        ranks = None if summary is None else RankSummary.model_construct(path=display, **dict(zip(_SUMMARY_FIELDS, summary, strict=True)))
+        ranks = None if summary is None else RankSummary.unpacked(display, summary)
         counts = Counter(dict(not_shown))
     except _DAMAGED:
         return None
@@ -142,27 +129,31 @@ def load(entry: str, display: str) -> Outcome | None:
 
 def store(entry: str, display: str, result: FileResult, findings: list[Finding], not_shown: Counter[str], summary: RankSummary | None) -> None:
     """Write the entry; a cache that cannot be written is skipped, never an error."""
-    packed = (
-        (result.parsed, result.format),
+    packed = [
+        [result.parsed, result.format],
         [_packed(finding, display) for finding in findings],
         dict(not_shown),
-        None if summary is None else tuple(getattr(summary, name) for name in _SUMMARY_FIELDS),
-    )
-    _write(_entry_path(entry), pickle.dumps(packed, protocol=pickle.HIGHEST_PROTOCOL))
+        None if summary is None else summary.packed(),
+    ]
+    _write(_entry_path(entry), _json(packed))
 
 
-# What reading an entry that another program (or a killed disk) damaged may raise.
-_DAMAGED = (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, KeyError, IndexError, AttributeError)
+# What reading an entry that another program (or a failing disk) damaged may raise.
+_DAMAGED = (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError)
 
 
-def _packed(finding: Finding, display: str | None) -> tuple[Any, ...]:
+def _json(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _packed(finding: Finding, display: str | None) -> list[Any]:
     """A finding as plain values; its path left out when it is the file's own (``display``)."""
     f = finding
     where = None if f.path == display else f.path
-    return (f.code, f.name, f.severity.value, where, f.line, f.column, f.rank, f.message)
+    return [f.code, f.name, f.severity.value, where, f.line, f.column, f.rank, f.message]
 
 
-def _finding(packed: tuple[Any, ...], display: str | None) -> Finding:
+def _finding(packed: list[Any], display: str | None) -> Finding:
     code, name, severity, where, line, column, rank, message = packed
     return Finding.model_construct(
         code=code, name=name, severity=Severity(severity), path=display if where is None else where,
@@ -188,7 +179,7 @@ def load_findings(entry: str) -> list[Finding] | None:
     """The run findings stored under ``entry``; None on a miss or a damaged entry."""
     path = _entry_path(entry)
     try:
-        found = [_finding(packed, None) for packed in _Unpickler(io.BytesIO(path.read_bytes())).load()]
+        found = [_finding(packed, None) for packed in json.loads(path.read_bytes())]
     except _DAMAGED:
         return None
     _touch(path)
@@ -196,7 +187,7 @@ def load_findings(entry: str) -> list[Finding] | None:
 
 
 def store_findings(entry: str, findings: list[Finding]) -> None:
-    _write(_entry_path(entry), pickle.dumps([_packed(finding, None) for finding in findings], protocol=pickle.HIGHEST_PROTOCOL))
+    _write(_entry_path(entry), _json([_packed(finding, None) for finding in findings]))
 
 
 def _write(path: Path, data: bytes) -> None:

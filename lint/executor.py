@@ -77,7 +77,7 @@ def _run_inherited(index: int) -> Any:
 
 
 def _forked(work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item], jobs: int, progress: Progress | None) -> list[Result]:
-    """Fork after the caller loaded what the work needs: workers inherit it, and only indexes and results are pickled."""
+    """Fork after the caller loaded what the work needs: workers inherit it, and only indexes and results travel."""
     global _inherited
     _inherited = (work, shared, items)
     try:

@@ -7,7 +7,6 @@ the engine stamps code, name, severity and path on them (as yamllint does).
 
 from __future__ import annotations
 
-import copyreg
 import importlib.util
 import inspect
 import re
@@ -136,14 +135,14 @@ def registry() -> dict[str, type[Rule]]:
             raise RuntimeError(f"{path}: code {rule.code} is already used by {rules[rule.code].name}")
         rules[rule.code] = rule
         if rule.Options.__module__ == module_name:
-            # Rule modules are loaded by path, not imported, so pickle cannot find their classes by name:
-            # an options object travels (to a Dask worker) as its rule's code and values instead.
-            copyreg.pickle(rule.Options, lambda options, code=rule.code: (rule_options, (code, options.model_dump())))
+            # Rule modules are loaded from files, not imported by name, so another process (a Dask worker)
+            # could not find an options class by its name: the options travel as their rule's code and values.
+            rule.Options.__reduce__ = lambda options, code=rule.code: (rule_options, (code, options.model_dump()))  # type: ignore[method-assign]
     return rules
 
 
 def rule_options(code: str, values: dict[str, Any]) -> RuleOptions:
-    """The options of rule ``code`` with these values (what an unpickled options object is rebuilt from)."""
+    """The options of rule ``code`` with these values: how a rule's options are rebuilt in another process."""
     return registry()[code].Options(**values)
 
 
