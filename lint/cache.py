@@ -7,8 +7,8 @@ is not stored (findings are written relative to "this file"), so a moved or re-c
 A file's content hash is remembered by its path and stat, so an unchanged file is not even read.
 
 Entries are what tlint wrote itself, so they are read back without validation: compact JSON arrays
-(a rank summary names each distinct collective once), rebuilt into models directly; a foreign or
-damaged file is a miss.  Every write goes to a temporary file first and is renamed into place, so
+rebuilt into models directly; a foreign or damaged file is a miss.  A file's rank summary (the bulk of
+an entry) is a second JSON line, parsed only when its run's findings are not cached themselves.  Every write goes to a temporary file first and is renamed into place, so
 concurrent tlint processes see an old entry or a new one, never half of one.
 
 The cache is bounded: after a run that wrote to it, the least recently used entries (a hit refreshes
@@ -44,7 +44,7 @@ DEFAULT_MAX_MB = 512
 MAX_MB_VARIABLE = "TLINT_CACHE_MAX_MB"
 _ENTRIES, _CONTENTS = "entries", "contents"
 
-Outcome = tuple[FileResult, list[Finding], Counter[str], RankSummary | None]
+Outcome = tuple[FileResult, list[Finding], Counter[str], bytes | None]  # the last: a packed summary, see summary()
 
 
 def cache_dir() -> Path:
@@ -116,26 +116,30 @@ def load(entry: str, display: str) -> Outcome | None:
     """The outcome stored under ``entry``, its paths made ``display``; None on a miss or a damaged entry."""
     path = _entry_path(entry)
     try:
-        (parsed, format_name), findings, not_shown, summary = json.loads(path.read_bytes())
+        outcome, _, summary = path.read_bytes().partition(b"\n")
+        (parsed, format_name), findings, not_shown = json.loads(outcome)
         result = FileResult.model_construct(path=display, format=format_name, parsed=parsed)
         found = [_finding(packed, display) for packed in findings]
-        ranks = None if summary is None else RankSummary.unpacked(display, summary)
         counts = Counter(dict(not_shown))
     except _DAMAGED:
         return None
     _touch(path)
-    return result, found, counts, ranks
+    return result, found, counts, summary if summary != b"null" else None
+
+
+def summary(display: str, packed: bytes) -> RankSummary | None:
+    """The rank summary of a loaded entry (its path made ``display``); None when it is damaged."""
+    try:
+        return RankSummary.unpacked(display, json.loads(packed))
+    except _DAMAGED:
+        return None
 
 
 def store(entry: str, display: str, result: FileResult, findings: list[Finding], not_shown: Counter[str], summary: RankSummary | None) -> None:
     """Write the entry; a cache that cannot be written is skipped, never an error."""
-    packed = [
-        [result.parsed, result.format],
-        [_packed(finding, display) for finding in findings],
-        dict(not_shown),
-        None if summary is None else summary.packed(),
-    ]
-    _write(_entry_path(entry), _json(packed))
+    outcome = [[result.parsed, result.format], [_packed(finding, display) for finding in findings], dict(not_shown)]
+    # Two lines: compact JSON never holds a raw newline.
+    _write(_entry_path(entry), _json(outcome) + b"\n" + _json(None if summary is None else summary.packed()))
 
 
 # What reading an entry that another program (or a failing disk) damaged may raise.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lint import cache, executor, formats
@@ -54,6 +54,7 @@ class FileOutcome:
     not_shown: Counter[str]
     summary: RankSummary | None = None
     cache_entry: str | None = None  # where the cache keeps it: run results are cached by their files' entries
+    packed_summary: bytes | None = None  # a cached summary, read only when its run's findings are not cached
 
 
 class _Collector:
@@ -232,7 +233,8 @@ def _run_task(options: CheckOptions, task: _Task) -> tuple[FileOutcome | None, s
     try:
         entry = cache.key(task.source, _cache_settings(task, options)) if options.use_cache else None
         if entry is not None and (hit := cache.load(entry, task.source.display)) is not None:
-            return FileOutcome(*hit, cache_entry=entry), None
+            result, findings, not_shown, packed_summary = hit
+            return FileOutcome(result, findings, not_shown, cache_entry=entry, packed_summary=packed_summary), None
         outcome = check_file(task.source, task.format, options, rules=task.asked, summarize=summarize)
         if entry is not None:
             cache.store(entry, task.source.display, outcome.result, outcome.findings, outcome.not_shown, outcome.summary)
@@ -280,7 +282,7 @@ def check(paths: list[str], options: CheckOptions, progress: Progress | None = N
                 summary.input_errors.append(error)
             continue
         assert outcome is not None
-        if task.run is not None and outcome.summary is not None:
+        if task.run is not None and (outcome.summary is not None or outcome.packed_summary is not None):
             runs[task.run].append((task, outcome))
         if not task.asked:
             continue
@@ -309,11 +311,22 @@ def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: f
         ])
         if (hit := cache.load_findings(entry)) is not None:
             return hit
-    run = assemble(key, [(outcome.summary, task.named_rank) for task, outcome in members if outcome.summary is not None], asked, options.layout)
+    summaries = [(summary, task.named_rank) for task, outcome in members if (summary := _summary_of(task, outcome, options)) is not None]
+    run = assemble(key, summaries, asked, options.layout)
     findings = check_run(run, options) if run is not None else []
     if entry is not None:
         cache.store_findings(entry, findings)
     return findings
+
+
+def _summary_of(task: _Task, outcome: FileOutcome, options: CheckOptions) -> RankSummary | None:
+    """A rank's summary: as computed, else from its cache entry, else (a damaged entry) computed again."""
+    if outcome.summary is None and outcome.packed_summary is not None:
+        outcome.summary = cache.summary(task.source.display, outcome.packed_summary)
+        if outcome.summary is None:
+            again, _ = _run_task(replace(options, use_cache=False), replace(task, asked=False))
+            outcome.summary = again.summary if again is not None else None
+    return outcome.summary
 
 
 def check_run(run: Run, options: CheckOptions) -> list[Finding]:

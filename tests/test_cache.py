@@ -87,6 +87,18 @@ def test_a_damaged_or_foreign_entry_is_a_miss(tmp_path: Path, private_cache: Pat
     assert len(parsed) == len(entries) - 1  # every file again (the run's entry is not a file's)
 
 
+def test_a_damaged_summary_is_computed_again(tmp_path: Path, private_cache: Path, parsed: list[str]) -> None:
+    run_with_a_fault(tmp_path)
+    first = check(str(tmp_path))
+    for path in (private_cache / cache.LAYOUT / "entries").rglob("*"):
+        if path.is_file():
+            outcome, newline, _ = path.read_bytes().partition(b"\n")
+            path.write_bytes(outcome + newline + b"[1, 2]" if newline else b"[1")  # summaries and the run's entry damaged
+    parsed.clear()
+    assert check(str(tmp_path)) == first
+    assert len(parsed) == SPEC.tp * SPEC.pp * SPEC.dp  # each summary again, the findings from the cache
+
+
 def _finding(message: str) -> Finding:
     return Finding(code="TL101", name="x", severity=Severity.ERROR, path="f.txt", line=1, column=1, rank=None, message=message)
 
