@@ -200,8 +200,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise ConfigError("--tp, --pp, --dp and --ep must be 1 or more")
     layout = LayoutSources.configure(stated, settings.runs, config_path.resolve().parent if config_path else Path.cwd())
     options = CheckOptions(
-        trace_format=args.trace_format, selection=settings.selection,
-        backend=_backend(args),
+        trace_format=args.trace_format, selection=settings.selection, backend=_backend(args),
         rank_regex=rank_regex, layout=layout, use_cache=not args.no_cache,
     )
     if max_findings is not None:

@@ -260,18 +260,15 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
     return options.cache_settings[asked]
 
 
-Progress = Callable[[int, int], None]  # (files done, files in all)
-
-
-def _execute(tasks: list[_Task], options: CheckOptions, progress: Progress | None) -> list[tuple[FileOutcome | None, str | None]]:
-    if options.backend.jobs > 1:
+def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progress | None) -> list[tuple[FileOutcome | None, str | None]]:
+    if options.backend.forks:
         formats.parser(RUN_FORMAT)  # loaded before workers are forked, which then inherit it
     return executor.run_all(
         _run_task, options, tasks, options.backend, progress, cleanup=cache.prune if options.use_cache else None,
     )
 
 
-def check(paths: list[str], options: CheckOptions, progress: Progress | None = None) -> CheckReport:
+def check(paths: list[str], options: CheckOptions, progress: executor.Progress | None = None) -> CheckReport:
     report = CheckReport()
     summary = report.summary
     tasks = _plan(paths, options, report)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import CancelledError, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -35,6 +35,11 @@ class BackendError(Exception):
 class Backend:
     jobs: int = 1  # local worker processes
     dask_scheduler: str | None = None  # a Dask scheduler's address: when set, ``jobs`` is not used
+
+    @property
+    def forks(self) -> bool:
+        """Whether work may run in forked worker processes (which inherit what this process loaded)."""
+        return self.dask_scheduler is None and self.jobs > 1
 
 
 def default_jobs() -> int:
@@ -102,7 +107,7 @@ def _on_dask(
     progress: Progress | None, cleanup: Callable[[], object] | None,
 ) -> list[Result]:
     try:
-        from distributed import Client
+        from distributed import Client, KilledWorker
     except ImportError:
         raise BackendError("--dask-scheduler needs the 'distributed' package: pip install 'tlint[dask]'") from None
     try:
@@ -110,17 +115,27 @@ def _on_dask(
     except (OSError, TimeoutError, ValueError) as error:
         raise BackendError(f"cannot reach the Dask scheduler at {address}: {error}") from None
     with client:
-        workers = max(1, len(client.scheduler_info().get("workers", {})))
-        size = max(1, len(items) // (workers * CHUNKS_PER_WORKER))
-        on_workers = client.scatter(shared, broadcast=True)
-        chunks = list(_chunks(items, size))
-        futures = [client.submit(_run_chunk, work, on_workers, chunk, pure=False) for chunk in chunks]
-        results: list[Result] = []
-        for future in futures:  # in order: the cluster runs the later chunks meanwhile
-            results += future.result()  # a task's exception is raised here, as it would be locally
-            future.release()  # the results are kept here, not on the cluster
-            if progress is not None:
-                progress(len(results), len(items))
-        if cleanup is not None:
-            client.run(cleanup)
+        try:
+            return _submitted(client, work, shared, items, progress, cleanup)
+        except (OSError, TimeoutError, CancelledError, KilledWorker) as error:  # the cluster, not the work, failed
+            raise BackendError(f"the Dask cluster at {address} failed: {type(error).__name__}: {error}") from None
+
+
+def _submitted(
+    client: Any, work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item],
+    progress: Progress | None, cleanup: Callable[[], object] | None,
+) -> list[Result]:
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    size = max(1, len(items) // (workers * CHUNKS_PER_WORKER))
+    on_workers = client.scatter(shared, broadcast=True)
+    chunks = list(_chunks(items, size))
+    futures = [client.submit(_run_chunk, work, on_workers, chunk, pure=False) for chunk in chunks]
+    results: list[Result] = []
+    for future in futures:  # in order: the cluster runs the later chunks meanwhile
+        results += future.result()  # a task's own exception is raised here, as it would be locally
+        future.release()  # the results are kept here, not on the cluster
+        if progress is not None:
+            progress(len(results), len(items))
+    if cleanup is not None:
+        client.run(cleanup)
     return results
