@@ -89,7 +89,7 @@ def _content_digest(path: Path) -> str | None:
     except OSError:
         return None
     stamp = [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
-    name = hashlib.sha256(os.fsencode(path.resolve())).hexdigest()
+    name = hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()  # the stamp tells a replaced file
     memo = _root() / _CONTENTS / name[:2] / name
     try:
         remembered = json.loads(memo.read_bytes())
