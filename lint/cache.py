@@ -4,17 +4,19 @@ An entry is keyed by the file's content hash and everything else its result depe
 version, the Python that wrote the entry, the grammars and rules it runs (their source text), the
 effective configuration for the file, and what was asked of it.  The path is not part of the key and
 is not stored (findings are written relative to "this file"), so a moved or re-cloned tree still hits.
-A file's content hash is remembered by its path and stat, so an unchanged file is not even read.
+A file's content hash is remembered by its path and stat, so an unchanged file is not even read.  A
+run's findings are cached too, keyed by its files' entries, names and ranks and the run's layout.
 
 Entries are what tlint wrote itself, so they are read back without validation: compact JSON arrays
 rebuilt into models directly; a foreign or damaged file is a miss.  A file's rank summary (the bulk of
-an entry) is a second JSON line, parsed only when its run's findings are not cached themselves.  Every write goes to a temporary file first and is renamed into place, so
-concurrent tlint processes see an old entry or a new one, never half of one.
+an entry) is a second JSON line, parsed only when its run's findings are not cached themselves.  Every
+write goes to a temporary file first and is renamed into place, so concurrent tlint processes see an
+old entry or a new one, never half of one.
 
-The cache is bounded: after a run that wrote to it, the least recently used entries (a hit refreshes
-an entry's time) are removed until it holds at most ``$TLINT_CACHE_MAX_MB`` (default 512) megabytes.
-It lives in ``$TLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/tlint``, else ``~/.cache/tlint``;
-``tlint cache dir`` prints that, ``tlint cache clean`` empties it.
+The cache is bounded: after each check the least recently used files (a hit refreshes an entry's
+time) are removed until it holds at most ``$TLINT_CACHE_MAX_MB`` (default 512) megabytes.  It lives
+in ``$TLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/tlint``, else ``~/.cache/tlint``; ``tlint cache dir``
+prints that, ``tlint cache info`` its size, ``tlint cache clean`` empties it.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import importlib.util
 import inspect
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -137,8 +137,15 @@ def registry() -> dict[str, type[Rule]]:
         if rule.Options.__module__ == module_name:
             # Rule modules are loaded from files, not imported by name, so another process (a Dask worker)
             # could not find an options class by its name: the options travel as their rule's code and values.
-            rule.Options.__reduce__ = lambda options, code=rule.code: (rule_options, (code, options.model_dump()))  # type: ignore[method-assign]
+            rule.Options.__reduce__ = _rebuilt_by_code(rule.code)  # type: ignore[method-assign,assignment]
     return rules
+
+
+def _rebuilt_by_code(code: str) -> Callable[[RuleOptions], tuple[Any, ...]]:
+    def reduce(options: RuleOptions) -> tuple[Any, ...]:
+        return rule_options, (code, options.model_dump())
+
+    return reduce
 
 
 def rule_options(code: str, values: dict[str, Any]) -> RuleOptions:

@@ -80,7 +80,7 @@ class RankSummary(BaseModel):
         return cls.model_construct(
             path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations,
             steps=[
-                OpStep(*step[:5], signatures[step[5]], *step[6:10], tuple(step[10]), collectives[step[11]] if step[11] >= 0 else None)
+                OpStep._make((*step[:5], signatures[step[5]], *step[6:10], tuple(step[10]), collectives[step[11]] if step[11] >= 0 else None))
                 for step in steps
             ],
         )
