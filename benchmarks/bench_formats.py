@@ -34,7 +34,7 @@ OTHER_TARGET_MB_PER_S = 30.0
 
 
 def _simai(path: Path, size_mb: float) -> None:
-    rows_per_micro_batch, row_bytes = 2 * 32 + 8, 120  # about: see workload_rows
+    rows_per_micro_batch, row_bytes = 2 * 32 + 8, 70  # about: see workload_rows
     micro_batches = max(1, math.ceil(size_mb * MB / (rows_per_micro_batch * row_bytes)))
     write_workload(RunSpec(tp=2, pp=4, dp=2, micro_batches=micro_batches, layers=32, hidden=4096, seq=2048, vocab=50432), path)
 
