@@ -34,7 +34,6 @@ def _codes(text: str) -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     from pathlib import Path
 
-    from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
     from lint.formats import FORMAT_NAMES
     from lint.models.diff import CATEGORIES
     from lint.report import CHECK_REPORTERS, DIFF_REPORTERS
@@ -74,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     diff_cmd.add_argument("a", metavar="RUN_A", help="a file, or a run directory, of any format")
     diff_cmd.add_argument("b", metavar="RUN_B", help="the file or run directory to compare it with")
     diff_cmd.add_argument("--output-format", choices=sorted(DIFF_REPORTERS), default="concise")
-    diff_cmd.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD_PERCENT, metavar="PERCENT",
+    diff_cmd.add_argument("--threshold", type=float, default=None, metavar="PERCENT",
                           help="smallest relative change of a median (timing) or size (comm) that counts (default 5)")
     diff_cmd.add_argument("--fail-on", type=_codes, default=list(CATEGORIES), metavar="CATEGORY[,CATEGORY]",
                           help=f"categories whose significant changes make the exit code 1: {', '.join(CATEGORIES)} (default: all)")
@@ -244,6 +243,7 @@ def _backend(args: argparse.Namespace) -> Backend:
 def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from lint.config import ConfigError
     from lint.diff import DiffInputError, DiffOptions, SideOptions, diff_paths
+    from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
     from lint.models.diff import CATEGORIES
     from lint.report import diff_reporter
     from lint.runs.discovery import RankRegexError, compile_rank_regex
@@ -251,14 +251,15 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     unknown = [name for name in args.fail_on if name not in CATEGORIES]
     if unknown or not args.fail_on:
         raise ConfigError(f"--fail-on takes {', '.join(CATEGORIES)}; not {', '.join(unknown) or 'nothing'}")
-    if not 0 <= args.threshold < 1000:
+    threshold = DEFAULT_THRESHOLD_PERCENT if args.threshold is None else args.threshold  # the differ is imported only here
+    if not 0 <= threshold < 1000:
         raise ConfigError("--threshold is a percentage from 0 to 1000")
     try:
         rank_regex = compile_rank_regex(args.rank_regex)
     except RankRegexError as error:
         raise ConfigError(str(error)) from None
     sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=_backend(args))
-    options = DiffOptions(threshold=args.threshold / 100, fail_on=tuple(args.fail_on))
+    options = DiffOptions(threshold=threshold / 100, fail_on=tuple(args.fail_on))
     try:
         report = diff_paths(args.a, args.b, sides, options)
     except DiffInputError as error:
