@@ -1,7 +1,7 @@
 """A cache of per-file results, so that an unchanged file is not parsed again.
 
 An entry is keyed by the file's content hash and everything else its result depends on: tlint's
-version, the Python that wrote the entry, the grammars and rules it runs (their source text), the
+version, the Python that wrote the entry, the text of its code, rules and grammars, the
 effective configuration for the file, and what was asked of it.  The path is not part of the key and
 is not stored (findings are written relative to "this file"), so a moved or re-cloned tree still hits.
 A file's content hash is remembered by its path and stat, so an unchanged file is not even read.  A
@@ -37,7 +37,6 @@ from lint import __version__
 from lint.models.report import FileResult, Finding
 from lint.resources import grammar_path, rules_dir
 from lint.rule import Severity
-from lint.runs import summary as rank_summary
 from lint.runs.summary import RankSummary
 from lint.source import Source
 
@@ -62,11 +61,16 @@ def _root() -> Path:
 
 @cache
 def _code_fingerprint() -> str:
-    """tlint's and Python's versions and the text of every grammar, rule and of the rank summary."""
+    """tlint's and Python's versions and the text of all of tlint's code, rules and grammars.
+
+    All of it, not only the rules: an edited parser, engine or cache format must not be served old
+    entries, in a development checkout as much as after an upgrade.
+    """
     digest = hashlib.sha256(f"{__version__} {sys.version}".encode())
-    summary_code = Path(rank_summary.__file__)
-    for path in sorted(rules_dir().glob("*.py")) + sorted(grammar_path("x").parent.glob("*.lark")) + [summary_code]:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    package = Path(__file__).parent
+    code = {*package.rglob("*.py"), *rules_dir().glob("*.py"), *grammar_path("x").parent.glob("*.lark")}
+    for path in sorted(code):
+        digest.update(os.fsencode(path.relative_to(path.parents[1])) + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
