@@ -5,7 +5,8 @@ fixture ``base`` with ``edits``, or - for run rules - from a generated run ``syn
 rank files take ``edits`` and ``delete`` (by ``rank``), ``remove`` (ranks) and ``duplicate`` (a rank
 copied under another name); ``config`` is a tlint.toml and ``args`` extra command-line arguments.
 ``expect`` lists every finding that *all* rules produce: ``[line, "CODE"]`` for one-file cases and
-``[file name or "run", line or 0, "CODE"]`` for runs.  A failing case fires only its own rule and goes
+``[file name or "run", line or 0, "CODE"]`` for runs; ``messages`` lists the messages of those findings,
+in order of line, where a case asserts them.  A failing case fires only its own rule and goes
 silent when that rule is ignored; a passing case has no finding at all.
 """
 
@@ -91,17 +92,21 @@ def materialize(case: dict[str, Any], directory: Path) -> list[Path]:
 
 
 def findings(paths: list[Path], case: dict[str, Any], *extra: str) -> set[tuple[Any, ...]]:
+    found = report(paths, case, *extra)
+    if "synth" in case:
+        named = {f["path"]: Path(f["path"]).name for f in found}
+        return {("run" if "*" in named[f["path"]] else named[f["path"]], f["line"] or 0, f["code"]) for f in found}
+    return {(f["line"], f["code"]) for f in found}
+
+
+def report(paths: list[Path], case: dict[str, Any], *extra: str) -> list[dict[str, Any]]:
     argv = ["check", *map(str, paths), "--output-format", "json", "--max-findings", "0", "--jobs", "1", *case.get("args", []), *extra]
     if "format" in case:
         argv += ["--trace-format", case["format"]]
     out = io.StringIO()
     code = main(argv, stdout=out, stderr=io.StringIO())
     assert code in (0, 1), f"exit code {code}"
-    found = json.loads(out.getvalue())["findings"]
-    if "synth" in case:
-        named = {f["path"]: Path(f["path"]).name for f in found}
-        return {("run" if "*" in named[f["path"]] else named[f["path"]], f["line"] or 0, f["code"]) for f in found}
-    return {(f["line"], f["code"]) for f in found}
+    return json.loads(out.getvalue())["findings"]
 
 
 @pytest.mark.parametrize(("code", "case"), load_cases(), ids=lambda v: v if isinstance(v, str) else v["name"])
@@ -115,6 +120,8 @@ def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
     expected = {tuple(entry) for entry in case["expect"]}
     assert {entry[-1] for entry in expected} <= {code}, "a case of rule X expects only X's findings"
     assert findings(paths, case) == expected
+    if "messages" in case:
+        assert [f["message"] for f in sorted(report(paths, case), key=lambda f: f["line"] or 0)] == case["messages"]
     if expected:
         assert findings(paths, case, "--ignore", code) == set()
 

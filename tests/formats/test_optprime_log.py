@@ -21,6 +21,7 @@ from lint.models.optprime_log import (
     RECORD_TYPES, SETTINGS, DeviceMesh, ExceptionRecord, LayerTimingRecord, OptprimeLog, OtherRecord, Record,
     layer_position,
 )
+from tests.shared_corpus import corpus_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SEED_002 = FIXTURES / "seeds" / "002_cbcb88115115ad29.txt"
@@ -360,7 +361,7 @@ def test_detect_from_content() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    sorted((FIXTURES / "seeds").glob("00[0134]_*")) + sorted((FIXTURES / "corpus" / "simai_workload").glob("*.txt"))[:6],
+    sorted((FIXTURES / "seeds").glob("00[0134]_*")) + corpus_files("simai_workload")[:6],
     ids=lambda p: p.name[:40],
 )
 def test_detect_does_not_claim_other_formats(path: Path) -> None:
