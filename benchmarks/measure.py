@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -44,21 +45,48 @@ class Measurement:
     peak_rss_mib: float  # of the child or of its largest waited-for descendant
     exit_code: int
     stdout: str
+    parent_peak_rss_mib: float | None = None  # of the child process alone (its VmHWM), where /proc tells it
 
 
-def run_measured(command: list[str], cpu: int | None = None) -> Measurement:
+def run_measured(command: list[str], cpu: int | None = None, env: dict[str, str] | None = None) -> Measurement:
     """Runs ``command`` from the checkout, pinned to ``cpu`` if given, and measures that child alone."""
     pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
-        child = subprocess.Popen(command, cwd=ROOT, stdout=out, preexec_fn=pin)
+        child = subprocess.Popen(command, cwd=ROOT, stdout=out, preexec_fn=pin, env=env)
+        watcher = _PeakWatcher(child.pid)
+        watcher.start()
         # wait4 gives this child's own rusage, which RUSAGE_CHILDREN would mix with earlier children's.
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - start
+        watcher.join()
         child.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         stdout = out.read().decode("utf-8", "replace")
-    return Measurement(seconds, usage.ru_maxrss / 1024, child.returncode, stdout)
+    return Measurement(seconds, usage.ru_maxrss / 1024, child.returncode, stdout, watcher.peak_mib)
+
+
+class _PeakWatcher(threading.Thread):
+    """Polls the child's own peak RSS (VmHWM, which never decreases) until it exits: worker processes left out."""
+
+    POLL_SECONDS = 0.02
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.status = Path(f"/proc/{pid}/status")
+        self.peak_mib: float | None = None
+
+    def run(self) -> None:
+        while True:
+            try:
+                text = self.status.read_text()
+            except OSError:
+                return
+            if "VmHWM:" not in text:  # a zombie: exited, its memory gone
+                return
+            kib = int(text.split("VmHWM:")[1].split()[0])
+            self.peak_mib = max(self.peak_mib or 0.0, kib / 1024)
+            time.sleep(self.POLL_SECONDS)
 
 
 def first_cpu() -> int:

@@ -1,38 +1,51 @@
 """A cache of per-file results, so that an unchanged file is not parsed again.
 
-An entry is keyed by the file's content hash (remembered by the file's stat, so an unchanged file is
-not even read) and everything else its result depends on: tlint's version,
-the grammars and rules it runs (their source text), the effective configuration for that path, and what
-was asked of the file.  Entries are JSON validated by pydantic on the way in - nothing is unpickled.
-The cache lives in ``$TLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/tlint``, else ``~/.cache/tlint``.
+An entry is keyed by the file's content hash and everything else its result depends on: tlint's
+version, the Python that wrote the entry, the text of its code, rules and grammars, the
+effective configuration for the file, and what was asked of it.  The path is not part of the key and
+is not stored (findings are written relative to "this file"), so a moved or re-cloned tree still hits.
+A file's content hash is remembered by its path and stat, so an unchanged file is not even read.  A
+run's findings are cached too, keyed by its files' entries, names and ranks and the run's layout.
+
+Entries are what tlint wrote itself, so they are read back without validation: compact JSON arrays
+rebuilt into models directly; a foreign or damaged file is a miss.  A file's rank summary (the bulk of
+an entry) is a second JSON line, parsed only when its run's findings are not cached themselves.  Every
+write goes to a temporary file first and is renamed into place, so concurrent tlint processes see an
+old entry or a new one, never half of one.
+
+The cache is bounded: after each check the least recently used files (a hit refreshes an entry's
+time) are removed until it holds at most ``$TLINT_CACHE_MAX_MB`` (default 512) megabytes.  It lives
+in ``$TLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/tlint``, else ``~/.cache/tlint``; ``tlint cache dir``
+prints that, ``tlint cache info`` its size, ``tlint cache clean`` empties it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import shutil
+import sys
 import tempfile
 from collections import Counter
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
 from lint import __version__
 from lint.models.report import FileResult, Finding
 from lint.resources import grammar_path, rules_dir
-from lint.runs import summary as rank_summary
+from lint.rule import Severity
 from lint.runs.summary import RankSummary
 from lint.source import Source
 
+LAYOUT = "v2"  # the directory of this entry format: an older tlint's entries are never read
+DEFAULT_MAX_MB = 512
+MAX_MB_VARIABLE = "TLINT_CACHE_MAX_MB"
+_ENTRIES, _CONTENTS = "entries", "contents"
 
-class CachedOutcome(BaseModel):
-    result: FileResult
-    findings: list[Finding]
-    not_shown: dict[str, int]
-    summary: RankSummary | None = None
+Outcome = tuple[FileResult, list[Finding], Counter[str], bytes | None]  # the last: a packed summary, see summary()
 
 
 def cache_dir() -> Path:
@@ -42,35 +55,48 @@ def cache_dir() -> Path:
     return Path(base) / "tlint"
 
 
+def _root() -> Path:
+    return cache_dir() / LAYOUT
+
+
 @cache
 def _code_fingerprint() -> str:
-    """tlint's version and the text of every grammar, rule and of the rank summary: a new rule invalidates the cache."""
-    digest = hashlib.sha256(__version__.encode())
-    summary_code = Path(rank_summary.__file__)
-    for path in sorted(rules_dir().glob("*.py")) + sorted(grammar_path("x").parent.glob("*.lark")) + [summary_code]:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    """tlint's and Python's versions and the text of all of tlint's code, rules and grammars.
+
+    All of it, not only the rules: an edited parser, engine or cache format must not be served old
+    entries, in a development checkout as much as after an upgrade.
+    """
+    digest = hashlib.sha256(f"{__version__} {sys.version}".encode())
+    package = Path(__file__).parent
+    code = {*package.rglob("*.py"), *rules_dir().glob("*.py"), *grammar_path("x").parent.glob("*.lark")}
+    for path in sorted(code):
+        digest.update(os.fsencode(path.relative_to(path.parents[1])) + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
-def key(source: Source, settings: dict[str, Any]) -> str | None:
-    """The cache key of ``source`` under ``settings`` (JSON-able), or None when it cannot be read."""
+def key(source: Source, settings: str) -> str | None:
+    """The cache key of ``source`` under ``settings`` (a string naming them), or None when it cannot be read."""
     content = _content_digest(source.path)
     if content is None:
         return None
     digest = hashlib.sha256(_code_fingerprint().encode())
-    digest.update(json.dumps(settings, sort_keys=True, default=str).encode())
-    digest.update(content.encode())
+    digest.update(settings.encode() + b"\0" + content.encode())
     return digest.hexdigest()
 
 
+def settings_text(settings: dict[str, Any]) -> str:
+    return json.dumps(settings, sort_keys=True, default=str)
+
+
 def _content_digest(path: Path) -> str | None:
-    """The SHA-256 of the file's bytes, remembered by its stat(): an unchanged file is not read again."""
+    """The SHA-256 of the file's bytes, remembered by its path and stat(): an unchanged file is not read again."""
     try:
         status = os.stat(path)
     except OSError:
         return None
     stamp = [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
-    memo = cache_dir() / "contents" / f"{hashlib.sha256(os.fsencode(path.resolve())).hexdigest()}.json"
+    name = hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()  # the stamp tells a replaced file
+    memo = _root() / _CONTENTS / name[:2] / name
     try:
         remembered = json.loads(memo.read_bytes())
         if remembered["stamp"] == stamp:
@@ -84,31 +110,180 @@ def _content_digest(path: Path) -> str | None:
                 digest.update(block)
     except OSError:
         return None
-    _write(memo, json.dumps({"stamp": stamp, "digest": digest.hexdigest()}))
+    _write(memo, json.dumps({"stamp": stamp, "digest": digest.hexdigest()}).encode())
     return digest.hexdigest()
 
 
-def load(entry: str) -> tuple[FileResult, list[Finding], Counter[str], RankSummary | None] | None:
-    path = cache_dir() / entry[:2] / f"{entry}.json"
+def _entry_path(entry: str) -> Path:
+    return _root() / _ENTRIES / entry[:2] / entry
+
+
+def load(entry: str, display: str) -> Outcome | None:
+    """The outcome stored under ``entry``, its paths made ``display``; None on a miss or a damaged entry."""
+    path = _entry_path(entry)
     try:
-        cached = CachedOutcome.model_validate_json(path.read_bytes())
-    except (OSError, ValidationError, ValueError):
+        outcome, _, summary = path.read_bytes().partition(b"\n")
+        (parsed, format_name), findings, not_shown = json.loads(outcome)
+        result = FileResult.model_construct(path=display, format=format_name, parsed=parsed)
+        found = [_finding(packed, display) for packed in findings]
+        counts = Counter(dict(not_shown))
+    except _DAMAGED:
         return None
-    return cached.result, cached.findings, Counter(cached.not_shown), cached.summary
+    _touch(path)
+    return result, found, counts, summary if summary != b"null" else None
 
 
-def store(entry: str, result: FileResult, findings: list[Finding], not_shown: Counter[str], summary: RankSummary | None) -> None:
+def summary(display: str, packed: bytes) -> RankSummary | None:
+    """The rank summary of a loaded entry (its path made ``display``); None when it is damaged."""
+    try:
+        return RankSummary.unpacked(display, json.loads(packed))
+    except _DAMAGED:
+        return None
+
+
+def store(entry: str, display: str, result: FileResult, findings: list[Finding], not_shown: Counter[str], summary: RankSummary | None) -> None:
     """Write the entry; a cache that cannot be written is skipped, never an error."""
-    data = CachedOutcome(result=result, findings=findings, not_shown=dict(not_shown), summary=summary).model_dump_json()
-    _write(cache_dir() / entry[:2] / f"{entry}.json", data)
+    outcome = [[result.parsed, result.format], [_packed(finding, display) for finding in findings], dict(not_shown)]
+    # Two lines: compact JSON never holds a raw newline.
+    _write(_entry_path(entry), _json(outcome) + b"\n" + _json(None if summary is None else summary.packed()))
 
 
-def _write(path: Path, data: str) -> None:
+# What reading an entry that another program (or a failing disk) damaged may raise.
+_DAMAGED = (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError)
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _packed(finding: Finding, display: str | None) -> list[Any]:
+    """A finding as plain values; its path left out when it is the file's own (``display``)."""
+    f = finding
+    where = None if f.path == display else f.path
+    return [f.code, f.name, f.severity.value, where, f.line, f.column, f.rank, f.message]
+
+
+def _finding(packed: list[Any], display: str | None) -> Finding:
+    code, name, severity, where, line, column, rank, message = packed
+    return Finding.model_construct(
+        code=code, name=name, severity=Severity(severity), path=display if where is None else where,
+        line=line, column=column, rank=rank, message=message, fingerprint=None,
+    )
+
+
+def _touch(path: Path) -> None:
+    """Mark the entry recently used: the last to be evicted."""
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+def run_key(parts: list[str]) -> str:
+    """The key of a run's findings: ``parts`` name its files' entries and everything else they depend on."""
+    digest = hashlib.sha256(_code_fingerprint().encode() + b"\0run")
+    for part in parts:
+        digest.update(b"\0" + part.encode())
+    return digest.hexdigest()
+
+
+def load_findings(entry: str) -> list[Finding] | None:
+    """The run findings stored under ``entry``; None on a miss or a damaged entry."""
+    path = _entry_path(entry)
+    try:
+        found = [_finding(packed, None) for packed in json.loads(path.read_bytes())]
+    except _DAMAGED:
+        return None
+    _touch(path)
+    return found
+
+
+def store_findings(entry: str, findings: list[Finding]) -> None:
+    _write(_entry_path(entry), _json([_packed(finding, None) for finding in findings]))
+
+
+def _write(path: Path, data: bytes) -> None:
     """Write atomically (a concurrent reader sees the old file or the new one); errors are skipped."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp", encoding="utf-8") as handle:
-            handle.write(data)
-        os.replace(handle.name, path)
+        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
     except OSError:
-        pass
+        return
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+# -- size ------------------------------------------------------------------------------------------
+
+
+def max_bytes() -> int:
+    """The bound from ``$TLINT_CACHE_MAX_MB`` (megabytes, 10^6 bytes), else the default."""
+    try:
+        return max(0, int(float(os.environ.get(MAX_MB_VARIABLE, DEFAULT_MAX_MB)) * 10**6))
+    except ValueError:
+        return DEFAULT_MAX_MB * 10**6
+
+
+def _files() -> list[tuple[float, int, str]]:
+    """(last use, size, path) of every file the cache holds."""
+    found = []
+    for top in (_ENTRIES, _CONTENTS):
+        try:
+            shards = list(os.scandir(_root() / top))
+        except OSError:
+            continue
+        for shard in shards:
+            try:
+                with os.scandir(shard.path) as files:
+                    for file in files:
+                        status = file.stat()
+                        found.append((status.st_mtime, status.st_size, file.path))
+            except OSError:
+                continue
+    return found
+
+
+def size() -> tuple[int, int]:
+    """(files, bytes) the cache holds."""
+    files = _files()
+    return len(files), sum(size for _, size, _ in files)
+
+
+def prune(limit: int | None = None) -> int:
+    """Remove the least recently used files until the cache holds at most ``limit`` bytes; returns how many."""
+    limit = max_bytes() if limit is None else limit
+    files = _files()
+    total = sum(size for _, size, _ in files)
+    removed = 0
+    for _, size_, path in sorted(files):
+        if total <= limit:
+            break
+        try:
+            os.unlink(path)  # another process may have removed or replaced it: either way it is gone
+        except OSError:
+            pass
+        total -= size_
+        removed += 1
+    return removed
+
+
+def clean() -> bool:
+    """Remove what tlint stored in the cache directory (nothing else: it may be one the user shares); False when empty."""
+    directory = cache_dir()
+    try:
+        ours = [entry for entry in os.scandir(directory) if entry.name == LAYOUT or _is_legacy(entry.name)]
+    except OSError:
+        return False
+    for entry in ours:
+        shutil.rmtree(entry.path, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        directory.rmdir()  # only when nothing else is left in it
+    return bool(ours)
+
+
+def _is_legacy(name: str) -> bool:
+    """The directories of the first entry format: ``contents`` and two-hex-digit shards."""
+    return name == _CONTENTS or (len(name) == 2 and all(c in "0123456789abcdef" for c in name))

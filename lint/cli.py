@@ -1,4 +1,8 @@
-"""The ``tlint`` command line: parses arguments and wires configuration, engine and reporters."""
+"""The ``tlint`` command line: parses arguments and wires configuration, engine and reporters.
+
+Modules are imported where a command needs them: ``tlint --version`` (run by every pre-commit and CI
+set-up) imports nothing of tlint's, and a check does not import the differ or the Dask client.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +11,18 @@ import io
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from lint import __version__, baseline
-from lint.config import ConfigError, Overrides, Settings, find_config, load_settings
-from lint.diff import DiffInputError, DiffOptions, SideOptions, diff_paths
-from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
-from lint.engine import CheckOptions, check, default_jobs
-from lint.formats import FORMAT_NAMES
-from lint.models.diff import CATEGORIES
-from lint.report import (
-    CHECK_REPORTERS,
-    DIFF_REPORTERS,
-    HUMAN_FORMATS,
-    check_reporter,
-    diff_reporter,
-)
-from lint.report.progress import progress_bar
-from lint.report.rules import render_rule, render_rules
-from lint.rule import Severity, lookup, registry
-from lint.runs.assemble import LayoutSources
-from lint.runs.discovery import RankRegexError, compile_rank_regex
-from lint.walk import DEFAULT_EXCLUDE, WalkOptions, expand
+from lint import __version__
+
+if TYPE_CHECKING:
+    from lint.config import Settings
+    from lint.engine import CheckOptions
+    from lint.executor import Backend
+    from lint.rule import Severity
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+DASK_HELP = "read the files as tasks on this running Dask cluster (e.g. tcp://host:8786), which must see them at the same paths; needs tlint[dask]"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,6 +35,13 @@ def _codes(text: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from pathlib import Path
+
+    from lint.formats import FORMAT_NAMES
+    from lint.models.diff import CATEGORIES
+    from lint.report import CHECK_REPORTERS, DIFF_REPORTERS
+    from lint.rule import Severity
+
     parser = _Parser(prog="tlint", description="Lint and diff distributed-training traces, logs and workloads.")
     parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -74,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument("--max-findings", type=int, default=None, metavar="N", help="findings shown per rule and file (0: all; default 1000)")
     check_cmd.add_argument("--statistics", action="store_true", help="print the number of findings per rule, most frequent first")
     check_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
+    check_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
     check_cmd.add_argument("--rank-regex", metavar="REGEX", help="find the rank in a file name: a regex with a (?P<rank>...) group; what precedes it is the run's name stem (default: 'rank<R>')")
     for dimension, words in (("tp", "tensor"), ("pp", "pipeline"), ("dp", "data"), ("ep", "expert")):
         check_cmd.add_argument(f"--{dimension}", type=int, metavar="N", help=f"{words}-parallel size of the runs checked")
@@ -85,24 +84,33 @@ def build_parser() -> argparse.ArgumentParser:
     diff_cmd.add_argument("a", metavar="RUN_A", help="a file, or a run directory, of any format")
     diff_cmd.add_argument("b", metavar="RUN_B", help="the file or run directory to compare it with")
     diff_cmd.add_argument("--output-format", choices=sorted(DIFF_REPORTERS), default="concise")
-    diff_cmd.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD_PERCENT, metavar="PERCENT",
+    diff_cmd.add_argument("--threshold", type=float, default=None, metavar="PERCENT",
                           help="smallest relative change of a median (timing) or size (comm) that counts (default 5)")
     diff_cmd.add_argument("--fail-on", type=_codes, default=list(CATEGORIES), metavar="CATEGORY[,CATEGORY]",
                           help=f"categories whose significant changes make the exit code 1: {', '.join(CATEGORIES)} (default: all)")
     diff_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="read both sides as this format")
     diff_cmd.add_argument("--rank-regex", metavar="REGEX", help="find the rank in a file name, as for check")
+    diff_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
 
     rules_cmd = commands.add_parser("rules", help="list every rule")
     rules_cmd.add_argument("--output-format", choices=["concise", "json", "markdown"], default="concise")
     rule_cmd = commands.add_parser("rule", help="print the documentation of a rule")
     rule_cmd.add_argument("rule", metavar="CODE|NAME", nargs="?")
     rule_cmd.add_argument("--all", action="store_true", help="print the documentation of every rule")
+    cache_cmd = commands.add_parser("cache", help="where the result cache is, how big, or empty it")
+    cache_cmd.add_argument("action", choices=["dir", "info", "clean"], help="dir: print its directory; info: its size; clean: remove it")
     return parser
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
+    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:  # before the parser and what it imports
+        out.write(f"tlint {__version__}\n")
+        return EXIT_CLEAN
+    from lint.config import ConfigError
+    from lint.executor import BackendError
+
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -117,11 +125,15 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         if args.command == "diff":
             return _diff(args, out, err)
         if args.command == "rules":
+            from lint.report.rules import render_rules
+
             render_rules(args.output_format, out)
             return EXIT_CLEAN
         if args.command == "rule":
             return _rule(args.rule, args.all, out, err)
-    except ConfigError as error:
+        if args.command == "cache":
+            return _cache(args.action, out)
+    except (ConfigError, BackendError) as error:
         err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR
     except BrokenPipeError:  # `tlint check . | head`: the reader left; say nothing more
@@ -143,6 +155,9 @@ def _silence(stream: TextIO) -> None:
 
 
 def _rule(key: str | None, every: bool, out: TextIO, err: TextIO) -> int:
+    from lint.report.rules import render_rule
+    from lint.rule import lookup, registry
+
     if every == (key is not None):
         err.write("tlint: error: `tlint rule` takes a rule code or name, or --all\n")
         return EXIT_ERROR
@@ -160,7 +175,32 @@ def _rule(key: str | None, every: bool, out: TextIO, err: TextIO) -> int:
     return EXIT_CLEAN
 
 
+def _cache(action: str, out: TextIO) -> int:
+    from lint import cache
+
+    directory = cache.cache_dir()
+    if action == "dir":
+        out.write(f"{directory}\n")
+    elif action == "info":
+        files, size = cache.size()
+        out.write(f"{directory}: {files} files, {size / 10**6:.1f} MB (bound: {cache.max_bytes() / 10**6:g} MB, ${cache.MAX_MB_VARIABLE})\n")
+    else:
+        out.write(f"Removed the cache in {directory}.\n" if cache.clean() else f"No cache in {directory}.\n")
+    return EXIT_CLEAN
+
+
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from pathlib import Path
+
+    from lint.config import ConfigError, Overrides, find_config, load_settings
+    from lint.engine import CheckOptions, check
+    from lint.report import HUMAN_FORMATS, check_reporter
+    from lint.report.progress import progress_bar
+    from lint.rule import Severity
+    from lint.runs.assemble import LayoutSources
+    from lint.runs.discovery import RankRegexError, compile_rank_regex
+    from lint.walk import DEFAULT_EXCLUDE, WalkOptions, expand
+
     paths = args.paths or ["."]
     output_format = args.output_format or _default_output_format()
     config_path = args.config or find_config(paths)
@@ -188,7 +228,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         respect_gitignore=settings.respect_gitignore and not args.no_respect_gitignore, root=root,
     )
     options = CheckOptions(
-        trace_format=args.trace_format, selection=settings.selection, jobs=args.jobs or default_jobs(),
+        trace_format=args.trace_format, selection=settings.selection, backend=_backend(args),
         rank_regex=rank_regex, layout=layout, use_cache=not args.no_cache, walk=walk,
     )
     if max_findings is not None:
@@ -206,6 +246,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with progress_bar(err, enabled=output_format in HUMAN_FORMATS and not args.quiet) as progress:
         report = check(paths, options, progress)
 
+    if args.write_baseline or args.baseline:
+        from lint import baseline
     if args.write_baseline:
         count = baseline.write(args.write_baseline, report.findings)
         err.write(f"Wrote {count} findings to the baseline {args.write_baseline}.\n")
@@ -238,6 +280,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _show_settings(settings: Settings, options: CheckOptions, fail_on: Severity, paths: list[str], out: TextIO) -> None:
     """What a check of ``paths`` would use, one setting a line, the way ``ruff check --show-settings`` shows it."""
+    from lint.rule import registry
+
     selection = options.selection
     lines = [
         f"configuration: {settings.source}",
@@ -248,7 +292,8 @@ def _show_settings(settings: Settings, options: CheckOptions, fail_on: Severity,
         f"fail-on: {fail_on.value}",
         f"max-findings: {options.max_findings}",
         f"trace-format: {options.trace_format or 'detected per file'}",
-        f"jobs: {options.jobs}",
+        f"jobs: {options.backend.jobs}",
+        f"dask-scheduler: {options.backend.dask_scheduler or '(none)'}",
         f"cache: {'on' if options.use_cache else 'off'}",
         f"layout: {', '.join(f'{d}={v}' for d, v in options.layout.command_line.items()) or 'from the traces'}",
         f"rules ({len(selection.severities)} enabled):",
@@ -264,18 +309,34 @@ def _default_output_format() -> str:
     return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "concise"
 
 
+def _backend(args: argparse.Namespace) -> Backend:
+    """Where files are read: ``--jobs`` local processes (check's default: one per core), or a Dask cluster."""
+    from lint.executor import Backend, default_jobs
+
+    jobs = getattr(args, "jobs", 1)  # diff has no --jobs: it reads in this process unless given a cluster
+    return Backend(jobs=jobs or default_jobs(), dask_scheduler=args.dask_scheduler)
+
+
 def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from lint.config import ConfigError
+    from lint.diff import DiffInputError, DiffOptions, SideOptions, diff_paths
+    from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
+    from lint.models.diff import CATEGORIES
+    from lint.report import diff_reporter
+    from lint.runs.discovery import RankRegexError, compile_rank_regex
+
     unknown = [name for name in args.fail_on if name not in CATEGORIES]
     if unknown or not args.fail_on:
         raise ConfigError(f"--fail-on takes {', '.join(CATEGORIES)}; not {', '.join(unknown) or 'nothing'}")
-    if not 0 <= args.threshold < 1000:
+    threshold = DEFAULT_THRESHOLD_PERCENT if args.threshold is None else args.threshold  # the differ is imported only here
+    if not 0 <= threshold < 1000:
         raise ConfigError("--threshold is a percentage from 0 to 1000")
     try:
         rank_regex = compile_rank_regex(args.rank_regex)
     except RankRegexError as error:
         raise ConfigError(str(error)) from None
-    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex)
-    options = DiffOptions(threshold=args.threshold / 100, fail_on=tuple(args.fail_on))
+    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=_backend(args))
+    options = DiffOptions(threshold=threshold / 100, fail_on=tuple(args.fail_on))
     try:
         report = diff_paths(args.a, args.b, sides, options)
     except DiffInputError as error:

@@ -2,8 +2,8 @@
 
 Per file, records are streamed through the enabled rules once; nothing keeps the records, so memory
 does not grow with the file.  Files that belong to a run (several ranks of one job) are also reduced to
-compact rank summaries, on which the run rules work.  Files are independent, so ``jobs`` worker
-processes can check them in parallel; only findings and summaries travel back.
+compact rank summaries, on which the run rules work.  Files are independent, so the executor can check
+them in parallel (worker processes, or Dask tasks on a cluster); only findings and summaries travel back.
 
 A rule that crashes is reported as a finding and dropped for that file: one bug must not hide the other
 findings or end in a traceback.
@@ -11,16 +11,13 @@ findings or end in a traceback.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lint import cache, formats
+from lint import cache, executor, formats
 from lint.config import ConfigError, Selection
 from lint.models.common import SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
@@ -45,11 +42,12 @@ class CheckOptions:
     trace_format: str | None = None
     selection: Selection = field(default_factory=Selection.default)
     max_findings: int = 1000  # per code and file; 0 shows all
-    jobs: int = 1
+    backend: executor.Backend = field(default_factory=executor.Backend)
     rank_regex: re.Pattern[str] = DEFAULT_RANK_REGEX
     layout: LayoutSources = field(default_factory=LayoutSources)
     use_cache: bool = False
     walk: WalkOptions = field(default_factory=WalkOptions)
+    cache_settings: dict[Any, str] = field(default_factory=dict, repr=False)  # memo of _cache_settings
 
 
 @dataclass
@@ -58,6 +56,8 @@ class FileOutcome:
     findings: list[Finding]
     not_shown: Counter[str]
     summary: RankSummary | None = None
+    cache_entry: str | None = None  # where the cache keeps it: run results are cached by their files' entries
+    packed_summary: bytes | None = None  # a cached summary, read only when its run's findings are not cached
 
 
 class _Collector:
@@ -247,22 +247,17 @@ def _report_unrecognised(source: Source, detection: formats.Detection, options: 
     report.findings.extend(collector.findings)
 
 
-_options_for_workers: CheckOptions | None = None
-_tasks_for_workers: list[_Task] = []
-
-
-def _run_task(index: int) -> tuple[FileOutcome | None, str | None]:
-    options = _options_for_workers
-    assert options is not None
-    task = _tasks_for_workers[index]
+def _run_task(options: CheckOptions, task: _Task) -> tuple[FileOutcome | None, str | None]:
     summarize = task.run is not None
     try:
         entry = cache.key(task.source, _cache_settings(task, options)) if options.use_cache else None
-        if entry is not None and (hit := cache.load(entry)) is not None:
-            return FileOutcome(*hit), None
+        if entry is not None and (hit := cache.load(entry, task.source.display)) is not None:
+            result, findings, not_shown, packed_summary = hit
+            return FileOutcome(result, findings, not_shown, cache_entry=entry, packed_summary=packed_summary), None
         outcome = check_file(task.source, task.format, options, rules=task.asked, summarize=summarize)
         if entry is not None:
-            cache.store(entry, outcome.result, outcome.findings, outcome.not_shown, outcome.summary)
+            cache.store(entry, task.source.display, outcome.result, outcome.findings, outcome.not_shown, outcome.summary)
+            outcome.cache_entry = entry
         return outcome, None
     except InputError as error:
         return None, str(error)
@@ -270,65 +265,41 @@ def _run_task(index: int) -> tuple[FileOutcome | None, str | None]:
         return None, f"{task.source.display}: cannot read: {error.strerror or error}"
 
 
-def _cache_settings(task: _Task, options: CheckOptions) -> dict[str, Any]:
-    """Everything besides the file's bytes that its cached result depends on."""
+def _cache_settings(task: _Task, options: CheckOptions) -> str:
+    """Everything besides the file's bytes that its cached result depends on; not its path, so that a moved tree hits."""
     selection = options.selection
-    return {
-        "format": task.format, "path": task.source.display, "rules": task.asked, "summary": task.run is not None,
-        "severities": selection.severities, "options": {code: o.model_dump() for code, o in selection.options.items()},
-        "ignored": sorted(selection.ignored_for(task.source.display)), "max_findings": options.max_findings,
-    }
+    ignored = selection.ignored_for(task.source.display)
+    asked = (task.format, task.asked, task.run is not None, ignored)
+    if asked not in options.cache_settings:  # the same few texts for every file: made once each
+        options.cache_settings[asked] = cache.settings_text({
+            "format": task.format, "rules": task.asked, "summary": task.run is not None,
+            "severities": selection.severities, "options": {code: o.model_dump() for code, o in selection.options.items()},
+            "ignored": sorted(ignored), "max_findings": options.max_findings,
+        })
+    return options.cache_settings[asked]
 
 
-Progress = Callable[[int, int], None]  # (files done, files in all)
+def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progress | None) -> list[tuple[FileOutcome | None, str | None]]:
+    if options.backend.forks:
+        formats.parser(RUN_FORMAT)  # loaded before workers are forked, which then inherit it
+    return executor.run_all(
+        _run_task, options, tasks, options.backend, progress, cleanup=cache.prune if options.use_cache else None,
+    )
 
 
-def _execute(tasks: list[_Task], options: CheckOptions, progress: Progress | None) -> list[tuple[FileOutcome | None, str | None]]:
-    global _options_for_workers, _tasks_for_workers
-    _options_for_workers, _tasks_for_workers = options, tasks
-    try:
-        jobs = min(options.jobs, len(tasks))
-        if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-            return _collect(map(_run_task, range(len(tasks))), len(tasks), progress)
-        # Fork after the rules and grammars are loaded: workers inherit them and only results are pickled.
-        formats.parser(RUN_FORMAT)
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            results = pool.map(_run_task, range(len(tasks)), chunksize=max(1, len(tasks) // (jobs * 8)))
-            return _collect(results, len(tasks), progress)
-    finally:
-        _options_for_workers, _tasks_for_workers = None, []
-
-
-def _collect(results: Iterable[Any], total: int, progress: Progress | None) -> list[Any]:
-    collected = []
-    for result in results:
-        collected.append(result)
-        if progress is not None:
-            progress(len(collected), total)
-    return collected
-
-
-def default_jobs() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
-def check(paths: list[str], options: CheckOptions, progress: Progress | None = None) -> CheckReport:
+def check(paths: list[str], options: CheckOptions, progress: executor.Progress | None = None) -> CheckReport:
     report = CheckReport()
     summary = report.summary
     tasks = _plan(paths, options, report)
-    runs: dict[RunKey, list[tuple[RankSummary, int]]] = defaultdict(list)
-    broken: dict[RunKey, set[int]] = defaultdict(set)  # ranks whose files have syntax errors
+    runs: dict[RunKey, list[tuple[_Task, FileOutcome]]] = defaultdict(list)
     for task, (outcome, error) in zip(tasks, _execute(tasks, options, progress)):
         if error is not None:
             if task.asked:
                 summary.input_errors.append(error)
             continue
         assert outcome is not None
-        if task.run is not None and outcome.summary is not None:
-            runs[task.run].append((outcome.summary, task.named_rank))
-            if not outcome.result.parsed:
-                broken[task.run].add(outcome.summary.rank if outcome.summary.rank is not None else task.named_rank)
+        if task.run is not None and (outcome.summary is not None or outcome.packed_summary is not None):
+            runs[task.run].append((task, outcome))
         if not task.asked:
             continue
         summary.checked += 1
@@ -338,17 +309,11 @@ def check(paths: list[str], options: CheckOptions, progress: Progress | None = N
             summary.not_shown[code] = summary.not_shown.get(code, 0) + count
 
     asked = frozenset(task.source.display for task in tasks if task.asked)
-    for key, files in sorted(runs.items()):
-        run = assemble(key, files, asked, options.layout)
-        if run is None:
-            continue
-        if (misfit := stated_layout_misfit(run, options.layout.command_line)) is not None:
-            raise ConfigError(misfit)
-        findings = check_run(run, options)
-        kept = _without_cascade(run, findings, broken[key])
-        if len(kept) < len(findings):
-            summary.withheld.append(_withheld_note(run, len(findings) - len(kept), broken[key]))
-        report.findings.extend(kept)
+    for key, members in sorted(runs.items()):
+        findings, withheld = _checked_run(key, members, asked, options)
+        report.findings.extend(findings)
+        if withheld is not None:
+            summary.withheld.append(withheld)
     report.findings.sort(key=Finding.sort_key)
     report.count_severities()
     return report
@@ -370,6 +335,53 @@ def _withheld_note(run: Run, count: int, broken: set[int]) -> str:
     findings = f"{count} run finding{'s' if count != 1 else ''}"
     return (f"{run.label}: {findings} on stage {stages} not shown: they follow from the syntax errors in the file of rank {ranks}; "
             "fix those and check again")
+
+
+def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: frozenset[str], options: CheckOptions) -> tuple[list[Finding], str | None]:
+    """The run rules' findings on one run, and a note on those withheld as following from syntax errors.
+
+    From the cache when neither its files nor what else they depend on changed.  A run with broken files
+    is not stored (its note would be lost on a hit); a stated layout that does not fit stops the check.
+    """
+    entries = [outcome.cache_entry for _, outcome in members]
+    entry = None
+    if options.use_cache and None not in entries:
+        entry = cache.run_key([
+            repr(key), options.rank_regex.pattern, repr(options.layout),
+            *sorted(f"{entry} {task.named_rank} {task.source.display} {task.source.display in asked}" for entry, (task, _) in zip(entries, members)),
+        ])
+        if (hit := cache.load_findings(entry)) is not None:
+            return hit, None
+    summaries: list[tuple[RankSummary, int]] = []
+    broken: set[int] = set()  # ranks whose files have syntax errors
+    for task, outcome in members:
+        if (summary := _summary_of(task, outcome, options)) is None:
+            continue
+        summaries.append((summary, task.named_rank))
+        if not outcome.result.parsed:
+            broken.add(summary.rank if summary.rank is not None else task.named_rank)
+    run = assemble(key, summaries, asked, options.layout)
+    if run is None:
+        return [], None
+    if (misfit := stated_layout_misfit(run, options.layout.command_line)) is not None:
+        raise ConfigError(misfit)
+    findings = check_run(run, options)
+    kept = _without_cascade(run, findings, broken)
+    if len(kept) < len(findings):
+        return kept, _withheld_note(run, len(findings) - len(kept), broken)
+    if entry is not None:
+        cache.store_findings(entry, findings)
+    return findings, None
+
+
+def _summary_of(task: _Task, outcome: FileOutcome, options: CheckOptions) -> RankSummary | None:
+    """A rank's summary: as computed, else from its cache entry, else (a damaged entry) computed again."""
+    if outcome.summary is None and outcome.packed_summary is not None:
+        outcome.summary = cache.summary(task.source.display, outcome.packed_summary)
+        if outcome.summary is None:
+            again, _ = _run_task(replace(options, use_cache=False), replace(task, asked=False))
+            outcome.summary = again.summary if again is not None else None
+    return outcome.summary
 
 
 def check_run(run: Run, options: CheckOptions) -> list[Finding]:

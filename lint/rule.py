@@ -11,7 +11,7 @@ import importlib.util
 import inspect
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -133,7 +133,23 @@ def registry() -> dict[str, type[Rule]]:
         if rule.code in rules:
             raise RuntimeError(f"{path}: code {rule.code} is already used by {rules[rule.code].name}")
         rules[rule.code] = rule
+        if rule.Options.__module__ == module_name:
+            # Rule modules are loaded from files, not imported by name, so another process (a Dask worker)
+            # could not find an options class by its name: the options travel as their rule's code and values.
+            rule.Options.__reduce__ = _rebuilt_by_code(rule.code)  # type: ignore[method-assign,assignment]
     return rules
+
+
+def _rebuilt_by_code(code: str) -> Callable[[RuleOptions], tuple[Any, ...]]:
+    def reduce(options: RuleOptions) -> tuple[Any, ...]:
+        return rule_options, (code, options.model_dump())
+
+    return reduce
+
+
+def rule_options(code: str, values: dict[str, Any]) -> RuleOptions:
+    """The options of rule ``code`` with these values: how a rule's options are rebuilt in another process."""
+    return registry()[code].Options(**values)
 
 
 def lookup(key: str) -> list[type[Rule]]:

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from lint import formats
 from lint.diff.profile import Profile
+from lint.executor import Backend
 from lint.runs.discovery import DEFAULT_RANK_REGEX
 from lint.source import InputError, Source
 from lint.walk import expand
@@ -33,6 +34,7 @@ class DiffInputError(Exception):
 class SideOptions:
     trace_format: str | None = None  # force this format instead of detecting it
     rank_regex: re.Pattern[str] = field(default=DEFAULT_RANK_REGEX)
+    backend: Backend = field(default_factory=Backend)  # where a run's rank files are read
 
 
 class Adapter(Protocol):

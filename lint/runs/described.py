@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from lint import formats
-from lint.models.optprime_log import OptprimeLog
-from lint.models.simai_workload import Workload
 from lint.runs.model import LayoutClaim
 from lint.source import InputError, Source
 
@@ -26,6 +24,10 @@ def described_layout(path: Path, kind: str) -> tuple[list[LayoutClaim], dict[int
     except (InputError, OSError) as error:
         raise DescriptionError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
     described = f"the {kind} {path}"
+    # Imported here: few runs name a log or workload, and building these models costs every check start-up time.
+    from lint.models.optprime_log import OptprimeLog
+    from lint.models.simai_workload import Workload
+
     if kind == "log":
         log = OptprimeLog.from_records(items)
         values = {d: log.config.get(key) for d, key in (("tp", "tp"), ("pp", "pp"), ("dp", "dp"), ("world", "world_size"))}

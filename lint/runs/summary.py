@@ -54,6 +54,37 @@ class RankSummary(BaseModel):
     def ops(self, *names: str) -> list[OpStep]:
         return [step for step in self.steps if step.op in names]
 
+    def packed(self) -> list[Any]:
+        """The summary as JSON values, for the cache; not its path, so that a moved file keeps its entry.
+
+        Each distinct collective, and each distinct tuple of them, is written once; steps name them by index.
+        """
+        collectives: dict[Collective | None, int] = {None: -1}
+        signatures: dict[tuple[Collective, ...], int] = {}
+        steps = []
+        for step in self.steps:
+            for collective in (*step.collectives, step.layer_collective):
+                collectives.setdefault(collective, len(collectives) - 1)
+            signature = signatures.setdefault(step.collectives, len(signatures))
+            steps.append([*step[:5], signature, *step[6:11], collectives[step.layer_collective]])
+        table = [list(collective) for collective in collectives if collective is not None]
+        tuples = [[collectives[collective] for collective in signature] for signature in signatures]
+        return [self.rank, self.stage, self.line_of_rank, self.iterations, table, tuples, steps]
+
+    @classmethod
+    def unpacked(cls, path: str, packed: list[Any]) -> RankSummary:
+        """The inverse of :meth:`packed`, trusting what tlint wrote itself (no validation)."""
+        rank, stage, line_of_rank, iterations, table, tuples, steps = packed
+        collectives = [_intern(Collective(kind, group, None if shape is None else tuple(shape), dtype)) for kind, group, shape, dtype in table]
+        signatures = [_intern(tuple(collectives[index] for index in signature)) for signature in tuples]
+        return cls.model_construct(
+            path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations,
+            steps=[
+                OpStep._make((*step[:5], signatures[step[5]], *step[6:10], tuple(step[10]), collectives[step[11]] if step[11] >= 0 else None))
+                for step in steps
+            ],
+        )
+
 
 def _collective(sub: SubOperation) -> Collective:
     shape = None if sub.comm_func in DATA_DEPENDENT else sub.input__shape

@@ -42,6 +42,7 @@ from lint.diff.profile import Items, Profile, Timing, put, typical_message
 from lint.diff.sides import DiffInputError, SideOptions, broken_note
 from statistics import median
 from lint.engine import CheckOptions, check_file
+from lint.executor import run_all
 from lint.models.megatron_trace import P2P_OPS, tensor_bytes
 from lint.runs.assemble import LayoutSources, assemble
 from lint.runs.discovery import RunKey, run_key
@@ -78,22 +79,24 @@ def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[Run, 
     stems = sorted({key.stem for key, _ in filter(None, named)})
     if len(stems) > 1:
         raise DiffInputError(f"{path}: holds the files of {len(stems)} runs ({', '.join(s + '*' for s in stems)}); name one")
-    files: list[tuple[RankSummary, int]] = []
-    broken: list[str] = []
     reading = CheckOptions()  # summaries only: no rule runs, so the default selection is never consulted
-    for index, (source, name) in enumerate(zip(sources, named)):
-        outcome = check_file(source, NAME, reading, rules=False, summarize=True)
-        summary = outcome.summary
-        assert summary is not None
-        if not outcome.result.parsed:
-            broken.append(broken_note(source.display, []))
-        files.append((summary, name[1] if name else index))  # a rank named by neither records nor file name
+    read = run_all(_summary, reading, sources, options.backend)
+    # A rank named by neither records nor file name is numbered by its place.
+    files = [(summary, name[1] if name else index) for index, ((summary, _), name) in enumerate(zip(read, named, strict=True))]
+    broken = [broken_note(source.display, []) for source, (_, parsed) in zip(sources, read, strict=True) if not parsed]
     if not any(summary.steps for summary, _ in files):
         raise DiffInputError(f"{path}: no {NAME} record could be read")
     key = RunKey(str(Path(path)), "")
     run = assemble(key, files, frozenset(s.display for s in sources), LayoutSources(), minimum_ranks=1)
     assert run is not None
     return run, broken
+
+
+def _summary(reading: CheckOptions, source: Source) -> tuple[RankSummary, bool]:
+    """A rank file's summary, and whether it was read without a syntax error."""
+    outcome = check_file(source, NAME, reading, rules=False, summarize=True)
+    assert outcome.summary is not None
+    return outcome.summary, outcome.result.parsed
 
 
 class _RunView:

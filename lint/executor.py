@@ -1,0 +1,141 @@
+"""Where independent per-file work runs: here, in forked worker processes, or as tasks on a Dask cluster.
+
+Callers hand over ``work(shared, item)``, the ``shared`` value every call needs (options) and the items
+(one per file); they get the results back in the items' order, whichever backend ran them.  Only items
+and results travel: forked workers inherit ``shared`` (and the rules and grammars already loaded), and
+a Dask cluster receives it once per worker.
+
+The Dask backend needs ``distributed`` (``pip install 'tlint[dask]'``) here and tlint installed on the
+workers, which must see the files at the paths the client names (a shared file system).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import CancelledError, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+Item = TypeVar("Item")
+Shared = TypeVar("Shared")
+Result = TypeVar("Result")
+Progress = Callable[[int, int], None]  # (items done, items in all)
+
+CONNECT_TIMEOUT_SECONDS = 30
+CHUNKS_PER_WORKER = 8  # enough chunks to balance files of different sizes, few enough to keep overheads small
+
+
+class BackendError(Exception):
+    """The backend asked for cannot be used: ``distributed`` missing, or no scheduler at the address."""
+
+
+@dataclass(frozen=True)
+class Backend:
+    jobs: int = 1  # local worker processes
+    dask_scheduler: str | None = None  # a Dask scheduler's address: when set, ``jobs`` is not used
+
+    @property
+    def forks(self) -> bool:
+        """Whether work may run in forked worker processes (which inherit what this process loaded)."""
+        return self.dask_scheduler is None and self.jobs > 1
+
+
+def default_jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def run_all(
+    work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item], backend: Backend,
+    progress: Progress | None = None, cleanup: Callable[[], object] | None = None,
+) -> list[Result]:
+    """``[work(shared, item) for item in items]``, run on ``backend``; ``cleanup`` then runs where the work ran."""
+    if backend.dask_scheduler is not None:
+        return _on_dask(work, shared, items, backend.dask_scheduler, progress, cleanup)
+    jobs = min(backend.jobs, len(items))
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        results = _counted((work(shared, item) for item in items), len(items), progress)
+    else:
+        results = _forked(work, shared, items, jobs, progress)
+    if cleanup is not None:
+        cleanup()
+    return results
+
+
+def _counted(results: Iterable[Result], total: int, progress: Progress | None) -> list[Result]:
+    collected = []
+    for result in results:
+        collected.append(result)
+        if progress is not None:
+            progress(len(collected), total)
+    return collected
+
+
+_inherited: tuple[Callable[[Any, Any], Any], Any, Sequence[Any]] | None = None
+
+
+def _run_inherited(index: int) -> Any:
+    assert _inherited is not None
+    work, shared, items = _inherited
+    return work(shared, items[index])
+
+
+def _forked(work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item], jobs: int, progress: Progress | None) -> list[Result]:
+    """Fork after the caller loaded what the work needs: workers inherit it, and only indexes and results travel."""
+    global _inherited
+    _inherited = (work, shared, items)
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            results = pool.map(_run_inherited, range(len(items)), chunksize=max(1, len(items) // (jobs * CHUNKS_PER_WORKER)))
+            return _counted(results, len(items), progress)
+    finally:
+        _inherited = None
+
+
+def _run_chunk(work: Callable[[Shared, Item], Result], shared: Shared, chunk: Sequence[Item]) -> list[Result]:
+    return [work(shared, item) for item in chunk]
+
+
+def _chunks(items: Sequence[Item], size: int) -> Iterator[Sequence[Item]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def _on_dask(
+    work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item], address: str,
+    progress: Progress | None, cleanup: Callable[[], object] | None,
+) -> list[Result]:
+    try:
+        from distributed import Client, KilledWorker
+    except ImportError:
+        raise BackendError("--dask-scheduler needs the 'distributed' package: pip install 'tlint[dask]'") from None
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT_SECONDS, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise BackendError(f"cannot reach the Dask scheduler at {address}: {error}") from None
+    with client:
+        try:
+            return _submitted(client, work, shared, items, progress, cleanup)
+        except (OSError, TimeoutError, CancelledError, KilledWorker) as error:  # the cluster, not the work, failed
+            raise BackendError(f"the Dask cluster at {address} failed: {type(error).__name__}: {error}") from None
+
+
+def _submitted(
+    client: Any, work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item],
+    progress: Progress | None, cleanup: Callable[[], object] | None,
+) -> list[Result]:
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    size = max(1, len(items) // (workers * CHUNKS_PER_WORKER))
+    on_workers = client.scatter(shared, broadcast=True)
+    chunks = list(_chunks(items, size))
+    futures = [client.submit(_run_chunk, work, on_workers, chunk, pure=False) for chunk in chunks]
+    results: list[Result] = []
+    for future in futures:  # in order: the cluster runs the later chunks meanwhile
+        results += future.result()  # a task's own exception is raised here, as it would be locally
+        future.release()  # the results are kept here, not on the cluster
+        if progress is not None:
+            progress(len(results), len(items))
+    if cleanup is not None:
+        client.run(cleanup)
+    return results
