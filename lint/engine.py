@@ -18,6 +18,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from lint import cache, formats
@@ -26,7 +27,7 @@ from lint.models.common import SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
 from lint.rule import Rule, Scope, Severity, Violation, registry
 from lint.runs.assemble import LayoutSources, assemble
-from lint.runs.discovery import DEFAULT_RANK_REGEX, RunKey, run_key, siblings
+from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, run_key, siblings, split_by_time
 from lint.runs.model import Run
 from lint.runs.summary import RankSummarizer, RankSummary
 from lint.source import InputError, Source, expand, printable_path
@@ -201,30 +202,32 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             continue
         tasks.append(_Task(source, format_name, asked=True))
 
-    members: dict[RunKey, list[_Task]] = defaultdict(list)
+    stems: dict[RunKey, dict[Path, _Task]] = defaultdict(dict)  # run stem -> its files, asked or not
+    names: dict[Path, NamedFile] = {}
     for task in tasks:
         if task.format == RUN_FORMAT and (named := run_key(task.source.path, options.rank_regex)):
-            task.run, task.named_rank = named
-            members[task.run].append(task)
+            stems[named.key][named.path] = task
+            names[named.path] = named
     asked = {task.source.path.resolve() for task in tasks}
-    for key in sorted(members):
-        for path in siblings(key, options.rank_regex):
-            if path.resolve() in asked:
+    for stem in sorted(stems):
+        for named in siblings(stem, options.rank_regex):
+            if named.path.resolve() in asked or named.path in stems[stem]:
                 continue
-            sibling = Source(path, printable_path(str(path)))
+            sibling = Source(named.path, printable_path(str(named.path)))
             try:
                 if formats.detect(sibling.head()) != RUN_FORMAT:
                     continue
             except InputError:
                 continue
-            named = run_key(path, options.rank_regex)
-            assert named is not None
-            tasks.append(_Task(sibling, RUN_FORMAT, asked=False, run=key, named_rank=named[1]))
-            members[key].append(tasks[-1])
-    for group in members.values():
-        if len(group) < 2:  # a lone rank file is not a run
-            for task in group:
-                task.run = None
+            tasks.append(_Task(sibling, RUN_FORMAT, asked=False))
+            stems[stem][named.path] = tasks[-1]
+            names[named.path] = named
+    for stem, files in stems.items():
+        for key, group in split_by_time(names[path] for path in files).items():
+            if len(group) < 2:  # a lone rank file is not a run
+                continue
+            for named in group:
+                files[named.path].run, files[named.path].named_rank = key, named.rank
     return tasks
 
 

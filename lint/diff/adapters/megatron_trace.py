@@ -70,7 +70,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
 
 def _read(path: str, sources: list[Source], options: SideOptions) -> Run:
     named = [run_key(source.path, options.rank_regex) for source in sources]
-    stems = sorted({key.stem for key, _ in filter(None, named)})
+    stems = sorted({name.key.stem for name in filter(None, named)})
     if len(stems) > 1:
         raise DiffInputError(f"{path}: holds the files of {len(stems)} runs ({', '.join(s + '*' for s in stems)}); name one")
     files: list[tuple[RankSummary, int]] = []
@@ -78,7 +78,7 @@ def _read(path: str, sources: list[Source], options: SideOptions) -> Run:
     for index, (source, name) in enumerate(zip(sources, named)):
         summary = check_file(source, NAME, reading, rules=False, summarize=True).summary
         assert summary is not None
-        files.append((summary, name[1] if name else index))  # a rank named by neither records nor file name
+        files.append((summary, name.rank if name else index))  # a rank named by neither records nor file name
     if not any(summary.steps for summary, _ in files):
         raise DiffInputError(f"{path}: no {NAME} record could be read")
     key = RunKey(str(Path(path)), "")
