@@ -5,8 +5,9 @@ fixture ``base`` with ``edits``, or - for run rules - from a generated run ``syn
 rank files take ``edits`` and ``delete`` (by ``rank``), ``remove`` (ranks) and ``duplicate`` (a rank
 copied under another name); ``config`` is a tlint.toml and ``args`` extra command-line arguments.
 ``expect`` lists every finding that *all* rules produce: ``[line, "CODE"]`` for one-file cases and
-``[file name or "run", line or 0, "CODE"]`` for runs.  A failing case fires only its own rule and goes
-silent when that rule is ignored; a passing case has no finding at all.
+``[file name or "run", line or 0, "CODE"]`` for runs, optionally followed by the finding's message, which
+must then match exactly.  A failing case fires only its own rule and goes silent when that rule is
+ignored; a passing case has no finding at all.
 """
 
 from __future__ import annotations
@@ -100,8 +101,16 @@ def findings(paths: list[Path], case: dict[str, Any], *extra: str) -> set[tuple[
     found = json.loads(out.getvalue())["findings"]
     if "synth" in case:
         named = {f["path"]: Path(f["path"]).name for f in found}
-        return {("run" if "*" in named[f["path"]] else named[f["path"]], f["line"] or 0, f["code"]) for f in found}
-    return {(f["line"], f["code"]) for f in found}
+        return {("run" if "*" in named[f["path"]] else named[f["path"]], f["line"] or 0, f["code"], f["message"]) for f in found}
+    return {(f["line"], f["code"], f["message"]) for f in found}
+
+
+def _has_message(entry: tuple[Any, ...]) -> bool:
+    return re.fullmatch(r"TL[0-9]{3}", str(entry[-1])) is None
+
+
+def _without_message(entry: tuple[Any, ...]) -> tuple[Any, ...]:
+    return entry[:-1] if _has_message(entry) else entry
 
 
 @pytest.mark.parametrize(("code", "case"), load_cases(), ids=lambda v: v if isinstance(v, str) else v["name"])
@@ -113,8 +122,10 @@ def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
         (tmp_path / "tlint.toml").write_text(case["config"], encoding="utf-8")
     paths = materialize(case, tmp_path)
     expected = {tuple(entry) for entry in case["expect"]}
-    assert {entry[-1] for entry in expected} <= {code}, "a case of rule X expects only X's findings"
-    assert findings(paths, case) == expected
+    assert {_without_message(entry)[-1] for entry in expected} <= {code}, "a case of rule X expects only X's findings"
+    found = findings(paths, case)
+    assert {entry[:-1] for entry in found} == {_without_message(entry) for entry in expected}, found
+    assert {entry for entry in expected if _has_message(entry)} <= found, found
     if expected:
         assert findings(paths, case, "--ignore", code) == set()
 
