@@ -25,6 +25,9 @@ P2P_OPS = frozenset({"recv_forward", "send_forward", "recv_backward", "send_back
 GRADIENT_OPS = frozenset({"dp_allreduce", "ep_allreduce", "pep_allreduce", "ep_dp_allreduce", "exp_dp_allreduce"})
 COMM_OPS = P2P_OPS | GRADIENT_OPS | {"tp_allreduce", "tp_load_batch_broadcast", "ddp_grad_comm"}
 KNOWN_OPS = COMPUTE_OPS | COMM_OPS
+# Steps the 1F1B schedule runs once per micro-batch on a stage (schedules.py): which of them a rank runs
+# depends on its stage, but a rank that runs one runs it for every micro-batch.
+MICRO_BATCH_OPS = P2P_OPS | {"get_batch", "forward_step", "loss_func", "backward_step"}
 MG_STATES = frozenset({"warmup", "steady", "cooldown", "help", "finalize"})
 
 
