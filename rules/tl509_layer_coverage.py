@@ -13,6 +13,12 @@ class LayerCoverage(Rule):
     count is stated, e.g. ``layers`` in ``[tool.tlint.runs."<glob>"]``), and only the last stage reduces
     the cross-entropy loss.
 
+    With tp = 1 there is no TP traffic to count: no layer collectives, and - in moe_mg - no
+    cross-entropy reduction either (Megatron-LM's decorated ``_reduce`` records one even then,
+    ``megatron/core/tensor_parallel/mappings.py``); the rule then checks nothing.  tp comes from the
+    layout (file names, configuration) or, when none states it, from whether any forward step holds a
+    TP layer collective.
+
     Why it matters:
         A stage with an odd number of layer collectives lost one (a layer runs without its TP reduction);
         a run that covers fewer layers than the model is not the model that was configured; a loss on
@@ -31,6 +37,10 @@ class LayerCoverage(Rule):
     scope = Scope.RUN
 
     def check_run(self, run: Run) -> Iterator[Violation]:
+        tp = run.layout.tp
+        has_tp_layers = any(step.layer_collectives for summary in run.ranks.values() for step in summary.ops("forward_step"))
+        if tp == 1 or (tp is None and not has_tp_layers):
+            return
         last = run.layout.pp - 1
         layers_of_stage: dict[int, int] = {}
         for stage, ranks in run.stages().items():
