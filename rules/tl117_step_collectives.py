@@ -1,0 +1,79 @@
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+
+from lint.models.megatron_trace import OpRecord
+from lint.rule import Rule, Severity, Violation
+
+# The steps that run the model's code once per micro-batch, and so trace the same calls each time.
+_STEPS = frozenset({"get_batch", "forward_step", "loss_func", "backward_step"})
+
+Call = tuple[str, str | None, str | None, str | None]  # trace_src_func, func_name, comm_func, group
+
+
+class StepCollectives(Rule):
+    """A step holds other collectives than the same step of this rank's other micro-batches.
+
+    ``get_batch``, ``forward_step``, ``loss_func`` and ``backward_step`` run the same model code for
+    every micro-batch of a rank, and the writer traces every call of a decorated collective inside them
+    (``CMD.get_trace_decorator`` and ``CMD.async_start_trace`` in ``megatron/profiler/cmd.py``, on
+    ``_reduce``, ``allreduce``, the broadcasts of ``get_batch`` and moe_mg's expert-parallel
+    gathers and all-to-alls), so each of these steps holds the same collectives - by traced function,
+    ``func``, ``comm_func`` and group, counted - in every micro-batch.  Tensor shapes are not compared:
+    moe_mg's all-to-all sizes follow the routing.  When the steps of one op disagree, the collectives
+    most of them hold are taken as right; a tie is not judged.
+
+    Why it matters:
+        A step with one collective fewer lost a sub-operation: the simulator replays that micro-batch
+        without its communication, and cross-rank matching of the collective fails.
+
+    Example:
+        seven backward_steps with 20 ``allreduce normlinear_bwd`` each, one with 19
+        -> backward_step of micro-batch 3 has 19 × normlinear_bwd (allreduce, tp); the other 7 backward_steps
+        of this rank have 20
+    """
+
+    code = "TL117"
+    name = "step-collectives"
+    severity = Severity.ERROR
+    formats = ("megatron-trace",)
+
+    def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(options)
+        self.steps: dict[str, dict[tuple[Call, ...], list[tuple[int, int | None]]]] = defaultdict(lambda: defaultdict(list))
+
+    def check_op(self, record: OpRecord) -> tuple[()]:
+        if record.op in _STEPS and not record.is_placeholder:
+            calls = tuple(sorted(
+                (sub.trace_src_func, sub.func_name, sub.comm_func, sub.group)
+                for sub in record.sub_operations if sub.comm_func is not None or sub.group is not None
+            ))
+            self.steps[record.op][calls].append((record.line, record.batch_id))
+        return ()
+
+    def finish(self) -> Iterator[Violation]:
+        for op, kinds in sorted(self.steps.items()):
+            if len(kinds) < 2:
+                continue
+            ranked = sorted(kinds.items(), key=lambda item: -len(item[1]))
+            usual, agreeing = ranked[0]
+            if len(agreeing) < 2 or len(agreeing) == len(ranked[1][1]):
+                continue  # no majority to judge by
+            expected = Counter(usual)
+            for calls, records in ranked[1:]:
+                has, have = _differences(expected, Counter(calls))
+                for line, batch in records:
+                    yield Violation(line, 1, f"{op} of micro-batch {batch} has {has}; the other {len(agreeing)} {op}s of this rank have {have}")
+
+
+def _differences(expected: Counter[Call], found: Counter[Call]) -> tuple[str, str]:
+    """('19 × normlinear_bwd (allreduce, tp)', '20') over every call whose count differs (at most three)."""
+    differing = sorted((call for call in expected.keys() | found.keys() if expected[call] != found[call]), key=str)
+    shown = differing[:3]
+    more = f" and {len(differing) - 3} more" if len(differing) > 3 else ""
+    has = ", ".join(f"{found[call]} × {_name(call)}" for call in shown) + more
+    return has, ", ".join(str(expected[call]) for call in shown)
+
+
+def _name(call: Call) -> str:
+    source, func, comm, group = call
+    return f"{func or source} ({', '.join(filter(None, (comm, group)))})"
