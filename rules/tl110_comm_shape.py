@@ -16,6 +16,9 @@ class CommShape(Rule):
     ``[number_of_parameters]`` and ``ep_allreduce`` the word-embedding shard ``[vocab_shard, hidden]``.
     Every ``send_*``/``recv_*`` of one rank moves the same activation shape and dtype.
 
+    Writer: the p2p CMDs in ``schedules.py`` take the pipeline tensor's shape
+    (``output_tensor[0].shape``, ``recv_tensor_shapes[0]``), one per run, so this is an error.
+
     Why it matters:
         The message size of a collective is derived from this tensor: a missing tensor is simulated as
         zero bytes, and a p2p shape that differs from its peers' makes the receiving stage wait for a
