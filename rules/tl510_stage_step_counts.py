@@ -4,6 +4,8 @@ from collections.abc import Iterator
 from lint.rule import Rule, Scope, Severity, Violation
 from lint.runs.model import Run, majority, rank_list
 
+_COUNTED_ELSEWHERE = frozenset({"forward_step", "ep_allreduce"})  # by TL507 and TL508
+
 
 class StageStepCounts(Rule):
     """A rank runs an op more or fewer times in an iteration than the other ranks of its stage.
@@ -15,7 +17,8 @@ class StageStepCounts(Rule):
     (``megatron/profiler/cmd.py``).  So in each iteration the ranks of a stage write each op -
     ``backward_step``, the p2p calls, ``loss_func``, the gradient all-reduces, ``optimizer_step`` - the
     same number of times.  The rank that differs from the majority of its stage is named; on a tie
-    every rank is.  Forward steps are TL507's (micro-batches per rank); a gap inside one file is TL116's.
+    every rank is.  Forward steps are TL507's (micro-batches per rank), the embedding all-reduce is
+    TL508's, and a gap inside one file is TL116's.
 
     Why it matters:
         A rank whose file lacks its last micro-batch's backward step, or its gradient all-reduce, was cut
@@ -37,7 +40,7 @@ class StageStepCounts(Rule):
         for stage, ranks in run.stages().items():
             if len(ranks) < 2:
                 continue
-            ran = {rank: Counter((s.iteration, s.op) for s in run.ranks[rank].steps if s.op != "forward_step") for rank in ranks}
+            ran = {rank: Counter((s.iteration, s.op) for s in run.ranks[rank].steps if s.op not in _COUNTED_ELSEWHERE) for rank in ranks}
             seen = {key for counted in ran.values() for key in counted}
             counts: dict[tuple[int, str], dict[int, int]] = defaultdict(dict)  # (iteration, op) -> rank -> count
             for key in seen:
