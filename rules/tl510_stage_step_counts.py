@@ -1,6 +1,7 @@
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
+from lint.models.megatron_trace import MICRO_BATCH_OPS
 from lint.rule import Rule, Scope, Severity, Violation
 from lint.runs.model import Run, majority, rank_list
 
@@ -40,12 +41,16 @@ class StageStepCounts(Rule):
         for stage, ranks in run.stages().items():
             if len(ranks) < 2:
                 continue
-            ran = {rank: Counter((s.iteration, s.op) for s in run.ranks[rank].steps if s.op not in _COUNTED_ELSEWHERE) for rank in ranks}
-            seen = {key for counted in ran.values() for key in counted}
+            ran = {rank: Counter((s.iteration, s.op) for s in run.ranks[rank].steps) for rank in ranks}
+            seen = {key for counted in ran.values() for key in counted if key[1] not in _COUNTED_ELSEWHERE}
             counts: dict[tuple[int, str], dict[int, int]] = defaultdict(dict)  # (iteration, op) -> rank -> count
-            for key in seen:
+            for iteration, op in seen:
+                forwards = {rank: ran[rank][iteration, "forward_step"] for rank in ranks}
+                usual, _ = majority(forwards)
                 for rank in ranks:
-                    counts[key][rank] = ran[rank][key]
+                    # A rank that ran fewer micro-batches (TL507's finding) runs fewer of each of their steps.
+                    if op not in MICRO_BATCH_OPS or forwards[rank] == usual:
+                        counts[iteration, op][rank] = ran[rank][iteration, op]
             for (iteration, op), by_rank in sorted(counts.items()):
                 expected, culprits = majority(by_rank)
                 for rank in culprits:
