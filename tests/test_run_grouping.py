@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lint.runs.assemble import LayoutSources, assemble
-from lint.runs.discovery import DEFAULT_RANK_REGEX, RunKey, run_key, split_by_time
+from lint.runs.discovery import DEFAULT_RANK_REGEX, RunKey, name_layout, run_key, split_by_time
 from lint.runs.summary import RankSummary
 
 
@@ -71,3 +71,9 @@ def test_one_nodes_files_keep_the_pipeline_depth_the_names_state() -> None:
     assert run is not None
     assert (run.layout.pp, run.layout.world) == (2, 16)
     assert not [claim for claim in run.layout.claims if claim.dimension == "pp" and claim.value != 2]
+
+
+def test_only_the_writers_name_args_state_a_layout() -> None:
+    assert name_layout("wd16_tp1_pp2_exp2_expNum8_l8_bs1_rank") == {"world": 16, "tp": 1, "pp": 2, "ep": 2, "layers": 8}
+    assert name_layout("wd4_tp2_pp2_numl40_bs1_GPT2BPETokenizer_rank") == {"world": 4, "tp": 2, "pp": 2, "layers": 40}
+    assert name_layout("gpt_tp2_l12_rank") == {}

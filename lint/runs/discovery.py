@@ -19,7 +19,9 @@ from lint.source import printable_path
 
 DEFAULT_RANK_REGEX = re.compile(r"^(?P<stem>.*)rank(?P<rank>[0-9]+)(?:_(?P<stamp>[0-9]{14})(?![0-9]))?")
 
-# Layout dimensions the writer puts in name_args, by the prefix it gives them.
+# Layout dimensions the writer puts in name_args, by the prefix it gives them; only a stem that starts
+# like name_args is read, so that another naming scheme's "tp2" is not taken for a layout.
+_NAME_ARGS = re.compile(r"^wd[0-9]+_tp[0-9]+_pp[0-9]+_")
 _NAME_DIMENSIONS = re.compile(r"(?:^|_)(?P<key>wd|tp|pp|exp|numl|l)(?P<value>[0-9]+)(?=_|$)")
 _DIMENSION_OF_KEY = {"wd": "world", "tp": "tp", "pp": "pp", "exp": "ep", "numl": "layers", "l": "layers"}
 
@@ -119,6 +121,8 @@ def split_by_time(files: Iterable[NamedFile]) -> dict[RunKey, list[NamedFile]]:
 def name_layout(stem: str) -> dict[str, int]:
     """Layout dimensions the writer put in a file name's stem: ``wd16_tp1_pp2_exp2_…`` -> world 16, tp 1, …"""
     found: dict[str, int] = {}
+    if not _NAME_ARGS.match(stem):
+        return found
     for match in _NAME_DIMENSIONS.finditer(stem):
         found.setdefault(_DIMENSION_OF_KEY[match.group("key")], int(match.group("value")))
     return found
