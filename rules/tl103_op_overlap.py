@@ -51,9 +51,7 @@ class OpOverlap(Rule):
             return
         previous = self.previous
         self.previous = record
-        if previous is not None and _batched_halves(previous, record):
-            return
-        if previous is not None and start < previous.timestamp - self.options.tolerance_ms - 1e-6:  # type: ignore[operator]
+        if previous is not None and start < previous.timestamp - self.options.tolerance_ms - 1e-6 and not _batched_halves(previous, record):  # type: ignore[operator]
             early = previous.timestamp - start  # type: ignore[operator]
             yield at(
                 record,

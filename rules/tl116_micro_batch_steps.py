@@ -1,3 +1,5 @@
+from array import array
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -10,6 +12,15 @@ class _Step(NamedTuple):
     line: int
     op: str
     batch_id: int
+
+
+class _Columns:
+    """One iteration's micro-batch steps, column by column: compact for files of millions of records."""
+
+    def __init__(self) -> None:
+        self.lines = array("q")
+        self.ops: list[str] = []  # the parser's interned op names
+        self.batches = array("q")
 
 
 class MicroBatchSteps(Rule):
@@ -43,24 +54,24 @@ class MicroBatchSteps(Rule):
 
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)
-        self.iterations: list[list[_Step]] = [[]]
-        self.next_line: dict[int, int] = {}  # line of a record -> line of the record after it
-        self.last_line: int | None = None
+        self.iterations: list[_Columns] = [_Columns()]
+        self.lines = array("q")  # every record's line, to find the record after a given one
 
     def check_op(self, record: OpRecord) -> tuple[()]:
-        if self.last_line is not None:
-            self.next_line[self.last_line] = record.line
-        self.last_line = record.line
+        self.lines.append(record.line)
         if record.op == "optimizer_step":
-            self.iterations.append([])
+            self.iterations.append(_Columns())
         elif record.op in MICRO_BATCH_OPS and record.batch_id is not None and not record.is_placeholder:
-            self.iterations[-1].append(_Step(record.line, record.op, record.batch_id))
+            columns = self.iterations[-1]
+            columns.lines.append(record.line)
+            columns.ops.append(record.op)
+            columns.batches.append(record.batch_id)
         return ()
 
     def finish(self) -> Iterator[Violation]:
-        for iteration, steps in enumerate(self.iterations):
-            if steps:
-                yield from self._check_iteration(iteration, steps)
+        for iteration, columns in enumerate(self.iterations):
+            if columns.ops:
+                yield from self._check_iteration(iteration, list(map(_Step, columns.lines, columns.ops, columns.batches)))
 
     def _check_iteration(self, iteration: int, steps: list[_Step]) -> Iterator[Violation]:
         first = min(step.batch_id for step in steps)
@@ -93,7 +104,8 @@ class MicroBatchSteps(Rule):
     ) -> Violation:
         message = f"micro-batch {batch} has no {op} (iteration {iteration}): this rank runs one for each of micro-batches {span[0]}-{span[1]}"
         if predecessor is not None and (lines := where.get((predecessor[0], batch + predecessor[1]))):
-            line = self.next_line.get(lines[0], lines[0] + 1)
+            after = bisect_right(self.lines, lines[0])
+            line = self.lines[after] if after < len(self.lines) else lines[0] + 1
             return Violation(line, 1, f"{message}; it belongs after {predecessor[0]} of micro-batch {batch + predecessor[1]} (line {lines[0]})")
         later = [lines[0] for (other, number), lines in where.items() if other == op and number > batch]
         return Violation(min(later) if later else None, 1 if later else None, message)

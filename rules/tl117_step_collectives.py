@@ -1,5 +1,7 @@
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from operator import attrgetter
 
 from lint.models.megatron_trace import OpRecord
 from lint.rule import Rule, Severity, Violation
@@ -8,6 +10,13 @@ from lint.rule import Rule, Severity, Violation
 _STEPS = frozenset({"get_batch", "forward_step", "loss_func", "backward_step"})
 
 Call = tuple[str, str | None, str | None, str | None]  # trace_src_func, func_name, comm_func, group
+_call = attrgetter("trace_src_func", "func_name", "comm_func", "group")
+
+
+class _Steps:
+    def __init__(self) -> None:
+        self.lines = array("q")
+        self.batches = array("q")  # -1 for a step without a batch id
 
 
 class StepCollectives(Rule):
@@ -39,30 +48,36 @@ class StepCollectives(Rule):
 
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)
-        self.steps: dict[str, dict[tuple[Call, ...], list[tuple[int, int | None]]]] = defaultdict(lambda: defaultdict(list))
+        # op -> its calls in call order -> the steps that hold them: compact for files of millions of records
+        self.steps: dict[str, dict[tuple[Call, ...], _Steps]] = defaultdict(lambda: defaultdict(_Steps))
 
     def check_op(self, record: OpRecord) -> tuple[()]:
         if record.op in _STEPS and not record.is_placeholder:
-            calls = tuple(sorted(
-                (sub.trace_src_func, sub.func_name, sub.comm_func, sub.group)
-                for sub in record.sub_operations if sub.comm_func is not None or sub.group is not None
-            ))
-            self.steps[record.op][calls].append((record.line, record.batch_id))
+            # In call order: the same code traces its calls in the same order, so steps that agree share
+            # one key; steps that hold the same calls in another order are merged in finish().
+            steps = self.steps[record.op][tuple(map(_call, record.sub_operations))]
+            steps.lines.append(record.line)
+            steps.batches.append(-1 if record.batch_id is None else record.batch_id)
         return ()
 
     def finish(self) -> Iterator[Violation]:
-        for op, kinds in sorted(self.steps.items()):
+        for op, in_order in sorted(self.steps.items()):
+            if len(in_order) < 2:
+                continue
+            kinds: dict[frozenset[tuple[Call, int]], list[tuple[int, int]]] = defaultdict(list)
+            for calls, steps in in_order.items():
+                kinds[frozenset(Counter(calls).items())] += zip(steps.lines, steps.batches)
             if len(kinds) < 2:
                 continue
             ranked = sorted(kinds.items(), key=lambda item: -len(item[1]))
             usual, agreeing = ranked[0]
             if len(agreeing) < 2 or len(agreeing) == len(ranked[1][1]):
                 continue  # no majority to judge by
-            expected = Counter(usual)
+            expected = Counter(dict(usual))
             for calls, records in ranked[1:]:
-                has, have = _differences(expected, Counter(calls))
+                has, have = _differences(expected, Counter(dict(calls)))
                 for line, batch in records:
-                    yield Violation(line, 1, f"{op} of micro-batch {batch} has {has}; the other {len(agreeing)} {op}s of this rank have {have}")
+                    yield Violation(line, 1, f"{op} of micro-batch {batch if batch >= 0 else None} has {has}; the other {len(agreeing)} {op}s of this rank have {have}")
 
 
 def _differences(expected: Counter[Call], found: Counter[Call]) -> tuple[str, str]:
