@@ -74,8 +74,8 @@ class StepCollectives(Rule):
             if len(agreeing) < 2 or len(agreeing) == len(ranked[1][1]):
                 continue  # no majority to judge by
             expected = Counter(dict(usual))
-            for calls, records in ranked[1:]:
-                has, have = _differences(expected, Counter(dict(calls)))
+            for held, records in ranked[1:]:
+                has, have = _differences(expected, Counter(dict(held)))
                 for line, batch in records:
                     yield Violation(line, 1, f"{op} of micro-batch {batch if batch >= 0 else None} has {has}; the other {len(agreeing)} {op}s of this rank have {have}")
 

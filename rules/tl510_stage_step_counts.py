@@ -46,15 +46,15 @@ class StageStepCounts(Rule):
             counts: dict[tuple[int, str], dict[int, int]] = defaultdict(dict)  # (iteration, op) -> rank -> count
             for iteration, op in seen:
                 forwards = {rank: ran[rank][iteration, "forward_step"] for rank in ranks}
-                usual, _ = majority(forwards)
+                micro_batches = majority(forwards)[0]
                 for rank in ranks:
                     # A rank that ran fewer micro-batches (TL507's finding) runs fewer of each of their steps.
-                    if op not in MICRO_BATCH_OPS or forwards[rank] == usual:
+                    if op not in MICRO_BATCH_OPS or forwards[rank] == micro_batches:
                         counts[iteration, op][rank] = ran[rank][iteration, op]
             for (iteration, op), by_rank in sorted(counts.items()):
-                expected, culprits = majority(by_rank)
+                most, culprits = majority(by_rank)
                 for rank in culprits:
-                    peers = [r for r, n in by_rank.items() if r != rank and n == expected] or [r for r in by_rank if r != rank]
+                    peers = [r for r, n in by_rank.items() if r != rank and n == most] or [r for r in by_rank if r != rank]
                     theirs = by_rank[peers[0]]
                     yield Violation(
                         None, None,
