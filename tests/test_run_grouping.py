@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import io
+import json
+import shutil
 from pathlib import Path
 
+from lint.cli import main
 from lint.runs.assemble import LayoutSources, assemble
 from lint.runs.discovery import DEFAULT_RANK_REGEX, RunKey, name_layout, run_key, split_by_time
 from lint.runs.summary import RankSummary
@@ -77,3 +81,25 @@ def test_only_the_writers_name_args_state_a_layout() -> None:
     assert name_layout("wd16_tp1_pp2_exp2_expNum8_l8_bs1_rank") == {"world": 16, "tp": 1, "pp": 2, "ep": 2, "layers": 8}
     assert name_layout("wd4_tp2_pp2_numl40_bs1_GPT2BPETokenizer_rank") == {"world": 4, "tp": 2, "pp": 2, "layers": 40}
     assert name_layout("gpt_tp2_l12_rank") == {}
+
+
+def _two_runs_of_one_stem(directory: Path) -> Path:
+    from tests.synth.megatron_run import RunSpec, write_run
+
+    directory.mkdir()
+    for path in write_run(RunSpec(tp=2, pp=2, dp=1, micro_batches=2, layers=2, hidden=64, seq=16, vocab=512), directory):
+        shutil.copyfile(path, path.with_name(path.name.replace("20241224105912", "20241225080000")))
+    return directory
+
+
+def test_two_runs_of_one_stem_in_one_directory_are_checked_as_two_runs(tmp_path: Path) -> None:
+    out = io.StringIO()
+    code = main(["check", str(_two_runs_of_one_stem(tmp_path / "runs")), "--output-format", "json", "--no-cache"], stdout=out)
+    assert (code, json.loads(out.getvalue())["findings"]) == (0, [])
+
+
+def test_diff_asks_which_of_two_runs_of_one_stem_to_compare(tmp_path: Path) -> None:
+    runs = _two_runs_of_one_stem(tmp_path / "runs")
+    err = io.StringIO()
+    assert main(["diff", str(runs), str(runs)], stdout=io.StringIO(), stderr=err) == 2
+    assert "holds the files of 2 runs (trace_rank* (run of 20241224105912), trace_rank* (run of 20241225080000)); name one" in err.getvalue()

@@ -39,7 +39,7 @@ from statistics import median
 from lint.engine import CheckOptions, check_file
 from lint.models.megatron_trace import P2P_OPS, tensor_bytes
 from lint.runs.assemble import LayoutSources, assemble
-from lint.runs.discovery import RunKey, run_key
+from lint.runs.discovery import RunKey, run_key, split_by_time
 from lint.runs.model import Run
 from lint.runs.summary import Collective, OpStep, RankSummary
 from lint.source import Source
@@ -71,8 +71,10 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
 def _read(path: str, sources: list[Source], options: SideOptions) -> Run:
     named = [run_key(source.path, options.rank_regex) for source in sources]
     stems = sorted({name.key.stem for name in filter(None, named)})
-    if len(stems) > 1:
-        raise DiffInputError(f"{path}: holds the files of {len(stems)} runs ({', '.join(s + '*' for s in stems)}); name one")
+    runs = [f"{key.stem}*" + (f" (run of {key.started})" if key.started else "")
+            for stem in stems for key in split_by_time(n for n in named if n is not None and n.key.stem == stem)]
+    if len(runs) > 1:
+        raise DiffInputError(f"{path}: holds the files of {len(runs)} runs ({', '.join(runs)}); name one")
     files: list[tuple[RankSummary, int]] = []
     reading = CheckOptions()  # summaries only: no rule runs, so the default selection is never consulted
     for index, (source, name) in enumerate(zip(sources, named)):
