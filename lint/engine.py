@@ -33,6 +33,7 @@ from lint.runs.summary import RankSummarizer, RankSummary
 from lint.source import InputError, Source, expand, printable_path
 
 INTERNAL_ERROR = ("TL000", "internal-error")
+UNKNOWN_FORMAT = "TL005"
 RUN_FORMAT = "megatron-trace"
 # Rules quote names and values from the input, which may be megabytes long; the report stays readable
 # (and its size proportional to the number of findings) when a message keeps only its start and end.
@@ -111,28 +112,26 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
         records = _summarized(records, summarizer)
     syntax_problems = 0
     add = collector.add
-    while True:
-        handlers = _handlers(active)
-        rule: Rule | None = None
-        item: Any = None
-        try:
-            for item in records:
-                if isinstance(item, SyntaxProblem):
-                    syntax_problems += 1
-                    if rules:
-                        collector.problem(item)
-                    continue
-                for rule, method in handlers.get(item.kind, ()):
+    handlers = _handlers(active)
+    item: Any = None
+    try:
+        for item in records:
+            if isinstance(item, SyntaxProblem):
+                syntax_problems += 1
+                if rules:
+                    collector.problem(item)
+                continue
+            for rule, method in handlers.get(item.kind, ()):
+                try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
                     for violation in method(item):
                         add(rule.code, rule.name, violation)
-                rule = None
-            break
-        except Exception as error:  # a rule bug must not end the check: report it, drop the rule, go on
-            if rule is None:  # the parser itself failed: nothing more can be read from this file
-                add(*INTERNAL_ERROR, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
-                break
-            active.remove(rule)
-            _report_crash(collector, rule, error, getattr(item, "line", None))
+                except Exception as error:
+                    if rule in active:  # the same record may reach the rule through several handlers
+                        active.remove(rule)
+                        handlers = _handlers(active)
+                        _report_crash(collector, rule, error, getattr(item, "line", None))
+    except Exception as error:  # the parser itself failed: nothing more can be read from this file
+        _internal_error(collector, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
     for rule in active:
         try:
             for violation in rule.finish():
@@ -167,10 +166,14 @@ def _handlers(rules: list[Rule]) -> dict[str, list[tuple[Rule, Callable[[Any], I
 
 def _report_crash(collector: _Collector, rule: Rule, error: Exception, line: int | None) -> None:
     where = f" at line {line}" if line else ""
-    collector.add(
-        *INTERNAL_ERROR,
-        Violation(line, None, f"rule {rule.code} ({rule.name}) failed{where} and was skipped for this file: {type(error).__name__}: {error}"),
-    )
+    message = f"rule {rule.code} ({rule.name}) failed{where} and was skipped for this file: {type(error).__name__}: {error}"
+    _internal_error(collector, Violation(line, None, message))
+
+
+def _internal_error(collector: _Collector, violation: Violation) -> None:
+    """TL000 is a rule like any other for selection: `--ignore TL000` silences it."""
+    if collector.selection.enabled(INTERNAL_ERROR[0]):
+        collector.add(*INTERNAL_ERROR, violation)
 
 
 # -- many files ------------------------------------------------------------------------------------
@@ -193,14 +196,16 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     for source in sources:
         report.summary.files += 1
         try:
-            format_name = options.trace_format or formats.detect(source.head())
+            detection = formats.Detection(options.trace_format) if options.trace_format else formats.identify(source.head())
         except InputError as error:
             report.summary.input_errors.append(str(error))
             continue
-        if format_name is None:
+        if detection.format is not None:
+            tasks.append(_Task(source, detection.format, asked=True))
+        elif source.named or source.head_damage is not None:
+            _report_unrecognised(source, detection, options, report)
+        else:
             report.summary.skipped.append(source.display)
-            continue
-        tasks.append(_Task(source, format_name, asked=True))
 
     stems: dict[RunKey, dict[Path, _Task]] = defaultdict(dict)  # run stem -> its files, asked or not
     names: dict[Path, NamedFile] = {}
@@ -229,6 +234,18 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             for named in group:
                 files[named.path].run, files[named.path].named_rank = key, named.rank
     return tasks
+
+
+def _report_unrecognised(source: Source, detection: formats.Detection, options: CheckOptions, report: CheckReport) -> None:
+    """A file of no known format that must not pass: it was named as a trace, or its compressed data is damaged."""
+    collector = _Collector(source.display, options.selection, options.max_findings)
+    if source.head_damage is not None:  # which says why no format could be seen
+        collector.problem(source.head_damage)
+    else:
+        collector.problem(SyntaxProblem(1, 1, UNKNOWN_FORMAT, f"{detection.explanation()} (use --trace-format to force one)"))
+    report.summary.checked += 1
+    report.files.append(FileResult(path=source.display, format=None, parsed=False))
+    report.findings.extend(collector.findings)
 
 
 _options_for_workers: CheckOptions | None = None

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Callable
 from functools import cache, cached_property
 from typing import Any
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
-from lark.load_grammar import GrammarBuilder, _literal_to_pattern  # the EBNF tree, before BNF expansion
 
+from lint.pyliteral import read_literal
 from lint.resources import grammar_path
 
 _EXPECT_COMMENT = re.compile(r"^//\s*expect\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*(?P<words>.+?)\s*$", re.M)
@@ -85,7 +86,7 @@ class Grammar:
         if isinstance(exc, UnexpectedCharacters):
             names = exc.allowed or set()
             column = exc.column
-            found = _found_at(text, exc.pos_in_stream)
+            found = _found_at(text, exc.pos_in_stream or 0)
         elif isinstance(exc, UnexpectedToken):
             names = exc.expected or set()
             if exc.token.type == "$END":
@@ -125,27 +126,29 @@ class Grammar:
 
     def field_names(self, rule: str) -> list[str]:
         """The named rules that ``rule`` is made of, looking through `_inlined` rules, in order."""
-        rules = _ebnf_rules(self.text)
+        rules = _ebnf(self.text).rules
         names: list[str] = []
 
         def visit(name: str) -> None:
-            for symbol in rules[name].scan_values(lambda v: type(v).__name__ == "NonTerminal"):
-                if symbol.name.startswith("_"):
-                    visit(symbol.name)
-                elif symbol.name not in names:
-                    names.append(symbol.name)
+            for symbol in _names_in(rules[name]):
+                if not _is_rule(symbol):
+                    continue  # a terminal
+                if symbol.startswith("_"):
+                    visit(symbol)
+                elif symbol not in names:
+                    names.append(symbol)
 
         visit(rule)
         return names
 
     def alternatives(self, rule: str) -> tuple[str, ...]:
         """The symbols a one-symbol-per-alternative rule such as ``batch_id: INT | NONE`` stands for."""
+        body = _ebnf(self.text).rules[rule]
         symbols = []
-        for expansion in _ebnf_rules(self.text)[rule].children:
-            values = list(expansion.scan_values(lambda v: type(v).__name__ in ("Terminal", "NonTerminal")))
-            if len(values) != 1:
+        for alternative in body.children if body.data == "expansions" else [body]:
+            if not (isinstance(alternative, Tree) and alternative.data == "name"):
                 raise ValueError(f"grammar {self.name!r}: rule {rule!r} is not a choice of single symbols")
-            symbols.append(values[0].name)
+            symbols.append(str(alternative.children[0]))
         return tuple(symbols)
 
     def derive(self, rule: str, fields: frozenset[str] | set[str] = frozenset(), loose: dict[str, str] | None = None) -> DerivedPattern:
@@ -163,7 +166,7 @@ class _Deriver:
         self.grammar = grammar
         self.fields = fields
         self.loose = loose
-        self.rules = _ebnf_rules(grammar.text)
+        self.rules = _ebnf(grammar.text).rules
         self.named: list[str] = []
 
     def pattern(self, rule: str) -> DerivedPattern:
@@ -184,65 +187,129 @@ class _Deriver:
             return f"(?P<{name}>{body})"
         return f"(?:{body})"
 
-    def _node(self, node: Any, stack: tuple[str, ...], repeated: bool) -> str:
-        if isinstance(node, Tree):
-            kind = node.data
-            if kind == "expansions":  # grouped: an inline (a | b) sits inside a larger sequence
-                return "(?:" + "|".join(self._node(child, stack, repeated) for child in node.children) + ")"
-            if kind == "expansion":
-                return "".join(self._node(child, stack, repeated) for child in node.children)
-            if kind == "alias":
-                return self._node(node.children[0], stack, repeated)
-            if kind == "value":
-                return self._node(node.children[0], stack, repeated)
-            if kind == "maybe":
-                return f"(?:{self._node(node.children[0], stack, repeated)})?"
-            if kind == "literal":
-                return f"(?:{_literal_to_pattern(node.children[0]).to_regexp()})"
-            if kind == "expr":
-                return self._repetition(node, stack, repeated)
-            raise NotRegularError(f"grammar {self.grammar.name!r}: cannot derive a regex from {kind!r}")
-        kind = type(node).__name__
-        if kind == "NonTerminal":
-            return self._rule(node.name, stack, repeated)
-        if kind == "Terminal":
-            return f"(?:{self.grammar.terminal_regex(node.name)})"
-        raise NotRegularError(f"grammar {self.grammar.name!r}: cannot derive a regex from {node!r}")
+    def _node(self, node: Tree[Token], stack: tuple[str, ...], repeated: bool) -> str:
+        def name_regex(name: str, inner_repeated: bool) -> str:
+            if _is_rule(name):
+                return self._rule(name, stack, inner_repeated)
+            return f"(?:{self.grammar.terminal_regex(name)})"
 
-    def _repetition(self, node: Tree, stack: tuple[str, ...], repeated: bool) -> str:
-        atom, *op = node.children
-        if len(op) == 1 and isinstance(op[0], Token) and op[0].value in "?":
-            return f"(?:{self._node(atom, stack, repeated)})?"
-        inner = self._node(atom, stack, True)
-        if len(op) == 1 and isinstance(op[0], Token) and op[0].value in ("*", "+"):
-            return f"(?:{inner}){op[0].value}"
-        if len(op) == 2:  # the ~ n..m range operator
-            low, high = (int(str(x)) for x in op)
-            return f"(?:{inner}){{{low},{high}}}"
-        if len(op) == 1:  # ~ n
-            count = int(str(op[0]))
-            return f"(?:{inner}){{{count}}}"
-        raise NotRegularError(f"grammar {self.grammar.name!r}: cannot derive a regex from {node!r}")
+        return _ebnf_regex(node, name_regex, repeated)
+
+
+def _is_rule(name: str) -> bool:
+    """Lark's naming: rules are lower case, terminals upper case, either may start with ``_``."""
+    return name.lstrip("_")[:1].islower()
+
+
+def _names_in(node: Tree[Token]) -> list[str]:
+    """The rule and terminal names ``node`` refers to, in order."""
+    if node.data == "name":
+        return [str(node.children[0])]
+    return [name for child in node.children if isinstance(child, Tree) for name in _names_in(child)]
 
 
 @dataclass(frozen=True)
 class _Ebnf:
-    rules: dict[str, Tree]  # rule name -> its EBNF tree (before Lark expands it to BNF)
-    terminals: dict[str, str]  # terminal name -> its compiled regex
+    rules: dict[str, Tree[Token]]  # rule name -> its EBNF tree, as Lark's own grammar of grammars parses it
+    terminals: dict[str, str]  # terminal name -> its regex
+
+
+@cache
+def _meta_parser() -> Lark:
+    """Lark's published grammar of Lark grammars (``lark/grammars/lark.lark``): public API only."""
+    return Lark.open_from_package("lark", "lark.lark", ("grammars",), parser="lalr", maybe_placeholders=False)
 
 
 @cache
 def _ebnf(text: str) -> _Ebnf:
-    builder = GrammarBuilder()
-    builder.load_grammar(text, "<grammar>")
-    grammar = builder.build()
-    rules = {name: tree for name, _params, tree, _options in grammar.rule_defs}
-    terminals, _, _ = grammar.compile([name for name in rules if not name.startswith("_")], "*")
-    return _Ebnf(rules, {t.name: t.pattern.to_regexp() for t in terminals})
+    rules: dict[str, Tree[Token]] = {}
+    terminal_trees: dict[str, Tree[Token]] = {}
+    for item in _meta_parser().parse(text).children:
+        if not isinstance(item, Tree) or item.data not in ("rule", "token"):
+            continue  # %ignore, %declare: nothing a derived regex needs
+        name_token, *_params_and_priority, body = item.children
+        name = str(name_token).lstrip("!?")
+        if not isinstance(body, Tree):
+            raise NotRegularError(f"{name}: a definition Lark's grammar of grammars does not describe")
+        (rules if item.data == "rule" else terminal_trees)[name] = body
+    terminals: dict[str, str] = {}
+
+    def terminal(name: str, stack: tuple[str, ...] = ()) -> str:
+        if name not in terminals:
+            if name in stack or name not in terminal_trees:
+                raise NotRegularError(f"terminal {name!r} is undefined or recursive")
+            terminals[name] = _ebnf_regex(terminal_trees[name], lambda inner, _repeated: f"(?:{terminal(inner, stack + (name,))})")
+        return terminals[name]
+
+    for name in terminal_trees:
+        terminal(name)
+    return _Ebnf(rules, terminals)
 
 
-def _ebnf_rules(text: str) -> dict[str, Tree]:
-    return _ebnf(text).rules
+def _ebnf_regex(node: Tree[Token] | Token, name_regex: Callable[[str, bool], str], repeated: bool = False) -> str:
+    """The regex of an EBNF tree; ``name_regex(name, repeated)`` gives that of a rule or terminal it names.
+
+    ``repeated`` tells whether the node sits inside a repetition, where a named group would keep only
+    its last iteration.
+    """
+    if isinstance(node, Token):
+        raise NotRegularError(f"cannot derive a regex from the bare token {node!r}")
+    kind = node.data
+    if kind == "expansions":  # alternatives; grouped when an inline (a | b) sits inside a longer sequence
+        alternatives = node.children
+        words = [_string_literal(child) for child in alternatives]
+        if all(word is not None for word in words):
+            # as Lark's lexer does: the longest word first, so that a word is never cut at a shorter one
+            alternatives = [child for _word, child in sorted(zip(words, alternatives, strict=True), key=lambda pair: -len(pair[0] or ""))]
+        return "(?:" + "|".join(_ebnf_regex(child, name_regex, repeated) for child in alternatives) + ")"
+    if kind == "expansion":
+        return "".join(_ebnf_regex(child, name_regex, repeated) for child in node.children)
+    if kind == "alias":  # `a b -> name`: the name only labels the tree Lark builds
+        return _ebnf_regex(node.children[0], name_regex, repeated)
+    if kind == "name":
+        return name_regex(str(node.children[0]), repeated)
+    if kind == "literal":
+        (value,) = node.children
+        return literal_regex(str(value), getattr(value, "type", ""))
+    if kind == "maybe":
+        return f"(?:{_ebnf_regex(node.children[0], name_regex, repeated)})?"
+    if kind == "expr":
+        atom, *op = node.children
+        return _repeat(_ebnf_regex(atom, name_regex, repeated or str(op[0]) != "?"), op)
+    raise NotRegularError(f"cannot derive a regex from {kind!r}")
+
+
+def _string_literal(node: Tree[Token] | Token) -> str | None:
+    """The word a case-sensitive ``"string"`` literal stands for; None for anything else."""
+    if not (isinstance(node, Tree) and node.data == "literal"):
+        return None
+    (value,) = node.children
+    if not (isinstance(value, Token) and value.type == "STRING") or value.endswith("i"):
+        return None
+    word: str = read_literal(value)
+    return word
+
+
+def _repeat(inner: str, op: list[Any]) -> str:
+    """``inner`` under an EBNF operator: ``?``, ``*``, ``+``, ``~ n`` or ``~ n..m``."""
+    if len(op) == 1 and str(op[0]) in ("?", "*", "+"):
+        return f"(?:{inner}){op[0]}"
+    if len(op) == 2:
+        return f"(?:{inner}){{{int(str(op[0]))},{int(str(op[1]))}}}"
+    if len(op) == 1:
+        return f"(?:{inner}){{{int(str(op[0]))}}}"
+    raise NotRegularError(f"cannot derive a regex from the operator {op!r}")
+
+
+def literal_regex(text: str, kind: str) -> str:
+    """The regex of a grammar literal of ``kind`` STRING (``"word"``, ``"word"i`` for any case) or REGEXP (``/regex/flags``)."""
+    if kind == "REGEXP":
+        body, _, flags = text[1:].rpartition("/")
+        body = body.replace("\\/", "/")
+        return f"(?{flags}:{body})" if flags else f"(?:{body})"
+    insensitive = text.endswith("i")
+    value = read_literal(text[:-1] if insensitive else text)
+    return f"(?i:{re.escape(value)})" if insensitive else f"(?:{re.escape(value)})"
 
 
 def quote(text: str) -> str:

@@ -46,19 +46,18 @@ class RuleOptions(BaseModel):
 
 @dataclass(slots=True)
 class Violation:
-    """Where a rule found a problem and what it is; ``content`` feeds the baseline fingerprint."""
+    """Where a rule found a problem and what it is."""
 
     line: int | None
     column: int | None
     message: str
     rank: int | None = None
-    content: str | None = None
     path: str | None = None  # run rules name the rank file they blame
 
 
-def at(record: Any, message: str, column: int | None = None, content: str | None = None) -> Violation:
+def at(record: Any, message: str, column: int | None = None) -> Violation:
     """A violation located at ``record`` (anything with ``line``, ``column`` and maybe ``rank``)."""
-    return Violation(record.line, column or record.column, message, getattr(record, "rank", None), content)
+    return Violation(record.line, column or record.column, message, getattr(record, "rank", None))
 
 
 _SECTIONS = ("Why it matters", "Example")

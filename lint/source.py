@@ -2,8 +2,8 @@
 
 Compressed files (gzip, bzip2, xz, zstd) are recognised by their magic bytes, not their names, and
 decompressed as a stream.  Line endings (LF, CRLF, a lone final line without newline) are normalised
-here; invalid UTF-8 and truncated compressed streams become findings, so that every format parser sees
-clean ``(number, text)`` pairs.
+here; invalid UTF-8, NUL bytes and truncated compressed streams become findings, so that every format
+parser sees clean ``(number, text)`` pairs.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import re
 import shutil
 import sys
 import tempfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ ENCODING_CODE = "TL003"
 TRUNCATED_CODE = "TL004"
 HEAD_BYTES = 64 * 1024
 HEAD_LINES = 200
+_HEAD_CHUNK = 4096
 STDIN = "-"
 
 # First bytes of each compressed format, long enough that no text file starts that way by chance
@@ -94,7 +96,7 @@ def _decompressed(raw: BinaryIO, compression: str | None) -> BinaryIO:
 
 
 # What a damaged compressed stream raises while it is read.
-_DAMAGED = (EOFError, OSError, lzma.LZMAError, zstandard.ZstdError)
+_DAMAGED = (EOFError, OSError, zlib.error, lzma.LZMAError, zstandard.ZstdError)
 
 
 @dataclass
@@ -105,6 +107,8 @@ class Source:
     display: str
     problems: list[SyntaxProblem] = field(default_factory=list)
     compression: str | None = None
+    named: bool = False  # named by the user (not met while walking a directory or expanding a glob)
+    head_damage: SyntaxProblem | None = None  # the compressed data broke within the head (see head())
 
     def _open_raw(self) -> BinaryIO:
         try:
@@ -121,15 +125,22 @@ class Source:
         return _decompressed(raw, self.compression)
 
     def head(self) -> list[str]:
-        """The first lines (at most HEAD_BYTES), decoded leniently: enough to detect the format."""
+        """The first lines (at most HEAD_BYTES), decoded leniently: enough to detect the format.
+
+        NUL bytes or other binary junk are kept: inside a trace they are damage for the parser to report at
+        their line, and a file that is binary throughout is recognised by no format.
+        """
         data = b""
-        try:
-            with self.open() as stream:
-                data = stream.read(HEAD_BYTES)
-        except _DAMAGED:
-            pass  # detect from what could be read; lines() reports the damage
-        if b"\0" in data:
-            return []  # binary: no text format applies
+        with self.open() as stream:
+            try:
+                # Small reads: a damaged stream loses only the chunk it breaks in, so a truncated file whose
+                # readable part is short is still detected (and lines() then reports the damage).
+                while len(data) < HEAD_BYTES and (chunk := stream.read(min(_HEAD_CHUNK, HEAD_BYTES - len(data)))):
+                    data += chunk
+            except _DAMAGED as error:
+                if self.compression is None:
+                    raise InputError(f"{self.display}: cannot read: {error}") from None
+                self.head_damage = self._damage(data.count(b"\n") + 1, error)
         text = data.decode("utf-8", "replace").removeprefix("\ufeff")
         lines = text.split("\n")
         if len(data) == HEAD_BYTES and len(lines) > 1:
@@ -150,16 +161,26 @@ class Source:
                         text = raw.decode("utf-8")
                     except UnicodeDecodeError as error:
                         text = self._undecodable(number, raw, error)
+                    if b"\0" in raw:
+                        self._nul(number, text)
                     if number == 1:
                         text = text.removeprefix("\ufeff")
                     yield number, text
             except _DAMAGED as error:
                 if self.compression is None:
                     raise
-                self.problems.append(SyntaxProblem(
-                    number + 1, 1, TRUNCATED_CODE,
-                    f"the {self.compression} data is damaged or ends early after line {number}: {error}",
-                ))
+                self.problems.append(self._damage(number + 1, error))
+
+    def _damage(self, number: int, error: Exception) -> SyntaxProblem:
+        """The finding for compressed data that breaks off at line ``number``."""
+        where = f"after line {number - 1}" if number > 1 else "before its first line"
+        return SyntaxProblem(number, 1, TRUNCATED_CODE, f"the {self.compression} data is damaged or ends early {where}: {error}")
+
+    def _nul(self, number: int, text: str) -> None:
+        self.problems.append(SyntaxProblem(
+            number, text.index("\0") + 1, ENCODING_CODE,
+            "a NUL byte; no writer's text holds one (blocks of NULs are what a crash or an unfinished copy leaves)",
+        ))
 
     def _undecodable(self, number: int, raw: bytes, error: UnicodeDecodeError) -> str:
         column = len(raw[: error.start].decode("utf-8", "replace")) + 1
@@ -175,7 +196,7 @@ def spool_stdin() -> Source:
     with spool:
         shutil.copyfileobj(sys.stdin.buffer, spool)
     atexit.register(os.unlink, spool.name)
-    return Source(Path(spool.name), STDIN)
+    return Source(Path(spool.name), STDIN, named=True)
 
 
 def printable_path(name: str) -> str:
@@ -185,7 +206,10 @@ def printable_path(name: str) -> str:
 
 
 def expand(paths: list[str]) -> tuple[list[Source], list[str]]:
-    """Files named by ``paths`` (directories walked, globs expanded, hidden entries skipped) and the errors found."""
+    """Files named by ``paths`` (directories walked, globs expanded, hidden entries skipped) and the errors found.
+
+    A file named as such is ``named``: it must be a trace.  Files that a walk or a glob finds may be anything.
+    """
     sources: list[Source] = []
     errors: list[str] = []
     for name in paths:
@@ -198,18 +222,18 @@ def expand(paths: list[str]) -> tuple[list[Source], list[str]]:
             if not matches:
                 errors.append(f"{printable_path(name)}: no file matches this pattern")
             for match in matches:
-                _add(Path(match), match, sources, errors)
+                _add(Path(match), match, sources, errors, named=False)
             continue
-        _add(path, name, sources, errors)
+        _add(path, name, sources, errors, named=True)
     return sources, errors
 
 
-def _add(path: Path, name: str, sources: list[Source], errors: list[str]) -> None:
+def _add(path: Path, name: str, sources: list[Source], errors: list[str], *, named: bool) -> None:
     shown = printable_path(name)
     if path.is_dir():
         _walk(path, sources, errors)
     elif path.is_file():
-        sources.append(Source(path, shown))
+        sources.append(Source(path, shown, named=named))
     elif path.is_symlink():
         errors.append(f"{shown}: a broken symbolic link or a symbolic link loop")
     elif path.exists():

@@ -3,10 +3,12 @@ from lint.rule import Rule, Scope, Severity
 
 
 class InvalidEncoding(Rule):
-    """A line holds bytes that are not UTF-8 text.
+    """A line holds bytes that are not UTF-8 text, or a NUL byte.
 
     Every format tlint reads is text written by Python or C++ in UTF-8 (or plain ASCII).  Invalid bytes
     are reported at their column and replaced by U+FFFD so that the rest of the line is still checked.
+    No writer prints a NUL byte (Python's ``print`` of the writers' strings cannot produce one); a NUL is
+    reported at its column, and the line is still checked.
 
     Why it matters:
         Invalid bytes in a trace come from a truncated write, a concatenated binary file or a copy through

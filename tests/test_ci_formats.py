@@ -120,13 +120,15 @@ def test_github_writes_one_annotation_per_finding(checked: Path, findings: list[
 
 def test_github_escapes_what_would_end_a_property_or_the_command() -> None:
     finding = Finding(
-        code="TL001", name="invalid-syntax", severity=Severity.INFO, path="a,b:c%d.txt", line=3, column=4, rank=None,
-        message="100% wrong: a, b\r\nnext line ::error::",
+        code="TL001", name="invalid-syntax", severity=Severity.INFO, path="a,b:c%d\x1b[2J.txt", line=3, column=4, rank=None,
+        message="100% wrong: a, b\r\nnext line ::error:: grad\x1b[31m",
     )
     line = command(finding)
-    assert "\n" not in line and "\r" not in line
+    assert "\n" not in line and "\r" not in line and "\x1b" not in line
+    # Control characters from the file are shown as escapes, then the rest is escaped as GitHub documents.
     assert read_workflow_command(line) == (
-        "notice", {"file": "a,b:c%d.txt", "line": "3", "col": "4", "title": "TL001 invalid-syntax"}, finding.message,
+        "notice", {"file": "a,b:c%d\\x1b[2J.txt", "line": "3", "col": "4", "title": "TL001 invalid-syntax"},
+        "100% wrong: a, b\\r\\nnext line ::error:: grad\\x1b[31m",
     )
 
 

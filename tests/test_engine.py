@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from lint.config import FileConfig, Overrides, build_selection
 from lint.engine import MAX_MESSAGE, CheckOptions, check
 from lint.rule import registry
 
@@ -27,6 +28,35 @@ def test_a_crashing_rule_is_reported_and_the_others_still_run(tmp_path: Path, mo
     assert ("TL000", 1) in codes and ("TL112", 4) in codes
     (crash,) = [f for f in report.findings if f.code == "TL000"]
     assert crash.message == "rule TL103 (op-overlap) failed at line 1 and was skipped for this file: ZeroDivisionError: boom"
+
+
+def _trace_with_unknown_state(tmp_path: Path) -> Path:
+    trace = tmp_path / "trace.txt"
+    lines = (FIXTURES / "seeds" / "000_14848477538be528.txt").read_text(encoding="utf-8").splitlines()
+    lines[3] = lines[3].replace("mg_state=steady", "mg_state=stedy")
+    trace.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return trace
+
+
+def _explode_on_line_4(self: object, record: object) -> object:
+    if getattr(record, "line", None) == 4:
+        raise ZeroDivisionError("boom")
+    return ()
+
+
+def test_a_rule_crashing_on_a_record_leaves_the_other_rules_findings_on_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # TL103 runs before TL112 on every record: its crash on line 4 must not cost TL112's finding there
+    monkeypatch.setattr(registry()["TL103"], "check_op", _explode_on_line_4)
+    report = check([str(_trace_with_unknown_state(tmp_path))], CheckOptions())
+    codes = [(f.code, f.line) for f in report.findings]
+    assert ("TL000", 4) in codes and ("TL112", 4) in codes
+
+
+def test_ignoring_tl000_silences_internal_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry()["TL103"], "check_op", _explode_on_line_4)
+    selection = build_selection(FileConfig(), Overrides(ignore=["TL000"]), tmp_path, "command line")
+    report = check([str(_trace_with_unknown_state(tmp_path))], CheckOptions(selection=selection))
+    assert [(f.code, f.line) for f in report.findings] == [("TL112", 4)]
 
 
 def test_a_message_quoting_a_huge_value_keeps_its_start_and_end(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
@@ -42,12 +43,60 @@ def _module(name: str) -> Any:
     return importlib.import_module(FORMAT_MODULES[name])
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """What one format's detector saw in a file's first lines (true when it recognises the format).
+
+    Detection judges the structure of the first records, not the first line alone: a damaged line at the
+    top of a trace must be reported by the format's parser, not make the file pass as unknown.
+    """
+
+    recognised: bool
+    share: float  # of the non-empty first lines, the part shaped like this format's records: ranks the closest format
+    seen: str  # what was seen, in words, for a file no format recognises
+
+    def __bool__(self) -> bool:
+        return self.recognised
+
+    @classmethod
+    def majority(cls, matched: int, lines: int, shape: str, also: str = "") -> Evidence:
+        """Recognised when more than half of the ``lines`` non-empty first lines are ``shape``; ``also`` is what
+        else the detector saw."""
+        return cls(2 * matched > lines, matched / lines if lines else 0.0, f"{also}{matched} of {lines} non-empty lines {shape}")
+
+
+@dataclass(frozen=True)
+class Detection:
+    """The format of a file, or why none: ``closest`` is the format it resembles most, ``why`` what was seen."""
+
+    format: str | None
+    closest: str | None = None
+    why: str = ""
+
+    def explanation(self) -> str:
+        if self.closest is None:
+            return f"not a known trace format: {self.why}"
+        return f"not a known trace format: closest is {self.closest}, but {self.why}"
+
+
+def identify(head: list[str]) -> Detection:
+    """The format whose writer produced these first lines; or, when none did, the closest one and why."""
+    evidence: dict[str, Evidence] = {}
+    for name in FORMAT_NAMES:  # the first format that recognises the lines wins, as their order says
+        evidence[name] = _module(name).detect(head)
+        if evidence[name]:
+            return Detection(name)
+    if not any(text.strip() for text in head):
+        return Detection(None, why="the file is empty" if head in ([], [""]) else "the file holds only blank lines")
+    closest = max(FORMAT_NAMES, key=lambda name: evidence[name].share)
+    if not evidence[closest].share:
+        return Detection(None, why=f"no line looks like a record of {', '.join(FORMAT_NAMES)}")
+    return Detection(None, closest, evidence[closest].seen)
+
+
 def detect(head: list[str]) -> str | None:
     """The format whose writer produced these first lines, or None."""
-    for name in FORMAT_NAMES:
-        if _module(name).detect(head):
-            return name
-    return None
+    return identify(head).format
 
 
 @cache

@@ -17,7 +17,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from lint.formats import INT64_MAX, fits_int64, int64
+from lint.formats import INT64_MAX, Evidence, fits_int64, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
 from lint.models.common import SyntaxProblem
 from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation
@@ -38,12 +38,10 @@ _LAYOUT_RULES = {"V0": "record_v0", "V1": "record_v1", "V2": "record_v2", "V3": 
 _KEYS = {("record_v2", "mg_state"): "stage"}  # a field printed under another key
 
 
-def detect(lines: list[str]) -> bool:
-    """A megatron-trace file starts with a ``rank:R:op(`` record."""
-    for text in lines:
-        if text.strip():
-            return _HEAD.match(text) is not None
-    return False
+def detect(lines: list[str]) -> Evidence:
+    """Every line of a megatron-trace file is a ``rank:R:op(`` record: most of the first lines start one."""
+    texts = [text for text in lines if text.strip()]
+    return Evidence.majority(sum(1 for text in texts if _HEAD.match(text)), len(texts), "start a `rank:R:op(` record")
 
 
 @lru_cache(maxsize=4096)  # bounded: a file of endlessly new shapes must not grow memory

@@ -10,12 +10,13 @@ is not counted: a missing or extra column is best told by naming the column the 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from lark import Token, Tree
 
-from lint.formats import int64
+from lint.formats import Evidence, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
 from lint.models.common import SyntaxProblem
 from lint.models.neusight_tsv import COLUMNS, HeaderRecord, LayerRecord
@@ -25,6 +26,8 @@ SYNTAX_CODE = "TL001"
 COLUMN_COUNT_CODE = "TL002"
 
 _HEADER_START = "name\tforward_compute_time"
+# A layer row as detection sees it: a name, a time, then the other columns, tab-separated.
+_ROW_SHAPE = re.compile(r"[^\t]+\t[-+.0-9eE]+" + r"\t[^\t]+" * (len(COLUMNS) - 2))
 
 _CONVERTERS: dict[str, Callable[[str], Any]] = {
     "LAYER": str,
@@ -34,12 +37,17 @@ _CONVERTERS: dict[str, Callable[[str], Any]] = {
 }
 
 
-def detect(lines: list[str]) -> bool:
-    """A neusight-tsv file starts with its header, ``name<TAB>forward_compute_time...``."""
-    for text in lines:
-        if text.strip():
-            return text.startswith(_HEADER_START)
-    return False
+def detect(lines: list[str]) -> Evidence:
+    """A neusight-tsv file starts with its header, ``name<TAB>forward_compute_time...``, and goes on with
+    layer rows: a file whose header is damaged is still recognised by its rows."""
+    texts = [text for text in lines if text.strip()]
+    if texts and texts[0].startswith(_HEADER_START):
+        return Evidence(True, 1.0, "")
+    rows = sum(1 for text in texts if _ROW_SHAPE.fullmatch(text))
+    return Evidence.majority(
+        rows, len(texts), f"are layer rows ({len(COLUMNS)} tab-separated columns)",
+        also="its first line is not the header `name<TAB>forward_compute_time…` and ",
+    )
 
 
 class Parser:

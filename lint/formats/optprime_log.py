@@ -25,6 +25,7 @@ from typing import Any
 from lark import Lark, Tree
 from lark.exceptions import UnexpectedInput
 
+from lint.formats import Evidence
 from lint.grammar import Grammar
 from lint.models.common import SyntaxProblem
 from lint.models.optprime_log import (
@@ -72,16 +73,38 @@ _CONCURRENT_RULES = (
     "module_placement", "clean_module_memory", "cross_ref_header", "special_nodes", "timing_header",
     "layer_timing", "epoch_progress", "run_completed", "time_elapsed",
 )
-# Kinds any Python or torchrun program prints: they do not make a file an optprime log.
-_GENERIC_KINDS = frozenset({"other", "separator", "python_log", "traceback", "exception", "syntax"})
+# Kinds any Python or torchrun program prints (and notes quote, as `[rank3]: Traceback ...`): they do not make
+# a file an optprime log.
+_GENERIC_KINDS = frozenset({"other", "separator", "python_log", "traceback", "exception", "syntax", "rank_prefix"})
 _DETECT_KINDS = 2
+# An optprime log interleaves other output (model prints, warnings) with its records, but not by far so much
+# as a note or a source file that quotes a few of them.
+_DETECT_SHARE = 0.05
 
 
-def detect(lines: list[str]) -> bool:
-    """At least two distinct torchrun/opt_prime record kinds among the first lines, valid or broken."""
+def detect(lines: list[str]) -> Evidence:
+    """At least two distinct opt_prime record kinds among the first lines, valid or broken, on a fair part of them."""
     from lint import formats  # the shared parser: its grammar is built once per process
 
-    return len(formats.parser(NAME).kinds_in(lines) - _GENERIC_KINDS) >= _DETECT_KINDS
+    parser = formats.parser(NAME)
+    texts = [text for text in lines if text.strip()]
+    kinds_per_line = [_specific_kinds(parser.kinds_in([text])) for text in texts]
+    kinds = set().union(*kinds_per_line)
+    holding = sum(1 for line_kinds in kinds_per_line if line_kinds)
+    share = holding / len(texts) if texts else 0.0
+    return Evidence(
+        len(kinds) >= _DETECT_KINDS and share >= _DETECT_SHARE, share,
+        f"{holding} of {len(texts)} non-empty lines hold opt_prime records, of {len(kinds)} kind{'' if len(kinds) == 1 else 's'}"
+        f" (an optprime log has at least {_DETECT_KINDS} kinds, on {_DETECT_SHARE:.0%} of its lines or more)",
+    )
+
+
+def _specific_kinds(kinds: set[str]) -> set[str]:
+    """The opt_prime kinds of one line's records.  A log header counts only where its message is not a record
+    of its own: one quoted torchrun line (`W0105 ... api.py:897] Sending process 4301 closing signal`) is
+    not two kinds."""
+    specific = kinds - _GENERIC_KINDS
+    return specific - _LOG_RULES if len(specific) > 1 else specific
 
 
 # -- field values --------------------------------------------------------------------------------

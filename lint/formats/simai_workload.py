@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from lark import Token, Tree
 
+from lint.formats import Evidence
 from lint.grammar import Grammar, GrammarSyntaxError
 from lint.models.common import SyntaxProblem
 from lint.models.simai_workload import CHECKPOINT_KEYS, CUSTOMIZED, KINDS, SETTING_FIELDS, Header, HeaderNumber, LayerCount, LayerRow
@@ -28,19 +29,24 @@ _TOKEN = re.compile(r"[^ \t]+")
 _UPPERCASE_WORD = re.compile(r"[A-Z][A-Z0-9_]*")
 _INTEGER = re.compile(r"[0-9]+")
 _BLANKS = " \t"
+# A layer row as detection sees it: a name, the placeholder, three (compute, comm type, size) triples, the
+# update time, and for HYBRID_CUSTOMIZED the layer's parallelism.
+_ROW_SHAPE = re.compile(r"[^ \t]+[ \t]+-?[0-9]+(?:[ \t]+[0-9]+[ \t]+[A-Z_]+[ \t]+[0-9]+){3}[ \t]+[0-9]+(?:[ \t]+[A-Z][A-Z0-9_]*)?[ \t]*")
 _INTEGER_TERMINALS = frozenset({"INT", "SIGNED_INT"})
 _Record = TypeVar("_Record", Header, LayerCount, LayerRow)
 
 
-def detect(lines: list[str]) -> bool:
-    """The first token is a workload kind: a known one, or an upper-case word followed by a row count."""
+def detect(lines: list[str]) -> Evidence:
+    """The first token is a workload kind: a known one, or an upper-case word followed by a row count.  A file
+    whose header is damaged is still recognised by its layer rows."""
     texts = [text for text in lines if text.strip(_BLANKS)]
     first = _TOKEN.search(texts[0]) if texts else None
-    if first is None:
-        return False
-    if first.group() in KINDS:
-        return True
-    return _UPPERCASE_WORD.fullmatch(first.group()) is not None and len(texts) > 1 and _INTEGER.fullmatch(texts[1].strip(_BLANKS)) is not None
+    if first is not None and (first.group() in KINDS or (
+        _UPPERCASE_WORD.fullmatch(first.group()) is not None and len(texts) > 1 and _INTEGER.fullmatch(texts[1].strip(_BLANKS)) is not None
+    )):
+        return Evidence(True, 1.0, "")
+    rows = sum(1 for text in texts if _ROW_SHAPE.fullmatch(text))
+    return Evidence.majority(rows, len(texts), "are layer rows", also="its first line is not a workload kind and its second not a row count, and ")
 
 
 class _Rejected(Exception):

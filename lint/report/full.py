@@ -6,10 +6,11 @@ from itertools import groupby
 from typing import TextIO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from lint.models.report import CheckReport, Finding
-from lint.report.text import summary_line
+from lint.report.text import printable, summary_line
 from lint.source import read_lines
 
 _WINDOW = 100  # characters of a long line shown around the column
@@ -22,7 +23,7 @@ def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
     for path, group in groupby(report.findings, key=lambda f: f.path or ""):
         findings = list(group)
         sources = read_lines(path, {f.line for f in findings if f.line})
-        title = Text(path or "<run>", style="bold underline")
+        title = Text(printable(path or "<run>"), style="bold underline")
         if formats.get(path):
             title.append(f"  ({formats[path]})", style="dim")
         console.print(title)
@@ -31,9 +32,9 @@ def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
         console.print()
     errors = Console(file=err, highlight=False, soft_wrap=True)
     for skipped in report.summary.skipped:
-        errors.print(f"[dim]{skipped}: skipped: format not recognised (use --trace-format to force one)[/dim]")
+        errors.print(f"[dim]{escape(printable(skipped))}: skipped: format not recognised (use --trace-format to force one)[/dim]")
     for error in report.summary.input_errors:
-        errors.print(f"[bold red]tlint: error:[/bold red] {error}", markup=True)
+        errors.print(f"[bold red]tlint: error:[/bold red] {escape(printable(error))}", markup=True)
     errors.print(summary_line(report), markup=False)
 
 
@@ -44,7 +45,7 @@ def _finding(console: Console, finding: Finding, source: str | None) -> None:
         head.append("  ")
     head.append(finding.code, style=_STYLES[finding.severity.value])
     head.append(f" {finding.severity.value}", style=_STYLES[finding.severity.value])
-    head.append(f"  {finding.message}")
+    head.append(f"  {printable(finding.message)}")
     if finding.rank is not None:
         head.append(f"  [rank {finding.rank}]", style="dim")
     head.append(f"  ({finding.name})", style="dim")
@@ -53,10 +54,12 @@ def _finding(console: Console, finding: Finding, source: str | None) -> None:
         return
     column = max(finding.column or 1, 1)
     start = max(0, column - 1 - _WINDOW // 2)
-    shown = source[start:start + _WINDOW]
+    # Tabs become one space each and control characters escapes: the caret is placed by the escaped text.
+    before = printable(source[start:column - 1].expandtabs(1))
+    shown = before + printable(source[column - 1:start + _WINDOW].expandtabs(1))
     prefix = "…" if start else ""
     suffix = "…" if start + _WINDOW < len(source) else ""
     gutter = f"{finding.line:>6} | "
-    console.print(Text(gutter, style="dim") + Text(prefix + shown.expandtabs(1) + suffix))
-    caret = " " * (len(gutter) + len(prefix) + column - 1 - start) + "^"
+    console.print(Text(gutter, style="dim") + Text(prefix + shown + suffix))
+    caret = " " * (len(gutter) + len(prefix) + len(before)) + "^"
     console.print(Text(caret, style=_STYLES[finding.severity.value]))

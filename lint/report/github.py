@@ -1,7 +1,8 @@
 """``github``: one GitHub Actions workflow command per finding, which GitHub shows as an annotation.
 
 ``::error file=PATH,line=L,col=C,title=CODE name::message`` on stdout (``warning`` and ``notice`` for the
-other severities), then the summary on stderr.  Values are escaped as GitHub's own toolkit escapes them.
+other severities), then the summary on stderr.  Values are escaped as GitHub's own toolkit escapes them,
+after the control characters a file's text may hold are shown as escapes.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from lint.models.report import CheckReport, Finding
-from lint.report.text import finding_message, write_notes
+from lint.report.text import finding_message, printable, write_notes
 from lint.rule import Severity
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -26,7 +27,7 @@ def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
 def command(finding: Finding) -> str:
     properties: dict[str, object] = {}
     if finding.path:
-        properties["file"] = finding.path
+        properties["file"] = printable(finding.path)
     if finding.line:
         properties["line"] = finding.line
         properties["col"] = finding.column or 1

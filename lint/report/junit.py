@@ -31,7 +31,7 @@ def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
         by_path[finding.path or ""].append(finding)
     suite = ET.Element("testsuite", name=SUITE_NAME)
     for result in report.files:
-        _case(suite, result.format or "", result.path, by_path.pop(result.path, []), report)
+        _case(suite, result.format or SKIPPED_CLASSNAME, result.path, by_path.pop(result.path, []), report)
     for path, findings in by_path.items():  # findings on runs: not on any one checked file
         _case(suite, RUN_CLASSNAME, path, findings, report)
     for path in report.summary.skipped:

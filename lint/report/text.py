@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from typing import TextIO
 
 from lint.models.report import CheckReport, Finding
+
+# Control characters (C0, DEL, C1) and the bidirectional overrides: text from a file that would drive the
+# terminal or CI log it is shown in (an ESC sequence recolours or moves the cursor; an override reorders).
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters shown as escapes (``\\x1b``, ``\\t``), as Python's repr shows them."""
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    character = match.group()
+    return _ESCAPES.get(character) or (f"\\x{ord(character):02x}" if ord(character) < 0x100 else f"\\u{ord(character):04x}")
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -34,7 +50,7 @@ def summary_line(report: CheckReport) -> str:
 
 
 def location(path: str | None, line: int | None, column: int | None) -> str:
-    parts = [path or "<run>"]
+    parts = [printable(path or "<run>")]
     if line:
         parts.append(str(line))
         parts.append(str(column or 1))
@@ -51,13 +67,13 @@ def statistics_lines(report: CheckReport) -> list[str]:
 def finding_message(finding: Finding) -> str:
     """The message, naming the rank when no line does (run findings are about a rank, not a line)."""
     rank = f" [rank {finding.rank}]" if finding.rank is not None and finding.line is None else ""
-    return finding.message + rank
+    return printable(finding.message) + rank
 
 
 def write_notes(report: CheckReport, err: TextIO) -> None:
     """What the plain-text reporters say on stderr after the findings: skipped files, input errors, summary."""
     for path in report.summary.skipped:
-        err.write(f"{path}: skipped: format not recognised (use --trace-format to force one)\n")
+        err.write(f"{printable(path)}: skipped: format not recognised (use --trace-format to force one)\n")
     for error in report.summary.input_errors:
-        err.write(f"tlint: error: {error}\n")
+        err.write(f"tlint: error: {printable(error)}\n")
     err.write(summary_line(report) + "\n")

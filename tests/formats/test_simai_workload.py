@@ -340,7 +340,7 @@ def test_does_not_claim_the_other_formats(path: Path) -> None:
     ],
 )
 def test_detection_from_content(lines: list[str], expected: bool) -> None:
-    assert simai_workload.detect(lines) is expected
+    assert bool(simai_workload.detect(lines)) is expected
 
 
 # -- generated records: render -> parse is the identity ----------------------------------------------

@@ -6,22 +6,23 @@ from typing import TextIO
 
 from lint.diff.wording import subject, transition
 from lint.models.diff import DiffReport, DiffSide
-from lint.report.text import plural
+from lint.report.text import plural, printable
 
 
 def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     summary = report.summary
-    out.write(f"{summary.verdict}: {summary.headline}\n" if summary.verdict != "identical" else f"{summary.headline}\n")
+    headline = printable(summary.headline)
+    out.write(f"{summary.verdict}: {headline}\n" if summary.verdict != "identical" else f"{headline}\n")
     out.write(f"--- a: {side_line(report.a)}\n+++ b: {side_line(report.b)}\n")
     for change in report.changes:
         mark = " *significant*" if change.significant else ""
-        out.write(f"{change.category} {change.kind} {subject(change)}: {transition(change)}{mark}\n")
+        out.write(f"{change.category} {change.kind} {printable(f'{subject(change)}: {transition(change)}')}{mark}\n")
     err.write(counts_line(report) + "\n")
 
 
 def side_line(side: DiffSide) -> str:
     units = "; ".join(f"{name}: {unit}" for name, unit in side.units.items())
-    return f"{side.path} ({side.format}, {plural(side.files, 'file')}; {units})"
+    return f"{printable(side.path)} ({side.format}, {plural(side.files, 'file')}; {units})"
 
 
 def counts_line(report: DiffReport) -> str:

@@ -13,6 +13,7 @@ from lint.diff.wording import percent, signed, unit_of, value
 from lint.models.diff import CATEGORIES, Change, DiffReport
 from lint.report.diff.concise import counts_line, side_line
 from lint.report.diff.distribution import box_bar, scale
+from lint.report.text import printable
 
 _VERDICT_STYLES = {"identical": "green", "no significant change": "yellow", "significant change": "bold red"}
 
@@ -22,7 +23,7 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     summary = report.summary
     head = Text()
     head.append(summary.verdict, style=_VERDICT_STYLES[summary.verdict])
-    head.append(f"\n{summary.headline}\n\n")
+    head.append(f"\n{printable(summary.headline)}\n\n")
     head.append(f"a: {side_line(report.a)}\nb: {side_line(report.b)}\n", style="dim")
     head.append(counts_line(report), style="dim")
     console.print(Panel(head, title="tlint diff", title_align="left"))
@@ -44,7 +45,8 @@ def _table(category: str, changes: list[Change]) -> Table:
         unit = unit_of(change)
         mark = Text("*", style="bold red") if change.significant else Text(" ")
         row: list[Text | str | Group] = [
-            Text(change.kind[0].upper()) + mark, change.key, change.field, value(change.before, unit), value(change.after, unit),
+            Text(change.kind[0].upper()) + mark, printable(change.key), printable(change.field),
+            printable(value(change.before, unit)), printable(value(change.after, unit)),
             signed(change.delta) if change.delta is not None else "", percent(change.rel_delta) if change.delta is not None else "",
         ]
         if timing:
