@@ -14,13 +14,25 @@ class _Step(NamedTuple):
     batch_id: int
 
 
-class _Columns:
-    """One iteration's micro-batch steps, column by column: compact for files of millions of records."""
+class _Iteration:
+    """One iteration's records, column by column, and whether each op's batch ids ran 1, 2, 3, … so far."""
 
-    def __init__(self) -> None:
-        self.lines = array("q")
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.lines = array("q")  # every record's line, to find the record after a given one
+        self.step_lines = array("q")
         self.ops: list[str] = []  # the parser's interned op names
         self.batches = array("q")
+        self.first: dict[str, int] = {}  # op -> its first batch id
+        self.next: dict[str, int] = {}  # op -> the batch id its next record should carry
+        self.regular = True
+
+    def steps(self) -> list[_Step]:
+        return list(map(_Step, self.step_lines, self.ops, self.batches))
+
+    def is_complete(self) -> bool:
+        """Every op counted up without a gap over one and the same span of micro-batches."""
+        return self.regular and len(set(self.first.values())) == 1 and len(set(self.next.values())) == 1
 
 
 class MicroBatchSteps(Rule):
@@ -54,26 +66,36 @@ class MicroBatchSteps(Rule):
 
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)
-        self.iterations: list[_Columns] = [_Columns()]
-        self.lines = array("q")  # every record's line, to find the record after a given one
+        self.iteration = _Iteration(0)
 
-    def check_op(self, record: OpRecord) -> tuple[()]:
-        self.lines.append(record.line)
+    def check_op(self, record: OpRecord) -> Iterator[Violation]:
+        current = self.iteration
+        current.lines.append(record.line)
         if record.op == "optimizer_step":
-            self.iterations.append(_Columns())
+            self.iteration = _Iteration(current.number + 1)
+            yield from self._close(current)
         elif record.op in MICRO_BATCH_OPS and record.batch_id is not None and not record.is_placeholder:
-            columns = self.iterations[-1]
-            columns.lines.append(record.line)
-            columns.ops.append(record.op)
-            columns.batches.append(record.batch_id)
-        return ()
+            op, batch = record.op, record.batch_id
+            current.step_lines.append(record.line)
+            current.ops.append(op)
+            current.batches.append(batch)
+            expected = current.next.get(op)
+            if expected is None:
+                current.first[op] = batch
+            elif batch != expected:
+                current.regular = False
+            current.next[op] = batch + 1
 
     def finish(self) -> Iterator[Violation]:
-        for iteration, columns in enumerate(self.iterations):
-            if columns.ops:
-                yield from self._check_iteration(iteration, list(map(_Step, columns.lines, columns.ops, columns.batches)))
+        yield from self._close(self.iteration)
 
-    def _check_iteration(self, iteration: int, steps: list[_Step]) -> Iterator[Violation]:
+    def _close(self, iteration: _Iteration) -> Iterator[Violation]:
+        # Most iterations are complete: only the others are looked at record by record.
+        if iteration.ops and not iteration.is_complete():
+            yield from self._check_iteration(iteration)
+
+    def _check_iteration(self, iteration: _Iteration) -> Iterator[Violation]:
+        steps = iteration.steps()
         first = min(step.batch_id for step in steps)
         last = max(step.batch_id for step in steps)
         if last - first > 100_000:  # a wild batch id is TL114's or TL001's concern, not a gap to list
@@ -86,7 +108,7 @@ class MicroBatchSteps(Rule):
             for batch in range(first, last + 1):
                 lines = where.get((op, batch), [])
                 for extra in lines[1:]:
-                    yield Violation(extra, 1, f"a second {op} of micro-batch {batch} (iteration {iteration}; the first is on line {lines[0]}): the writer numbers each op's records one by one")
+                    yield Violation(extra, 1, f"a second {op} of micro-batch {batch} (iteration {iteration.number}; the first is on line {lines[0]}): the writer numbers each op's records one by one")
                 if not lines:
                     yield self._missing(op, batch, iteration, (first, last), where, predecessor.get(op))
 
@@ -98,14 +120,15 @@ class MicroBatchSteps(Rule):
             seen[step.op][before.op, before.batch_id - step.batch_id] += 1
         return {op: counts.most_common(1)[0][0] for op, counts in seen.items()}
 
+    @staticmethod
     def _missing(
-        self, op: str, batch: int, iteration: int, span: tuple[int, int],
+        op: str, batch: int, iteration: _Iteration, span: tuple[int, int],
         where: dict[tuple[str, int], list[int]], predecessor: tuple[str, int] | None,
     ) -> Violation:
-        message = f"micro-batch {batch} has no {op} (iteration {iteration}): this rank runs one for each of micro-batches {span[0]}-{span[1]}"
+        message = f"micro-batch {batch} has no {op} (iteration {iteration.number}): this rank runs one for each of micro-batches {span[0]}-{span[1]}"
         if predecessor is not None and (lines := where.get((predecessor[0], batch + predecessor[1]))):
-            after = bisect_right(self.lines, lines[0])
-            line = self.lines[after] if after < len(self.lines) else lines[0] + 1
+            after = bisect_right(iteration.lines, lines[0])
+            line = iteration.lines[after] if after < len(iteration.lines) else lines[0] + 1
             return Violation(line, 1, f"{message}; it belongs after {predecessor[0]} of micro-batch {batch + predecessor[1]} (line {lines[0]})")
         later = [lines[0] for (other, number), lines in where.items() if other == op and number > batch]
         return Violation(min(later) if later else None, 1 if later else None, message)
