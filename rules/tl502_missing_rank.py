@@ -16,8 +16,8 @@ class MissingRank(Rule):
     ``megatron/profiler/cmd.py``), so a multi-node run leaves each node's ranks on that node; and in
     scaling mode every rank is profiled by its own invocation (``--fake-current-rank-id``,
     ``megatron/training/training.py``), for the ranks the user chooses.  A sampled run - exactly one
-    rank for each stage, e.g. ranks 0, 128, …, 8064 of a world of 8192 - is a deliberate choice and is
-    not reported.
+    rank for each stage, e.g. ranks 0, 128, …, 8064 of a world of 8192 - is a deliberate choice: only a
+    stage without its sampled rank is reported.
 
     Why it matters:
         A missing rank file makes the run incomplete: its stage runs short of one TP or DP member, its
@@ -39,13 +39,27 @@ class MissingRank(Rule):
         # (``rank:1000000000:``) must not turn into a billion findings.
         world = run.layout.world
         stages = run.stages()
-        if len(stages) == run.layout.pp > 1 and all(len(ranks) == 1 for ranks in stages.values()):
-            return  # one sampled rank per stage
+        if run.layout.ranks_per_stage > 1 and len(stages) > 1 and all(len(ranks) == 1 for ranks in stages.values()):
+            yield from self._unsampled_stages(run, stages)
+            return
         first_missing = 0
         for present in [*sorted(rank for rank in run.ranks if rank < world), world]:
             if first_missing < present:
                 yield self._gap(run, first_missing, present - 1)
             first_missing = present + 1
+
+    def _unsampled_stages(self, run: Run, stages: dict[int, list[int]]) -> Iterator[Violation]:
+        """A sampled run (one rank per stage): only a stage without its sampled rank is missing."""
+        layout = run.layout
+        for stage in range(layout.pp):
+            if stage not in stages:
+                first = stage * layout.ranks_per_stage
+                yield Violation(
+                    None, None,
+                    f"stage {stage} (ranks {first}-{first + layout.ranks_per_stage - 1}) has no trace file; "
+                    f"the run samples one rank of each other stage",
+                    first,
+                )
 
     def _gap(self, run: Run, first: int, last: int) -> Violation:
         layout = run.layout
