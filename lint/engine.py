@@ -227,13 +227,15 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             tasks.append(_Task(sibling, RUN_FORMAT, asked=False))
             stems[stem][named.path] = tasks[-1]
             names[named.path] = named
-    for stem, files in stems.items():
+    for files in stems.values():
         for key, group in split_by_time(names[path] for path in files).items():
-            if len(group) < 2:  # a lone rank file is not a run
+            # A lone rank file is not a run; another run of the stem that none of the asked files is in
+            # is not the user's concern.
+            if len(group) < 2 or not any(files[named.path].asked for named in group):
                 continue
             for named in group:
                 files[named.path].run, files[named.path].named_rank = key, named.rank
-    return tasks
+    return [task for task in tasks if task.asked or task.run is not None]
 
 
 def _report_unrecognised(source: Source, detection: formats.Detection, options: CheckOptions, report: CheckReport) -> None:

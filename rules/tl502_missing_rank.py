@@ -39,7 +39,8 @@ class MissingRank(Rule):
         # (``rank:1000000000:``) must not turn into a billion findings.
         world = run.layout.world
         stages = run.stages()
-        if run.layout.ranks_per_stage > 1 and len(stages) > 1 and all(len(ranks) == 1 for ranks in stages.values()):
+        sampled = all(len(ranks) == 1 and run.ranks[ranks[0]].stage in (None, stage) for stage, ranks in stages.items())
+        if run.layout.ranks_per_stage > 1 and len(stages) > 1 and sampled:
             yield from self._unsampled_stages(run, stages)
             return
         first_missing = 0

@@ -103,3 +103,15 @@ def test_diff_asks_which_of_two_runs_of_one_stem_to_compare(tmp_path: Path) -> N
     err = io.StringIO()
     assert main(["diff", str(runs), str(runs)], stdout=io.StringIO(), stderr=err) == 2
     assert "holds the files of 2 runs (trace_rank* (run of 20241224105912), trace_rank* (run of 20241225080000)); name one" in err.getvalue()
+
+
+def test_one_asked_file_brings_in_its_own_run_only(tmp_path: Path) -> None:
+    runs = _two_runs_of_one_stem(tmp_path / "runs")
+    broken = runs / "trace_rank3_20241225080000.txt"
+    broken.write_text(broken.read_text(encoding="utf-8").replace("rank:3:", "rank:2:"), encoding="utf-8")
+    out = io.StringIO()
+    main(["check", str(runs / "trace_rank0_20241224105912.txt"), "--output-format", "json", "--no-cache"], stdout=out)
+    assert json.loads(out.getvalue())["findings"] == []  # the other run's duplicate rank is not reported
+    out = io.StringIO()
+    main(["check", str(runs / "trace_rank0_20241225080000.txt"), "--output-format", "json", "--no-cache", "--select", "TL501"], stdout=out)
+    assert [f["code"] for f in json.loads(out.getvalue())["findings"]] == ["TL501"]
