@@ -2,6 +2,7 @@ from array import array
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import NamedTuple
 
 from lint.models.megatron_trace import MICRO_BATCH_OPS, OpRecord
@@ -116,7 +117,7 @@ class MicroBatchSteps(Rule):
     def _predecessors(steps: list[_Step]) -> dict[str, tuple[str, int]]:
         """op -> the (op, batch offset) that most often comes just before it: where a lost record belongs."""
         seen: dict[str, Counter[tuple[str, int]]] = defaultdict(Counter)
-        for before, step in zip(steps, steps[1:]):
+        for before, step in pairwise(steps):
             seen[step.op][before.op, before.batch_id - step.batch_id] += 1
         return {op: counts.most_common(1)[0][0] for op, counts in seen.items()}
 
