@@ -1,5 +1,4 @@
 from array import array
-from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from itertools import pairwise
@@ -20,7 +19,6 @@ class _Iteration:
 
     def __init__(self, number: int) -> None:
         self.number = number
-        self.lines = array("q")  # every record's line, to find the record after a given one
         self.step_lines = array("q")
         self.ops: list[str] = []  # the parser's interned op names
         self.batches = array("q")
@@ -71,7 +69,6 @@ class MicroBatchSteps(Rule):
 
     def check_op(self, record: OpRecord) -> Iterator[Violation]:
         current = self.iteration
-        current.lines.append(record.line)
         if record.op == "optimizer_step":
             self.iteration = _Iteration(current.number + 1)
             yield from self._close(current)
@@ -128,8 +125,7 @@ class MicroBatchSteps(Rule):
     ) -> Violation:
         message = f"micro-batch {batch} has no {op} (iteration {iteration.number}): this rank runs one for each of micro-batches {span[0]}-{span[1]}"
         if predecessor is not None and (lines := where.get((predecessor[0], batch + predecessor[1]))):
-            after = bisect_right(iteration.lines, lines[0])
-            line = iteration.lines[after] if after < len(iteration.lines) else lines[0] + 1
-            return Violation(line, 1, f"{message}; it belongs after {predecessor[0]} of micro-batch {batch + predecessor[1]} (line {lines[0]})")
+            # the writer writes it on the next line: where the record after the predecessor now is
+            return Violation(lines[0] + 1, 1, f"{message}; it belongs after {predecessor[0]} of micro-batch {batch + predecessor[1]} (line {lines[0]})")
         later = [lines[0] for (other, number), lines in where.items() if other == op and number > batch]
         return Violation(min(later) if later else None, 1 if later else None, message)
