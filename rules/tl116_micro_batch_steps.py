@@ -15,7 +15,7 @@ class _Step(NamedTuple):
 
 
 class _Iteration:
-    """One iteration's records, column by column, and whether each op's batch ids ran 1, 2, 3, … so far."""
+    """One iteration's micro-batch steps, column by column, and whether each op's batch ids counted up so far."""
 
     def __init__(self, number: int) -> None:
         self.number = number
