@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from lint.models.optprime_log import (
     RECORD_TYPES, ConfigRecord, LayerTimingRecord, Record, Stage2RankRecord, TimingHeaderRecord,
 )
+from lint.models.optprime_outcome import RunOutcome
 from lint.models.simai_workload import Comm, LayerCount, LayerRow
 from lint.rule import Rule, RuleOptions, Violation, at
 
@@ -81,8 +82,12 @@ class OncePerLayerComm(Rule):
         return True
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+        return self._check_comms(row)
+
+    def _check_comms(self, row: LayerRow, skip: Callable[[Comm], bool] | None = None) -> Iterator[Violation]:
+        """Note the problems of ``row``'s comm columns, but for those ``skip`` says are normal."""
         for comm in row.comms():
-            message = self.problem(comm)
+            message = None if skip is not None and skip(comm) else self.problem(comm)
             if message is not None:
                 self.found.setdefault((row.name, comm), _Repeated(row, message)).rows += 1
         return iter(())
@@ -268,25 +273,27 @@ class SettingProduct(OptprimeLayout):
 
 
 class RankOutput(Rule):
-    """Base of optprime-log rules that follow which ranks printed output of their own, and where each
-    rank's output ends.
+    """Base of optprime-log rules that follow which ranks printed output of their own, where each
+    rank's output ends, and how the run ended (:class:`RunOutcome`).
 
-    Every record that carries a rank counts, except the entries of torchrun's failure report: torchrun
-    prints those about its workers.
+    Every record that carries a rank counts as output, except the entries of torchrun's failure report:
+    torchrun prints those about its workers.
     """
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.last_output: dict[int, int] = {}  # rank -> line
+        self.outcome = RunOutcome()
 
-    def note_output(self, record: Record) -> Iterator[Violation]:
-        if record.rank is not None:
+    def observe(self, record: Record) -> Iterator[Violation]:
+        self.outcome.add(record)
+        if record.rank is not None and not record.kind.startswith("failure_"):
             self.last_output[record.rank] = record.line
         return iter(())
 
 
-for _kind in (record_type.kind for record_type in RECORD_TYPES if not record_type.kind.startswith("failure_")):
-    setattr(RankOutput, f"check_{_kind}", RankOutput.note_output)
+for _kind in (record_type.kind for record_type in RECORD_TYPES):
+    setattr(RankOutput, f"check_{_kind}", RankOutput.observe)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,11 +8,15 @@ from lint.rulekit import OptprimeLayout
 class EpochProgressSequence(OptprimeLayout):
     """The epoch progress lines do not count epochs 1, 2, … and batches up to ``nbatches``.
 
-    The training loop prints ``| epoch E | B/T batches | …`` every ``log_interval`` batches: epochs count
-    from 1 up by one, the batch counter of an epoch counts ``log_interval``, 2·``log_interval``, … (the
-    first progress line of the log shows the interval; seed 002 prints every batch), and
-    ``T`` is the epoch's batch count, the printed ``nbatches``.  A run may stop before an epoch's last
-    batch.  A total other than ``nbatches`` is reported once per value.
+    The training loop (ai-computing/aicomp ``opt_prime/examples/pp_train_*.py``, ``train()``) prints
+    ``| epoch E | B/T batches | …`` every ``log_interval`` batches on every rank of the last pipeline stage
+    (``if optimus_p.is_last_stage()``): with tensor or data parallelism the stage has TP · DP ranks and
+    each prints its own copy, in its own order, interleaved with the others by the OS.  The log is
+    therefore read as that many streams (the ranks of the last stage in ``stage2rank``, else TP · DP as
+    printed; any number where neither is known), each of which must count: epochs from 1 up by one,
+    batches ``log_interval``, 2·``log_interval``, … within an epoch (the first progress line shows the
+    interval), and ``T`` equal to the printed ``nbatches``.  A run may stop before an epoch's last batch.
+    A total other than ``nbatches`` is reported once per value.
 
     Why it matters:
         A skipped, repeated or backward counter means lost or merged output (a re-run appended to the
@@ -21,8 +25,9 @@ class EpochProgressSequence(OptprimeLayout):
 
     Example:
         ``| epoch   1 |     3/  323 batches | …`` on line 400, then ``| epoch   1 |     5/  323 batches | …``
-        -> epoch 1: batch 5 after epoch 1, batch 3 (line 400); expected batch 4: progress lines come one
-        per batch
+        in a log with one last-stage rank
+        -> epoch 1: batch 5 after epoch 1, batch 3 (line 400); expected batch 4: progress lines come one per
+        batch, from 1 last-stage rank
     """
 
     code = "TL210"
@@ -33,6 +38,7 @@ class EpochProgressSequence(OptprimeLayout):
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.first: EpochProgressRecord | None = None
+        self.streams: list[EpochProgressRecord] = []  # each last-stage rank's latest line
         self.previous: EpochProgressRecord | None = None
         self.reported_totals: set[int] = set()
 
@@ -46,24 +52,59 @@ class EpochProgressSequence(OptprimeLayout):
         yield from self._counters(record)
         self.previous = record
 
+    def copies(self) -> int | None:
+        """How many ranks print each progress line: the last stage's ranks (None: not known)."""
+        if self.stage_map is not None and self.stage_map.stages:
+            return len(self.stage_map.stages[max(self.stage_map.stages)])
+        tp, dp = self.setting("tp"), self.setting("dp")
+        if tp is not None and dp is not None:
+            return int(tp.value) * int(dp.value)
+        return None
+
     def _counters(self, record: EpochProgressRecord) -> Iterator[Violation]:
-        first, previous = self.first, self.previous
-        if first is None or previous is None:
+        if self.first is None:
             self.first = record
             if record.epoch != 1:
                 yield at(record, f"the first progress line counts epoch {record.epoch}; epochs count from 1")
+            self.streams.append(record)
             return
-        if record.epoch == previous.epoch:
-            expected = previous.batch + first.batch
-        elif record.epoch == previous.epoch + 1:
-            expected = first.batch
-        else:
-            yield at(record, f"epoch {record.epoch} after epoch {previous.epoch} (line {previous.line})")
+        for index, latest in enumerate(self.streams):
+            if self._follows(latest, record):
+                self.streams[index] = record
+                return
+        copies = self.copies()
+        if self._starts(record) and (copies is None or len(self.streams) < copies):
+            self.streams.append(record)
             return
-        if record.batch != expected:
-            cadence = "one per batch" if first.batch == 1 else f"every {first.batch} batches (the first, line {first.line}, counts batch {first.batch})"
-            yield at(
-                record,
-                f"epoch {record.epoch}: batch {record.batch} after epoch {previous.epoch}, batch {previous.batch} "
-                f"(line {previous.line}); expected batch {expected}: progress lines come {cadence}",
-            )
+        yield from self._out_of_sequence(record, copies)
+
+    def _starts(self, record: EpochProgressRecord) -> bool:
+        assert self.first is not None
+        return (record.epoch, record.batch) == (self.first.epoch, self.first.batch)
+
+    def _expected(self, latest: EpochProgressRecord, epoch: int) -> int | None:
+        assert self.first is not None
+        if epoch == latest.epoch:
+            return latest.batch + self.first.batch
+        return self.first.batch if epoch == latest.epoch + 1 else None
+
+    def _follows(self, latest: EpochProgressRecord, record: EpochProgressRecord) -> bool:
+        return self._expected(latest, record.epoch) == record.batch
+
+    def _out_of_sequence(self, record: EpochProgressRecord, copies: int | None) -> Iterator[Violation]:
+        """Judged against the stream of the line printed last; that stream then goes on from ``record``."""
+        assert self.first is not None and self.previous is not None
+        index = next((i for i, latest in enumerate(self.streams) if latest is self.previous), len(self.streams) - 1)
+        latest, self.streams[index] = self.streams[index], record
+        expected = self._expected(latest, record.epoch)
+        if expected is None:
+            yield at(record, f"epoch {record.epoch} after epoch {latest.epoch} (line {latest.line})")
+            return
+        first = self.first
+        cadence = "one per batch" if first.batch == 1 else f"every {first.batch} batches (the first, line {first.line}, counts batch {first.batch})"
+        printers = "" if copies is None else f", from {copies} last-stage rank" + ("s" if copies > 1 else "")
+        yield at(
+            record,
+            f"epoch {record.epoch}: batch {record.batch} after epoch {latest.epoch}, batch {latest.batch} "
+            f"(line {latest.line}); expected batch {expected}: progress lines come {cadence}{printers}",
+        )

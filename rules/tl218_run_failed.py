@@ -1,37 +1,38 @@
 from collections.abc import Iterator
-from dataclasses import dataclass
 
-from lint.models.optprime_log import FAILURE_MESSAGES, Record
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
-
-
-@dataclass(slots=True)
-class _Sign:
-    """The first record of one kind of failure sign of a process, and how many records of that kind."""
-
-    first: Record
-    message: str
-    count: int = 1
+from lint.rule import Severity, Violation
+from lint.rulekit import RankOutput
+from lint.runs.model import rank_list
 
 
-class RunFailed(Rule):
-    """The log shows that a worker or the job failed.
+class RunFailed(RankOutput):
+    """The log shows that the run failed; the finding names the cause.
 
-    Signs of failure: a worker's traceback and the exception ending it (``[rank3]: RuntimeError: …``);
-    torchrun's ``failed (exitcode: …)`` line, its launcher traceback ending in ``ChildFailedError``, its
-    ``… FAILED`` report with each failed rank's exit code or signal, the closing signals it sends the
-    other workers and a death signal it receives.  One finding per process, at its first sign, lists
-    its signs: one per failed rank (worker output and report entries about it) and one for the job
-    (torchrun's own lines, and tracebacks no rank prefix names).  A completed run shows none of these.
+    One finding per log, at the line that shows the cause (lint/models/optprime_outcome.py reads it the
+    way torchrun, torch/distributed/elastic/multiprocessing/api.py and errors/error_handler.py, and
+    Python print it):
+
+    - the launcher was stopped: ``Received 15 death signal, shutting down workers``;
+    - a worker was killed by a signal: the root cause of torchrun's failure report
+      (``exitcode  : -9 (pid: …)  (SIGKILL)``) or ``failed (exitcode: -9)``;
+    - a worker raised: the exception ending its traceback (``[rank1]: TypeError: …``), that of the
+      root-cause rank first, with the innermost frame of the script or opt_prime it was raised under;
+      ``ModuleNotFoundError``/``ImportError`` is called an import failure;
+    - otherwise the root cause's exit code, or the first sign of failure.
+
+    The rest (torchrun's closing signals to the other workers, its own ``ChildFailedError`` traceback,
+    the other ranks' errors such as a lost peer) follows from the cause and is summarised, not reported
+    again; TL219 stays quiet about ranks such a run took down.
 
     Why it matters:
         A failed run's timings stop mid-training and its last steps may be cut short: it is no
         reference for performance, and whatever consumes the log must know the job did not finish.
 
     Example:
-        ``[rank3]: Traceback (most recent call last):`` … ``[rank3]: RuntimeError: loss is nan``
-        -> rank 3 failed: Traceback (most recent call last) (line 96), RuntimeError: loss is nan (line 101),
-        exitcode 1 (pid 4253) (line 131)
+        ``[rank3]:   File "/x/driver.py", line 233, in train`` … ``[rank3]: RuntimeError: aten._foreach_norm.Scalar got
+        mixed torch.Tensor and DTensor`` on line 233, torchrun's report naming rank 3 as root cause
+        -> the run failed: rank 3 raised at driver.py:233 in train: RuntimeError: aten._foreach_norm.Scalar got
+        mixed torch.Tensor and DTensor; torchrun's failure report (line 292) lists ranks 0, 1, 2 and 3
     """
 
     code = "TL218"
@@ -39,27 +40,12 @@ class RunFailed(Rule):
     severity = Severity.ERROR
     formats = ("optprime-log",)
 
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
-        self.signs: dict[int | None, dict[str, _Sign]] = {}  # rank (None: torchrun or no rank named) -> kind -> sign
-
-    def _sign(self, record: Record) -> Iterator[Violation]:
-        signs = self.signs.setdefault(record.rank, {})
-        if record.kind in signs:
-            signs[record.kind].count += 1
-        else:
-            # rstrip: an exception without a message is printed ``ChildFailedError: ``
-            signs[record.kind] = _Sign(record, FAILURE_MESSAGES[record.kind](record).rstrip())
-        return iter(())
-
-    check_traceback = check_exception = check_child_failed = check_closing_signal = _sign
-    check_death_signal = check_failure_title = check_failure_exitcode = check_failure_signal = _sign
-
     def finish(self) -> Iterator[Violation]:
-        for rank, signs in self.signs.items():
-            evidence = ", ".join(
-                f"{sign.message} (line {sign.first.line})" + (f" and {sign.count - 1} more like it" if sign.count > 1 else "")
-                for sign in signs.values()
-            )
-            process = f"rank {rank}" if rank is not None else "the job"
-            yield at(next(iter(signs.values())).first, f"{process} failed: {evidence}")
+        cause = self.outcome.cause()
+        if cause is None:
+            return
+        report = ""
+        if self.outcome.report_line is not None:
+            listed = f" lists {rank_list(self.outcome.reported_ranks)}" if self.outcome.reported_ranks else ""
+            report = f"; torchrun's failure report (line {self.outcome.report_line}){listed}"
+        yield Violation(cause.line, cause.column, f"the run failed: {cause.text}{report}", cause.rank)

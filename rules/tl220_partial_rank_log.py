@@ -40,7 +40,7 @@ class PartialRankLog(RankOutput):
     def check_config(self, record: ConfigRecord) -> Iterator[Violation]:
         if record.setting == "world_size" and self.world is None:
             self.world = Setting(record.value, record.label, record.line)
-        return self.note_output(record)
+        return self.observe(record)
 
     def finish(self) -> Iterator[Violation]:
         if self.world is None:

@@ -9,6 +9,14 @@ _COMMS = ("forward", "backward", "weight_grad")  # each has a <comm>_comm_type a
 class CommSizeMismatch(Rule):
     """A comm type disagrees with its size: ``None`` with elements, or a real comm with none.
 
+    The writer is asu-gkg/simai ``mtccl/workload_generator.py`` (``LayerInfo.set_comm``,
+    ``to_work_item``, ``WorkloadGenerator.dump_file``) over NeuSight's ``neusight/Tracing/parse.py``
+    ``parse_trace``: ``set_comm`` takes type and size from one op, and writes ``"None"`` with 0 when
+    there is none.
+
+    This is an error: the writer pairs them by construction, so a mismatch is an edit or a shifted
+    column.
+
     Each of the three comms of a row (forward, backward, weight-grad) is a type and a size in elements.
     The writer pairs them: ``None`` goes with size ``0``, and ``ALLREDUCE``, ``ALLREDUCE_ASYNC`` or
     ``SENDRECV`` with the number of elements the collective moves, which is at least one.

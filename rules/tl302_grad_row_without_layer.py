@@ -7,6 +7,12 @@ from lint.rule import Rule, Severity, Violation, at
 class GradRowWithoutLayer(Rule):
     """A gradient row ``X_grad`` is not immediately followed by the row of its layer ``X``.
 
+    The writer is asu-gkg/simai ``mtccl/workload_generator.py`` (``LayerInfo.set_comm``,
+    ``to_work_item``, ``WorkloadGenerator.dump_file``) over NeuSight's ``neusight/Tracing/parse.py``
+    ``parse_trace``, which appends each ``_grad`` row and, right after it, the layer's own row.
+
+    This is an error: the writer guarantees the order.
+
     For each layer with weights the writer emits the layer's data-parallel gradient all-reduce as a row
     named after the layer with a ``_grad`` suffix, directly before the layer's own row:
     ``transformer_h_0_ln_1_grad`` then ``transformer_h_0_ln_1``.  A row is a gradient row when its name

@@ -9,6 +9,12 @@ _COMPUTE_TIMES = ("forward_compute_time", "backward_compute_time", "weight_grad_
 class GradRowWithCompute(Rule):
     """A gradient row (``X_grad``) has a non-zero compute time.
 
+    The writer is asu-gkg/simai ``mtccl/workload_generator.py`` (``LayerInfo.set_comm``,
+    ``to_work_item``, ``WorkloadGenerator.dump_file``) over NeuSight's ``neusight/Tracing/parse.py``
+    ``parse_trace``: ``set_comm`` zeroes all three latencies of ``allreduce`` ops.
+
+    This is an error: the writer guarantees the zeros.
+
     A gradient row stands for the all-reduce of a layer's gradient and nothing else: the writer sets its
     forward, backward and weight-grad compute times to ``0``; the layer's compute is on the row ``X``
     that follows it.

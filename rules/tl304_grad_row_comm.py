@@ -7,6 +7,13 @@ from lint.rule import Rule, Severity, Violation, at
 class GradRowComm(Rule):
     """A gradient row (``X_grad``) does not all-reduce with one backward ``ALLREDUCE_ASYNC``.
 
+    The writer is asu-gkg/simai ``mtccl/workload_generator.py`` (``LayerInfo.set_comm``,
+    ``to_work_item``, ``WorkloadGenerator.dump_file``) over NeuSight's ``neusight/Tracing/parse.py``
+    ``parse_trace``: ``parse_trace`` gives each ``_grad`` row ``BwOps = [['ALLREDUCE_ASYNC', (n,)]]``
+    and no forward op.
+
+    This is an error: the writer guarantees the comm.
+
     The writer gives each gradient row exactly one comm: a backward ``ALLREDUCE_ASYNC`` of the layer's
     parameter count, with the forward and weight-grad comms ``None``.  This rule checks the forward and
     backward comm types; a size that does not go with its type is TL301's finding, the parameter count

@@ -35,6 +35,10 @@ _CHECKS: tuple[tuple[re.Pattern[str], Check], ...] = ((_LAYER_NORM, _layer_norm)
 class GradSize(Rule):
     """A gradient row's size is not its layer's parameter count for the table's hidden size H.
 
+    The writer is asu-gkg/simai ``mtccl/workload_generator.py`` (``LayerInfo.set_comm``,
+    ``to_work_item``, ``WorkloadGenerator.dump_file``) over NeuSight's ``neusight/Tracing/parse.py``
+    ``parse_trace``, which sizes LayerNorm ``H·2``, Linear ``I·O + O`` and embedding ``W·H`` gradients.
+
     A gradient row ``X_grad`` all-reduces the parameters of layer ``X``, and its ``backward_comm_size``
     is their number.  The layer is told by its name:
 

@@ -1,37 +1,61 @@
 from collections.abc import Iterator
 
 from lint.models.neusight_tsv import LayerRecord
-from lint.rule import Rule, Severity, Violation, at
+from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 
 class AllZeroRow(Rule):
-    """A layer row has every time 0 and no comm.
+    """Layer rows have every time 0 and no comm; reported once per file.
 
-    The writer only writes rows with some compute time or comm size: a layer that takes no time and
-    moves nothing is left out.  Even a tiny predicted time counts (seed 003's ``getitem`` rows take
-    ``4.791370158793459e-09`` ms, an 8-byte memory op).  A comm type with size 0 is TL301's finding, and
-    a gradient row without its all-reduce TL304's.
+    The writer (asu-gkg/simai ``mtccl/workload_generator.py``, ``WorkloadGenerator.generate_workload``)
+    turns every node of NeuSight's parsed graph into a row.  Its early version wrote every node, so
+    shape and indexing ops that NeuSight predicts to take no time (``size``, ``view``, ``getattr``) are
+    rows of zeros; later versions keep only rows for which ``Work_Item.has_overhead()`` holds (some
+    compute time or comm size).  A gradient row without its all-reduce is TL304's finding.
+
+    This is information: a row of zeros adds no compute and no communication, so it changes nothing
+    for a consumer that sums or schedules the rows; the finding only tells which writer version made
+    the table.
 
     Why it matters:
-        An all-zero row is a layer whose values were lost (a failed prediction written as zeros, a
-        truncated copy): the simulator runs it as free, and the step time it reports is too short.
+        In a table from a filtering writer version an all-zero row means values were lost (a failed
+        prediction written as zeros); in one from the early version it is expected.
 
     Example:
-        ``getitem_4  0.0  None  0  0.0  None  0  0.0  None  0  0``
-        -> getitem_4 has every time 0 and no comm; the writer only writes rows with some compute time or comm
-        size
+        ``size  0.0  None  0  0.0  None  0  0.0  None  0  0`` on line 3, and 82 rows like it
+        -> 83 rows have every time 0 and no comm (first size, line 3): an early writer version wrote every
+        graph node; later ones keep only rows with some compute time or comm size
     """
 
     code = "TL306"
     name = "all-zero-row"
-    severity = Severity.ERROR
+    severity = Severity.INFO
     formats = ("neusight-tsv",)
 
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.first: LayerRecord | None = None
+        self.rows = 0
+
     def check_layer(self, row: LayerRecord) -> Iterator[Violation]:
-        if row.grad_of is not None:
+        if row.grad_of is None and _all_zero(row):
+            self.first = self.first or row
+            self.rows += 1
+        return iter(())
+
+    def finish(self) -> Iterator[Violation]:
+        if self.first is None:
             return
-        times = (row.forward_compute_time, row.backward_compute_time, row.weight_grad_compute_time, row.process_time)
-        comms = (row.forward_comm_type, row.forward_comm_size, row.backward_comm_type, row.backward_comm_size,
-                 row.weight_grad_comm_type, row.weight_grad_comm_size)
-        if not any(times) and not any(comms):
-            yield at(row, f"{row.name} has every time 0 and no comm; the writer only writes rows with some compute time or comm size")
+        rows = f"{self.rows} rows have" if self.rows > 1 else "1 row has"
+        yield at(
+            self.first,
+            f"{rows} every time 0 and no comm (first {self.first.name}, line {self.first.line}): an early writer version "
+            "wrote every graph node; later ones keep only rows with some compute time or comm size",
+        )
+
+
+def _all_zero(row: LayerRecord) -> bool:
+    times = (row.forward_compute_time, row.backward_compute_time, row.weight_grad_compute_time, row.process_time)
+    comms = (row.forward_comm_type, row.forward_comm_size, row.backward_comm_type, row.backward_comm_size,
+             row.weight_grad_comm_type, row.weight_grad_comm_size)
+    return not any(times) and not any(comms)

@@ -7,6 +7,10 @@ from lint.rule import Rule, Severity, Violation, at
 class WeightGradComm(Rule):
     """A row has a weight-grad comm; this writer leaves ``weight_grad_comm_type`` ``None``.
 
+    The writer is asu-gkg/simai ``mtccl/workload_generator.py`` (``LayerInfo.set_comm``,
+    ``to_work_item``, ``WorkloadGenerator.dump_file``) over NeuSight's ``neusight/Tracing/parse.py``
+    ``parse_trace``: ``to_work_item`` always writes ``weight_grad_comm_type="None"``, size 0.
+
     The writer puts each layer's gradient all-reduce on its own ``X_grad`` row (as a backward comm) and
     writes ``None`` with size ``0`` in the weight-grad comm columns of every row.  A ``None`` with a
     size is TL301's finding.

@@ -7,6 +7,10 @@ from lint.rule import Rule, Severity, Violation, at
 class NonzeroProcessTime(Rule):
     """A row has a ``process_time`` other than 0; this writer always writes 0.
 
+    The writer is asu-gkg/simai ``mtccl/workload_generator.py`` (``LayerInfo.set_comm``,
+    ``to_work_item``, ``WorkloadGenerator.dump_file``) over NeuSight's ``neusight/Tracing/parse.py``
+    ``parse_trace``: ``Work_Item.process_time`` keeps its default 0.
+
     This is a warning: the column is there for writers that measure a per-layer processing overhead,
     and their tables legitimately fill it.
 

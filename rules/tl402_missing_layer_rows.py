@@ -7,14 +7,13 @@ from lint.rulekit import LayerRowTally
 class MissingLayerRows(LayerRowTally):
     """The file has fewer layer rows than line 2 declares.
 
-    Line 2 is the number of layer rows; SimAI allocates that many layers and reads exactly that many
-    rows with C++ ``>>``.  Rows the parser rejected (TL001, or TL002 for a row with a missing column)
+    Line 2 is the number of layer rows; SimAI (``astra-sim-alibabacloud/astra-sim/workload/Workload.cc``,
+    ``Workload::initialize_workload``) allocates that many layers and reads exactly that many rows with
+    C++ ``>>``; ASTRA-sim 1.0 does the same.  Rows the parser rejected (TL001, or TL002 for a row with a missing column)
     are not counted: SimAI misreads those rows as well.
 
-    This is an error, unlike TL403 (more rows than declared): SimAI reads the missing rows past
-    the end of the file, so the last layers get no name, sizes or times and the simulation breaks.
-    Public AICB files do this (one declares 839 rows and has 33, another 1789 and has 9); they cannot
-    be simulated as they are.
+    This is an error: SimAI reads the missing rows past the end of the file, so the last layers get no
+    name, sizes or times and the simulation breaks.
 
     Why it matters:
         The simulated iteration runs layers that do not exist, with whatever a failed read leaves in

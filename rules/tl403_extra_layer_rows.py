@@ -7,11 +7,14 @@ from lint.rulekit import LayerRowTally
 class ExtraLayerRows(LayerRowTally):
     """The file has more layer rows than line 2 declares.
 
-    SimAI reads exactly as many rows as line 2 declares and silently ignores the rest.  The finding is
-    at the first row past the declared count.
+    SimAI (``Workload::initialize_workload`` in ``astra-sim-alibabacloud/astra-sim/workload/Workload.cc``)
+    and ASTRA-sim 1.0 read exactly as many rows as line 2 declares and silently ignore the rest.  The
+    finding is at the first well-formed row past the declared count; text that is not a row there is
+    TL420's finding.  AICB writes the count as ``len(self.workload)`` right before the rows
+    (``SIMAI_workload.dump_file``), so its files always agree.
 
-    This is a warning, unlike TL402 (fewer rows than declared): nothing breaks, SimAI simulates
-    the declared rows; but the rows after them were written to be simulated and are not.
+    This is an error: the rows after the count were written to be simulated, and the consumer leaves
+    them out without a word - the simulated iteration is not the workload in the file.
 
     Why it matters:
         The simulated iteration lacks the layers past the count - usually the last ones (embedding
@@ -24,7 +27,7 @@ class ExtraLayerRows(LayerRowTally):
 
     code = "TL403"
     name = "extra-layer-rows"
-    severity = Severity.WARNING
+    severity = Severity.ERROR
     formats = ("simai-workload",)
 
     def finish(self) -> Iterator[Violation]:

@@ -1,35 +1,49 @@
-from lint.models.simai_workload import Comm
-from lint.rule import Severity
+from collections.abc import Iterator
+
+from lint.models.simai_workload import Comm, Header
+from lint.rule import RuleOptions, Severity, Violation
 from lint.rulekit import OncePerLayerComm
 
 
 class NoneCommWithSize(OncePerLayerComm):
-    """A ``NONE`` comm column has a non-zero size.
+    """A ``NONE`` comm column has a non-zero size, in a file that does not come from AICB.
 
-    ``NONE`` means no communication, and the size next to it should be 0.  A layer that repeats is
-    reported once, at its first row, with the number of rows alike.
+    ``NONE`` means no communication.  Both consumers ignore the size next to it: SimAI
+    (``Workload::initialize_workload`` in ``astra-sim-alibabacloud/astra-sim/workload/Workload.cc``) and
+    ASTRA-sim 1.0 give a type they do not map ``ComType::None``, whatever its size.  AICB leaves sizes
+    next to ``NONE`` on purpose: its path without measured compute times
+    (``SIMAI_workload.workload_generate``) keeps the TP activation size on sequence-parallel rows whose
+    comm it set to ``NONE`` (``embedding_layer`` forward and input gradient, the input gradient of every
+    ``*_row``), and only the AIOB path zeroes them.  So files whose header shows they come from AICB
+    (TL410 describes the header) are not checked.  A layer that repeats is reported once, at its first row.
 
-    This is a warning: real files break it, and the simulators ignore the size.  AICB's path without
-    measured compute times leaves sizes next to ``NONE`` (``simai__example__workload_gpt7b_64g.txt``:
-    ``embedding_layer`` forward and input gradient, and the input gradient of every ``attention_row`` and
-    ``mlp_row``, ``NONE 16777216``).
+    This is information: the consumers ignore the size, so nothing is mis-simulated; in a hand-made
+    file the size may still tell of a comm type that was lost.
 
     Why it matters:
-        A size next to ``NONE`` is traffic the writer computed and the simulation drops: either the
-        comm type was lost (a sequence-parallel all-gather written as ``NONE``) or the size is stale.
+        A size next to ``NONE`` in a hand-written workload is traffic its author computed and the
+        simulation drops: either the comm type was lost or the size is stale.
 
     Example:
-        ``attention_row -1 1 REDUCESCATTER 16777216 1 NONE 16777216 1 NONE 0 100``
-        -> attention_row: ig_comm_type NONE with ig_comm_size 16777216, expected 0: NONE moves nothing, so
-        these bytes are not simulated (and 255 more attention_row rows)
+        ``attention_row -1 1 REDUCESCATTER 16777216 1 NONE 16777216 1 NONE 0 100`` in an ASTRA-sim file
+        -> attention_row: ig_comm_type NONE with ig_comm_size 16777216: NONE moves nothing, so the
+        simulators ignore these bytes (and 255 more attention_row rows)
     """
 
     code = "TL407"
     name = "none-comm-with-size"
-    severity = Severity.WARNING
+    severity = Severity.INFO
     formats = ("simai-workload",)
 
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.from_aicb = False
+
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        self.from_aicb = header.from_aicb
+        return iter(())
+
     def problem(self, comm: Comm) -> str | None:
-        if comm.type != "NONE" or comm.size == 0:
+        if self.from_aicb or comm.type != "NONE" or comm.size == 0:
             return None
-        return f"{comm}, expected 0: NONE moves nothing, so these bytes are not simulated"
+        return f"{comm}: NONE moves nothing, so the simulators ignore these bytes"

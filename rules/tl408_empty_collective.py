@@ -1,31 +1,40 @@
+import re
 from collections.abc import Iterator
 
-from lint.models.simai_workload import EXPERT_SUFFIXES, Comm, LayerRow
+from lint.models.simai_workload import EXPERT_SUFFIXES, Comm, Header, LayerRow
 from lint.rule import RuleOptions, Severity, Violation
 from lint.rulekit import OncePerLayerComm
 
+# AICB's sequence-parallel column layers: `attention_column`, `mlp_column`, `final_column`.
+_COLUMN_LAYER = re.compile(r".*column.*")
+
 
 class EmptyCollective(OncePerLayerComm):
-    """A collective moves 0 bytes.
+    """A collective moves 0 bytes where its writer means traffic.
 
     ``ALLREDUCE``, ``ALLGATHER``, ``REDUCESCATTER`` and ``ALLTOALL`` (with any suffix) communicate; a
-    size of 0 makes them no-ops.  The one legitimate case is not reported: expert collectives
-    (``_EP``, ``_DP_EP``) of size 0 in a workload without any expert traffic - AICB writes the
-    ``moe_grad_norm1/2`` rows with ``_DP_EP`` collectives of 0 bytes for every model without experts.
+    size of 0 makes them no-ops in SimAI and ASTRA-sim 1.0.  What AICB writes on purpose is not reported
+    (aliyun/aicb ``workload_generator/SimAI_training_workload_generator.py``):
+
+    - its AIOB path (``SIMAI_workload.workload_generate_aiob``) writes the input-gradient
+      ``REDUCESCATTER`` of every sequence-parallel ``*_column`` row with size 0 (the comment there:
+      the reduce-scatter overlaps the all-gather) - not reported in files whose header shows AICB;
+    - ``moe_grad_norm1/2`` get ``_DP_EP`` collectives of ``2·`` and ``4·`` the expert parameters, 0 for
+      a model without experts - not reported while the workload has no expert traffic.
+
     A layer that repeats is reported once, at its first row, with the number of rows alike.
 
-    This is a warning: real files break it (``simai-ascend__example__workload_analytical__blobd603330.txt``
-    input-gradient ``REDUCESCATTER 0`` on every ``attention_column``, ``mlp_column`` and
-    ``final_column`` row), and the simulators accept it.
+    This is a warning: the simulators accept an empty collective and time it as a latency-only
+    operation; it is reported because outside AICB's own cases it means lost traffic.
 
     Why it matters:
-        A collective of a transformer layer that moves nothing is traffic the writer lost: the backward
-        reduce-scatter of a sequence-parallel column layer moves as much as its forward all-gather.
+        A collective of a transformer layer that moves nothing is traffic the writer lost: the
+        simulated step is faster than the workload it was generated from.
 
     Example:
-        ``attention_column -1 5729721 ALLGATHER 134217728 2864860 REDUCESCATTER 0 2864860 NONE 0 100``
-        -> attention_column: ig_comm_type REDUCESCATTER with ig_comm_size 0, expected > 0: a collective of
-        0 bytes moves nothing (and 127 more attention_column rows)
+        ``attention_column -1 5729721 ALLGATHER 134217728 2864860 REDUCESCATTER 0 2864860 NONE 0 100`` in
+        a hand-made file -> attention_column: ig_comm_type REDUCESCATTER with ig_comm_size 0, expected > 0:
+        a collective of 0 bytes moves nothing (and 127 more attention_column rows)
     """
 
     code = "TL408"
@@ -36,6 +45,11 @@ class EmptyCollective(OncePerLayerComm):
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.expert_traffic = False
+        self.from_aicb = False
+
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        self.from_aicb = header.from_aicb
+        return iter(())
 
     def problem(self, comm: Comm) -> str | None:
         if comm.family is None or comm.size != 0:
@@ -44,6 +58,9 @@ class EmptyCollective(OncePerLayerComm):
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
         self.expert_traffic = self.expert_traffic or any(c.suffix in EXPERT_SUFFIXES and c.size > 0 for c in row.comms())
+        if self.from_aicb and _COLUMN_LAYER.fullmatch(row.name):
+            # The AIOB path's sequence-parallel column rows: only their input-gradient reduce-scatter is empty on purpose.
+            return self._check_comms(row, skip=lambda comm: comm.phase == "ig" and comm.type == "REDUCESCATTER")
         return super().check_layer_row(row)
 
     def still_wrong(self, comm: Comm) -> bool:

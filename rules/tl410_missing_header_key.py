@@ -11,16 +11,18 @@ GENERATION_2 = ("tp", "ep", "pp", "ga", "all_gpus")
 class MissingHeaderKey(Rule):
     """A header of one of AICB's generations lacks a key that generation always writes.
 
-    The header generations (FORMATS.md section 4) add keys over time: generation 1 has only
+    The header generations (``docs/formats/simai-workload.md``; aliyun/aicb
+    ``workload_generator/SimAI_training_workload_generator.py``, ``SIMAI_workload.dump_file``, across its
+    history) add keys over time: generation 1 has only
     ``model_parallel_NPU_group``; generation 2 adds ``ep``, ``pp``, ``ga`` and ``all_gpus``;
     generation 3 ``vpp``; generation 4 ``pp_comm``.  A header is judged by the generation its keys
     show: one with any of ``ep``, ``pp``, ``ga``, ``all_gpus`` must have all of them and
     ``model_parallel_NPU_group``; one with ``pp_comm`` must have ``vpp``.  Keys a generation never had are
     not asked for: ASTRA-sim 1.0 headers and generation-1 headers have none of them, a generation-2
-    header has no ``vpp`` (``simai-ascend__example__workload_analytical__blobd603330.txt``), and no
-    header must have ``pp_comm``, which generation 3 lacks.
+    header has no ``vpp``, and no header must have ``pp_comm``, which generation 3 lacks.
 
-    This is a warning: SimAI only warns ("Input workload format mismatch") when a key is missing.
+    This is a warning: SimAI (``Workload::initialize_workload``) looks each key up by token search and
+    leaves a missing one at whatever the member held; a workload of an older generation still runs.
 
     Why it matters:
         The missing setting is a hand edit or a truncated line: SimAI simulates the workload without

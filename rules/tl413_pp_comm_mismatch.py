@@ -10,10 +10,11 @@ class PpCommMismatch(Rule):
     ``pp_comm`` is the size of the activation one pipeline stage sends the next: AICB writes
     ``2·mbs·seq·hidden`` (divided by tp under sequence parallelism) when ``pp > 1`` and ``pp_comm: 0``
     when ``pp: 1``.  Checked only when the header has both keys: headers older than ``pp_comm``
-    (AICB generations 1 to 3, e.g. ``simai-ascend__example__workload_analytical__blobd603330.txt`` with
-    ``pp: 16``) are not asked for it.
+    (AICB generations 1 to 3, which may have ``pp: 16``) are not asked for it.
 
-    This is a warning: SimAI warns ("Input workload format mismatch") and goes on.
+    This is a warning: SimAI (``Workload::initialize_workload``) checks exactly this pair, prints
+    "Input workload format mismatch" and goes on; the pipeline sends are timed from ``pp_comm`` in
+    ``Layer::report``.
 
     Why it matters:
         With ``pp > 1`` and ``pp_comm: 0`` the simulated pipeline sends move nothing, and the pipeline

@@ -14,10 +14,17 @@ class PpCommSize(Rule):
     that size ÷ ``model_parallel_NPU_group``.  The TP activation size is the forward size most TP
     collectives of repeated layers carry (more than half of them; otherwise nothing is checked).
 
-    This is a warning: the only real file with both a pipeline and ``pp_comm`` breaks it - seed 004 has
-    ``pp_comm: 20971520`` (= 2·1·2048·5120) while its 24 TP layer rows move 33554432 (= 2·1·2048·8192)
-    - and SimAI simulates whatever ``pp_comm`` says.  The two sizes describe hidden sizes 5120 and 8192:
-    one of them comes from another model config, and tlint cannot tell which.
+    AICB writes ``pp_comm`` from the same ``2·micro_batch·seq_length·hidden_size`` as ``tp_comm_size``
+    (aliyun/aicb ``SIMAI_workload.dump_file``), divided by tp with sequence parallelism.
+
+    Checked only in files whose header shows they come from AICB (kind ``HYBRID_TRANSFORMER_FWD_IN_BCKWD``,
+    ``model_parallel_NPU_group`` first, only AICB's keys, ``checkpoints: 0 checkpoint_initiates: 0``):
+    hand-made and ASTRA-sim workloads owe nothing to AICB's formulas.
+
+    This is a warning: SimAI times the pipeline sends from whatever ``pp_comm`` says
+    (``Layer::report``), and seed 004 breaks it (``pp_comm: 20971520`` = 2·1·2048·5120 while its TP rows
+    move 33554432 = 2·1·2048·8192): one of the two comes from another model config, and tlint cannot
+    tell which.
 
     Why it matters:
         Either the pipeline sends or the TP collectives are simulated with another model's activation:
@@ -51,7 +58,7 @@ class PpCommSize(Rule):
 
     def finish(self) -> Iterator[Violation]:
         header, activation = self.header, self.activation.size()
-        if header is None or activation is None or (header.read("pp") or 0) <= 1 or not header.read("pp_comm"):
+        if header is None or not header.from_aicb or activation is None or (header.read("pp") or 0) <= 1 or not header.read("pp_comm"):
             return
         pp_comm, tp = header.read("pp_comm"), header.read("tp") or 1
         if pp_comm == activation.size or pp_comm * tp == activation.size:

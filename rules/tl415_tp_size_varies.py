@@ -1,27 +1,32 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import LayerRow
+from lint.models.simai_workload import Header, LayerRow
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 
 class TpSizeVaries(Rule):
-    """Rows of one layer name carry TP collectives of different sizes.
+    """Instances of one AICB layer carry TP collectives of different sizes.
 
-    A layer row repeats once per layer instance and micro-batch, and a transformer layer's TP
-    collectives move its activation, whose size does not change: every row of one name has the same TP
-    collective size, per comm column.  TP collectives are the suffix-less ``ALLREDUCE``, ``ALLGATHER``
-    and ``REDUCESCATTER`` of the forward and input-gradient columns.  The forward and input-gradient
-    sizes of one row are not compared: MoE dispatch rows legitimately differ there.  Each further size
-    is reported once, at its first row.
+    AICB writes one group of rows per layer instance and micro-batch, and sizes every TP collective of
+    a transformer layer from one ``tp_comm_size = 2·micro_batch·seq_length·hidden_size`` (aliyun/aicb
+    ``workload_generator/SimAI_training_workload_generator.py``, ``SIMAI_workload.workload_generate`` and
+    ``workload_generate_aiob``).  A layer may be written as several consecutive rows of one name - the
+    MoE ``mlp_moelayer`` is five: an expert-parallel metadata all-gather of ``2·ep·experts·tp`` bytes,
+    the dispatch, two TP collectives of ``tp_comm_size·topk``, the combine - so rows are compared by
+    their place in such a run: the k-th row of every run of a name carries the sizes of the k-th row of
+    its first run.  TP collectives are the suffix-less ``ALLREDUCE``, ``ALLGATHER`` and ``REDUCESCATTER``
+    of the forward and input-gradient columns, compared per column.  Each further size is reported once.
 
-    This is a warning: SimAI's own micro-benchmark examples reuse one name for probes of different
-    sizes (``simai__example__microAllReduce_16g.txt``, ``simai__example__microAllReduce_32g.txt`` and
-    ``simai__server__workspaces__default_7807720d-03f__LLaMA-7B-tp8-pp1-dp1-ep1-g8-mpc23gs9.txt``:
-    ``embedding_layer`` all-reduces 16777216 then 67108864 bytes), and the simulators accept it.
+    Checked only in files whose header shows they come from AICB (see TL410): SimAI's hand-made
+    micro-benchmarks reuse one layer name for probes of different sizes on purpose, as consecutive rows,
+    which this comparison never sets against each other either.
+
+    This is a warning: SimAI simulates each row with its own size; the rule reports a file whose
+    layers were generated from two model configs or edited by hand.
 
     Why it matters:
-        In a model workload, a layer instance with another activation size was generated from another
-        model config (or edited by hand): its TP traffic, usually the largest, is off by that factor.
+        A layer instance whose activation size differs from the others was generated from another
+        model config or edited: its TP traffic, usually the largest, is off by that factor.
 
     Example:
         ``attention_layer -1 1 ALLREDUCE 16777216 ...`` on line 8, ``attention_layer -1 1 ALLREDUCE 33554432 ...``
@@ -37,15 +42,27 @@ class TpSizeVaries(Rule):
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
-        self.first: dict[tuple[str, str], tuple[LayerRow, int]] = {}  # (layer, phase) -> first row, its size
-        self.reported: set[tuple[str, str, int]] = set()
+        self.from_aicb = False
+        self.previous: LayerRow | None = None
+        self.place = 0  # of the current row in its run of one name
+        # (layer, place in its run, phase) -> first row there and its size
+        self.first: dict[tuple[str, int, str], tuple[LayerRow, int]] = {}
+        self.reported: set[tuple[str, int, str, int]] = set()
+
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        self.from_aicb = header.from_aicb
+        return iter(())
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+        self.place = self.place + 1 if self.previous is not None and self.previous.name == row.name else 0
+        self.previous = row
+        if not self.from_aicb:
+            return
         for comm in row.comms():
             if not comm.is_tp_collective:
                 continue
-            first, size = self.first.setdefault((row.name, comm.phase), (row, comm.size))
-            key = (row.name, comm.phase, comm.size)
+            first, size = self.first.setdefault((row.name, self.place, comm.phase), (row, comm.size))
+            key = (row.name, self.place, comm.phase, comm.size)
             if comm.size != size and key not in self.reported:
                 self.reported.add(key)
                 yield at(

@@ -1,7 +1,7 @@
 import re
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Comm, LayerRow
+from lint.models.simai_workload import Comm, Header, LayerRow
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
 from lint.rulekit import TpActivation, quotient
 
@@ -18,8 +18,17 @@ class CrossEntropySize(Rule):
     first, and the TP activation size (when known, see TL414) is a whole multiple of ``2·seq·mbs``, the
     quotient being the hidden size.  Sizes 0 and 1 are left to TL408 and TL409.
 
-    This is an error: AICB writes all three sizes from one formula, and every real file agrees (seed
-    004: 8192 = 2048·4, TP activation 33554432 = 2·2048·8192).
+    AICB writes ``forward_comm_size=seq_length·micro_batch·4`` on all three rows and
+    ``tp_comm_size = 2·micro_batch·seq_length·hidden_size`` on the TP collectives (aliyun/aicb
+    ``workload_generator/SimAI_training_workload_generator.py``, ``SIMAI_workload.workload_generate`` and
+    ``workload_generate_aiob``).
+
+    Checked only in files whose header shows they come from AICB (kind ``HYBRID_TRANSFORMER_FWD_IN_BCKWD``,
+    ``model_parallel_NPU_group`` first, only AICB's keys, ``checkpoints: 0 checkpoint_initiates: 0``):
+    hand-made and ASTRA-sim workloads owe nothing to AICB's formulas.
+
+    This is an error: the writer derives all these sizes from one formula (seed 004: 8192 = 2048·4,
+    TP activation 33554432 = 2·2048·8192).
 
     Why it matters:
         A cross-entropy size that fits no token count was edited by hand or generated from another
@@ -40,6 +49,11 @@ class CrossEntropySize(Rule):
         super().__init__(options)
         self.activation = TpActivation()
         self.reductions: list[tuple[LayerRow, Comm]] = []
+        self.from_aicb = False
+
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        self.from_aicb = header.from_aicb
+        return iter(())
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
         self.activation.add(row)
@@ -48,7 +62,7 @@ class CrossEntropySize(Rule):
         return iter(())
 
     def finish(self) -> Iterator[Violation]:
-        if not self.reductions:
+        if not self.from_aicb or not self.reductions:
             return
         (first_row, first), *others = self.reductions
         activation = self.activation.size()

@@ -1,8 +1,8 @@
 import re
 from collections.abc import Iterator
 
-from lint.models.simai_workload import LayerRow
-from lint.rule import Rule, Severity, Violation, at
+from lint.models.simai_workload import Header, LayerRow
+from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 OPTIMIZER = re.compile(r"optimizer[0-9]*")
 
@@ -10,10 +10,16 @@ OPTIMIZER = re.compile(r"optimizer[0-9]*")
 class OptimizerSize(Rule):
     """An optimizer all-reduce does not move 4 bytes.
 
-    AICB's ``optimizer1..4`` rows all-reduce one fp32 scalar each: 4 bytes.  Sizes 0 and 1 are left to
-    TL408 and TL409.
+    AICB's ``optimizer1..4`` rows all-reduce one fp32 scalar each: ``forward_comm_size=4`` in both
+    generator paths (aliyun/aicb ``workload_generator/SimAI_training_workload_generator.py``,
+    ``SIMAI_workload.workload_generate`` and ``workload_generate_aiob``).  Sizes 0 and 1 are left to TL408
+    and TL409.
 
-    This is an error: AICB always writes 4, and every real file has it.
+    Checked only in files whose header shows they come from AICB (kind ``HYBRID_TRANSFORMER_FWD_IN_BCKWD``,
+    ``model_parallel_NPU_group`` first, only AICB's keys, ``checkpoints: 0 checkpoint_initiates: 0``):
+    hand-made and ASTRA-sim workloads owe nothing to AICB's formulas.
+
+    This is an error: the writer guarantees the size, so another one was edited by hand.
 
     Why it matters:
         Another size on these rows was edited by hand or comes from a writer that means something else
@@ -30,8 +36,16 @@ class OptimizerSize(Rule):
     severity = Severity.ERROR
     formats = ("simai-workload",)
 
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.from_aicb = False
+
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        self.from_aicb = header.from_aicb
+        return iter(())
+
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
-        if not OPTIMIZER.fullmatch(row.name):
+        if not self.from_aicb or not OPTIMIZER.fullmatch(row.name):
             return
         for comm in row.comms():
             if comm.family is not None and comm.size not in (0, 1, 4):

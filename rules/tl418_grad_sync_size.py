@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Comm, LayerRow
+from lint.models.simai_workload import Comm, Header, LayerRow
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 Transfer = tuple[LayerRow, Comm]
@@ -16,7 +16,16 @@ class GradSyncSize(Rule):
     and expects the reduce-scatters to move twice as much.  Placeholder sizes (0 and 1, TL408 and
     TL409) are left out: seed 004's ``grad_gather ALLGATHER 1`` is not compared.
 
-    This is an error: AICB derives both sizes from one parameter count, and every real file agrees.
+    AICB writes ``dp_comm_size=2·params`` (all-gather) and ``4·params`` (reduce-scatter) from one
+    parameter count (aliyun/aicb ``workload_generator/SimAI_training_workload_generator.py``:
+    ``grad_norm`` in ``SIMAI_workload.workload_generate``, ``grad_gather``/``grad_param_comm`` in
+    ``workload_generate_aiob``).
+
+    Checked only in files whose header shows they come from AICB (kind ``HYBRID_TRANSFORMER_FWD_IN_BCKWD``,
+    ``model_parallel_NPU_group`` first, only AICB's keys, ``checkpoints: 0 checkpoint_initiates: 0``):
+    hand-made and ASTRA-sim workloads owe nothing to AICB's formulas.
+
+    This is an error: the writer guarantees the ratio, so a file that breaks it was edited.
 
     Why it matters:
         One of the two sizes comes from another model, or was edited: the simulated gradient
@@ -37,6 +46,11 @@ class GradSyncSize(Rule):
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.transfers: dict[str, list[Transfer]] = {"ALLGATHER": [], "REDUCESCATTER": []}
+        self.from_aicb = False
+
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        self.from_aicb = header.from_aicb
+        return iter(())
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
         if row.name.startswith("grad_"):
@@ -47,7 +61,7 @@ class GradSyncSize(Rule):
 
     def finish(self) -> Iterator[Violation]:
         gathers, scatters = self.transfers["ALLGATHER"], self.transfers["REDUCESCATTER"]
-        if not (gathers and scatters):
+        if not (self.from_aicb and gathers and scatters):
             return
         gathered, scattered = (sum(comm.size for _, comm in transfers) for transfers in (gathers, scatters))
         if scattered != 2 * gathered:

@@ -12,9 +12,8 @@ class UnknownHeaderKey(Rule):
     """The header has a ``key: value`` that no simulator reads.
 
     SimAI finds the keys it knows by token search and ignores every other token; tlint keeps them
-    verbatim.  ``mode``, which AICB's inference generator writes, is not reported.  Real files carry
-    others: ``simai-ascend__tests__contract__fixtures__target_10t_workload.txt`` has five
-    ``target_*_sha256`` keys.
+    verbatim (``Workload::initialize_workload``).  ``mode``, which AICB's inference generator writes, is
+    not reported.  Real files carry others, such as checksums of the target they were made for.
 
     This is information: nothing is wrong with such a file, but the key has no effect on the
     simulation.

@@ -16,6 +16,7 @@ from tests.synth.megatron_run import (
     Fault, Run, RunSpec, change_collective_dtype, change_collective_shape, drop_tp_collective, generate_run,
     mismatch_p2p_shape, put_rank_in_wrong_stage, remove_rank_file, write_run,
 )
+from tests.shared_corpus import corpus_dir
 
 SPEC = RunSpec(tp=2, pp=4, dp=2, micro_batches=4, layers=8, hidden=64, seq=16, vocab=512)
 
@@ -121,8 +122,7 @@ def test_parallel_jobs_give_the_same_report(clean_run: Run, tmp_path: Path) -> N
 
 
 def test_unrelated_files_in_one_directory_are_not_a_run(tmp_path: Path) -> None:
-    corpus = Path(__file__).parent / "fixtures" / "corpus" / "simai_workload"
-    for path in sorted(corpus.glob("simai__*.txt")):
+    for path in sorted(corpus_dir("simai_workload").glob("*.txt")):
         shutil.copy(path, tmp_path / path.name)
     _, findings = check(str(tmp_path), "--select", "TL5")
     assert findings == []

@@ -29,7 +29,7 @@ from lint.formats import Evidence
 from lint.grammar import Grammar
 from lint.models.common import SyntaxProblem
 from lint.models.optprime_log import (
-    RECORD_TYPES, SETTINGS, DeviceMesh, LayerTimingRecord, OtherRecord, Record, layer_position,
+    RECORD_TYPES, SETTINGS, DeviceMesh, LayerTimingRecord, OtherRecord, Record, flat_ints, layer_position,
 )
 from lint.pyliteral import read_literal
 from lint.resources import grammar_path
@@ -61,21 +61,24 @@ _RENAMED = {
     "getitem_index": "index", "wiring_source": "source", "wiring_target": "target", "special_entries": "nodes",
     "exception_name": "name", "exception_message": "message", "signal_name": "signal", "signal_value": "signal",
     "root_cause_heading": "root_cause", "failure_label": "key", "failure_value": "value",
+    "tp_head_marker": "marker", "tp_head_arrow": "arrow", "frame_path": "path", "frame_function": "function",
 }
 # A process prefix is followed by a line of its own: a record of any kind, or foreign text.  Foreign
 # text after a log header is the header's message.
-_PREFIX_RULES = frozenset({"rank_prefix", "torch_log", "c10_log", "python_log"})
+_PREFIX_RULES = frozenset({"rank_prefix", "tee_prefix", "torch_log", "c10_log", "python_log"})
 _LOG_RULES = frozenset({"torch_log", "c10_log", "python_log"})
 # What ranks print concurrently, looked for inside foreign text: a complete record of these kinds there
 # is another process's output that landed on the same line.
 _CONCURRENT_RULES = (
-    "rank_prefix", "torch_log", "c10_log", "process_groups", "device_use", "mode_banner", "mode_processing",
+    "rank_prefix", "tee_prefix", "torch_log", "c10_log", "process_groups", "tp_head_adjust", "rank_banner", "last_layer", "device_use", "mode_banner", "mode_processing",
     "module_placement", "clean_module_memory", "cross_ref_header", "special_nodes", "timing_header",
     "layer_timing", "epoch_progress", "run_completed", "time_elapsed",
 )
 # Kinds any Python or torchrun program prints (and notes quote, as `[rank3]: Traceback ...`): they do not make
 # a file an optprime log.
-_GENERIC_KINDS = frozenset({"other", "separator", "python_log", "traceback", "exception", "syntax", "rank_prefix"})
+_GENERIC_KINDS = frozenset({
+    "other", "separator", "python_log", "traceback", "traceback_frame", "exception_ignored", "exception", "syntax", "rank_prefix", "tee_prefix",
+})
 _DETECT_KINDS = 2
 # An optprime log interleaves other output (model prints, warnings) with its records, but not by far so much
 # as a note or a source file that quotes a few of them.
@@ -130,7 +133,7 @@ def _literal(convert: Callable[[Any], Any]) -> Callable[[str | None], Any]:
 _INT_FIELDS = (
     "rank", "stage", "step", "local_rank", "local_world_size", "pid", "source_line", "device_index", "length",
     "modcnt", "num_stage", "segment", "count", "plain_count", "call_module", "call_function", "get_attr", "getitem_index",
-    "ops", "layer_id", "exitcode", "signal_number", "index", "epoch", "batch", "batches",
+    "ops", "layer_id", "heads", "exitcode", "signal_number", "index", "epoch", "batch", "batches",
 )
 _FLOAT_FIELDS = ("total_ms", "avg_ms", "lr", "ms_per_batch", "loss", "ppl", "seconds")
 _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
@@ -138,6 +141,7 @@ _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
     **{name: _optional(float) for name in _FLOAT_FIELDS},
     "prefix_space": _present,
     "split_mark": _present,
+    "post_split": _present,
     "root_cause_heading": _present,
     "parameters": _optional(lambda text: int(text.replace(",", ""))),
     "getitem_module": _optional(lambda text: text[1:-1]),
@@ -147,19 +151,21 @@ _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
     "special_entries": _literal(lambda nodes: {name: tuple(stages) for name, stages in nodes.items()}),
     "ranges": _literal(lambda ranges: tuple(map(tuple, ranges))),
     "fx_inputs": lambda text: tuple(text.split(", ")) if text else (),
-    "mesh_ranks": _literal(tuple),
+    "mesh_ranks": _literal(flat_ints),
     "mesh_dim_names": _literal(tuple),
     "mesh_device": _literal(str),
     "mesh_stride": _literal(tuple),
 }
 
+_DIM_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 
-def _mesh_dims(text: str) -> tuple[tuple[str, ...] | None, tuple[int, ...]]:
-    """``(pp=2, dp=1)`` -> names and sizes; ``(2,)`` -> no names."""
+
+def _mesh_dims(text: str) -> tuple[tuple[str, ...] | None, tuple[Any, ...]]:
+    """``(pp=2, dp=1)`` -> names and sizes (a size may be a nested tuple); ``(2,)`` -> no names."""
     if "=" not in text:
         return None, tuple(read_literal(text))
-    pairs = [pair.split("=") for pair in text[1:-1].split(", ")]
-    return tuple(name for name, _ in pairs), tuple(int(size) for _, size in pairs)
+    names_and_sizes = read_literal("[" + _DIM_NAME.sub(r"'\1', ", text[1:-1]) + "]")
+    return tuple(names_and_sizes[0::2]), tuple(names_and_sizes[1::2])
 
 
 # -- the parser ----------------------------------------------------------------------------------
@@ -201,7 +207,7 @@ class Parser:
         self._mesh_group = self.grammar.derive("mesh_group", {"group_name"}).regex
         self._mesh_styles = {
             style: self.grammar.derive(f"mesh_{style}", set(self.grammar.field_names(f"mesh_{style}"))).regex
-            for style in ("list", "device_list", "shape")
+            for style in ("legacy_list", "list", "device_list", "shape")
         }
 
     def _alternation(self, rules: Iterable[str]) -> re.Pattern[str]:
@@ -226,9 +232,10 @@ class Parser:
         position = 0
         line_start = True  # where a line's own text begins: column 1, or after a process prefix
         line_rank: int | None = None  # from a [rankN]: prefix
+        attribution.process = None  # which process printed the line, as its prefix says: [rankN]: or [defaultN]:
         layers = 0  # layer records so far on this line
         while position < len(text):
-            rule = self._rule_at(text, position, line_start and attribution.in_traceback(line_rank))
+            rule = self._rule_at(text, position, line_start and attribution.in_traceback())
             if rule is None:
                 end = self._next_concurrent(text, position + 1)
                 yield OtherRecord(number, position + 1, text[position:end], rank=line_rank)
@@ -239,7 +246,9 @@ class Parser:
                 if item.rank is None:
                     item.rank = line_rank
                 if rule == "rank_prefix":
-                    line_rank = item.rank
+                    line_rank = attribution.process = item.rank
+                elif rule == "tee_prefix":
+                    attribution.process = f"{item.role}{item.local_rank}"  # type: ignore[attr-defined]
                 elif rule in _LOG_RULES and self._starts.match(text, end) is None:
                     stop = self._next_concurrent(text, end + 1)
                     item.message, end = text[end:stop], stop  # type: ignore[attr-defined]
@@ -472,15 +481,16 @@ class _Attribution:
     def __init__(self) -> None:
         self.timing = _TimingBlocks()
         self.awaiting_special_nodes: deque[int | None] = deque()  # cross-reference headers, oldest first
-        self.tracebacks: set[int | None] = set()  # processes inside a traceback (None: no rank prefix)
+        self.process: int | str | None = None  # the current line's process: its rank, its tee name, None: no prefix
+        self.tracebacks: set[int | str | None] = set()  # processes inside a traceback
         self.failure_rank: int | None = None  # the rank of the failure report entry being printed
         self._by_kind: dict[str, Callable[[Any, int], None]] = {
             "timing_header": lambda r, _: self.timing.open(r.rank, r.stage, r.step),
             "layer_timing": self.timing.attribute,
             "cross_ref_header": lambda r, _: self.awaiting_special_nodes.append(r.rank),
             "special_nodes": lambda r, _: self._special_nodes(r),
-            "traceback": lambda r, _: self.tracebacks.add(r.rank),
-            "exception": lambda r, _: self.tracebacks.discard(r.rank),
+            "traceback": lambda r, _: self.tracebacks.add(self.process),
+            "exception": lambda r, _: self.tracebacks.discard(self.process),
             "failure_title": self._new_failure,
             "failure_section": self._new_failure,
             "failure_index": self._new_failure,
@@ -490,8 +500,8 @@ class _Attribution:
             "failure_field": self._failure_field,
         }
 
-    def in_traceback(self, rank: int | None) -> bool:
-        return rank in self.tracebacks
+    def in_traceback(self) -> bool:
+        return self.process in self.tracebacks
 
     def attribute(self, record: Record, layers_before_on_line: int) -> None:
         handler = self._by_kind.get(record.kind)
@@ -517,6 +527,8 @@ class _Attribution:
 
 def _render_mesh(mesh: DeviceMesh) -> str:
     names = f", mesh_dim_names={mesh.dim_names!r}" if mesh.dim_names is not None else ""
+    if mesh.style == "legacy_list":
+        return f"DeviceMesh:({list(mesh.ranks or ())})"
     if mesh.style == "list":
         return f"DeviceMesh({list(mesh.ranks or ())}{names})"
     if mesh.style == "device_list":
@@ -550,6 +562,8 @@ def _render_metadata_range(record: Any) -> str:
 
 _RENDER: dict[str, Callable[[Any], str]] = {
     "rank_prefix": lambda r: f"[rank{r.rank}]:" + (" " if r.spaced else ""),
+    "tee_prefix": lambda r: f"[{r.role}{r.local_rank}]:",
+    "tp_head_adjust": lambda r: f"{r.marker}model_layers_{r.layer_id}_self_attn_{r.projection}_proj {r.arrow} node.args[3]:{r.heads}",
     "torch_log": lambda r: f"{r.level}{r.time} {r.pid} {r.source}:{r.source_line}] {r.message or ''}",
     "c10_log": lambda r: f"[{r.level}{r.time} {r.source}:{r.source_line}] {r.message or ''}",
     "python_log": lambda r: f"{r.level}:{r.logger}:{r.message or ''}",
@@ -564,6 +578,7 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "mode_processing": lambda r: f"[rank:{r.rank}, local_rank:{r.local_rank}] {r.mode} MODE PROCESSING ...",
     "split_stats": lambda r: f"length:{r.length}, modcnt:{r.modcnt}, num_stage:{r.num_stage}, segment:{r.segment}",
     "metadata_range": _render_metadata_range,
+    "partitioner_ranges": lambda r: f"[IR.{r.partitioner}] " + ("post-split " if r.post_split else "") + f"metadata_range = {list(r.ranges)!r}",
     # The dash runs are decoration the record does not keep; these are the writer's.
     "fx_graph_header": lambda r: ">> ------------------ FX graph" + (" (split)" if r.split else "") + " --------------------------------",
     "fx_node": _render_fx_node,
@@ -591,6 +606,8 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "rank_banner": lambda r: f" >> rank:{r.rank} " + "-" * 40,
     "last_layer": lambda r: f"rank: {r.rank}, #### last layer id:{r.layer_id}",
     "traceback": lambda r: "Traceback (most recent call last):",
+    "exception_ignored": lambda r: f"Exception ignored in: {r.ignored_in}",
+    "traceback_frame": lambda r: f'  File "{r.path}", line {r.source_line}' + ("" if r.function is None else f", in {r.function}"),
     "exception": lambda r: r.name if r.message is None else f"{r.name}: {r.message}",
     "child_failed": lambda r: f"failed (exitcode: {r.exitcode}) local_rank: {r.local_rank} (pid: {r.pid}) of binary: {r.binary}",
     "closing_signal": lambda r: f"Sending process {r.pid} closing signal {r.signal}",
@@ -600,7 +617,7 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "no_other_failures": lambda r: "  <NO_OTHER_FAILURES>",
     "failure_index": lambda r: f"[{r.index}]:",
     "failure_rank": lambda r: f"  rank      : {r.rank} (local_rank: {r.local_rank})",
-    "failure_exitcode": lambda r: f"  exitcode  : {r.exitcode} (pid: {r.pid})",
+    "failure_exitcode": lambda r: f"  exitcode  : {r.exitcode} (pid: {r.pid})" + ("" if r.exit_signal is None else f"  ({r.exit_signal})"),
     "failure_signal": lambda r: f"  traceback : Signal {r.signal_number} ({r.signal}) received by PID {r.pid}",
     "failure_field": lambda r: f"  {r.key:<10}: {r.value or ''}",
     "other": lambda r: r.text,

@@ -5,6 +5,11 @@ SimAI reads past blank lines with ``>>``.  Each line is parsed on its own by the
 (``grammars/simai-workload.lark``); workloads are small, so there is no derived fast path.  Before a
 row meets the grammar its tokens are counted as SimAI would read them, so that a row with a missing
 or extra column gets a column-count finding (TL002) instead of a misleading syntax error.
+
+SimAI and ASTRA-sim 1.0 read exactly the declared number of rows and then stop
+(``Workload::initialize_workload``): a line after them that is not a layer row - free-text notes, a
+table of measurements - is never read, so it becomes a :class:`TrailingText` record, not a syntax
+error.  A well-formed row there stays a layer row (TL403 reports it: it was meant to be simulated).
 """
 
 from __future__ import annotations
@@ -19,7 +24,17 @@ from lark import Token, Tree
 from lint.formats import Evidence
 from lint.grammar import Grammar, GrammarSyntaxError
 from lint.models.common import SyntaxProblem
-from lint.models.simai_workload import CHECKPOINT_KEYS, CUSTOMIZED, KINDS, SETTING_FIELDS, Header, HeaderNumber, LayerCount, LayerRow
+from lint.models.simai_workload import (
+    CHECKPOINT_KEYS,
+    CUSTOMIZED,
+    KINDS,
+    SETTING_FIELDS,
+    Header,
+    HeaderNumber,
+    LayerCount,
+    LayerRow,
+    TrailingText,
+)
 
 NAME = "simai-workload"
 SYNTAX_CODE = "TL001"
@@ -67,7 +82,7 @@ class Parser:
 
     # -- streaming ------------------------------------------------------------------------------
 
-    def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Header | LayerCount | LayerRow | SyntaxProblem]:
+    def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Header | LayerCount | LayerRow | TrailingText | SyntaxProblem]:
         numbered = iter(lines)
         first = next(numbered, None)
         if first is None:
@@ -78,14 +93,24 @@ class Parser:
         kind = _TOKEN.search(text)
         row_rule = "customized_row" if kind and kind.group() == CUSTOMIZED else "row"
         counted = False
+        declared: LayerCount | None = None
+        rows = 0  # non-blank lines read as rows so far
+        last_read = 0  # the line of the last of them, or of the count
         for number, text in numbered:
             if not text.strip(_BLANKS):
                 continue
-            if counted:
+            if not counted:
+                count = self._parse_line(number, text, "count", _count)
+                yield count
+                counted = True
+                declared = count if isinstance(count, LayerCount) else None
+                last_read = number
+            elif declared is None or rows < declared.count:
+                rows += 1
+                last_read = number
                 yield from self._row(number, text, row_rule)
             else:
-                yield self._parse_line(number, text, "count", _count)
-                counted = True
+                yield from self._past_declared_rows(number, text, row_rule, declared.count, last_read)
         if not counted:
             number, text = first
             yield SyntaxProblem(number, len(text) + 1, SYNTAX_CODE, "expected the number of layer rows on the next line, found end of file")
@@ -119,6 +144,14 @@ class Parser:
             row.extra_columns = extra_columns
             yield row
 
+    def _past_declared_rows(self, number: int, text: str, rule: str, declared: int, last_read: int) -> Iterator[LayerRow | TrailingText]:
+        """A line the simulators never read: a well-formed row stays a row, anything else is trailing text."""
+        items = list(self._row(number, text, rule))
+        if all(isinstance(item, LayerRow) for item in items):
+            yield from items  # type: ignore[misc]
+        else:
+            yield TrailingText(number, 1, text, last_read, declared)
+
     # -- building records -------------------------------------------------------------------------
 
     def _header(self, number: int, tree: Tree) -> Header:
@@ -150,12 +183,14 @@ class Parser:
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def render(self, record: Header | LayerCount | LayerRow) -> str:
+    def render(self, record: Header | LayerCount | LayerRow | TrailingText) -> str:
         """The line a writer prints for ``record``: parsing it gives ``record`` back (but for its line number)."""
         if isinstance(record, Header):
             return _render_header(record)
         if isinstance(record, LayerCount):
             return str(record.count)
+        if isinstance(record, TrailingText):
+            return record.text
         rule = "row" if record.parallelism is None else "customized_row"
         columns = [str(getattr(record, name)) for name in self._row_fields[rule]]
         return "\t".join([*columns, *record.extra_columns])

@@ -1,4 +1,4 @@
-"""Records of a ``neusight-tsv`` table (FORMATS.md section 3), and the whole table as one document.
+"""Records of a ``neusight-tsv`` table (docs/formats/neusight-tsv.md), and the whole table as one document.
 
 A ``None`` comm type becomes Python ``None``, as the writer's ``str(None)`` came from it: rules test
 ``row.backward_comm_type is None`` and never compare against the literal text.

@@ -1,4 +1,4 @@
-"""Records of an ``optprime-log`` (FORMATS.md section 2) and the per-log summary built from them.
+"""Records of an ``optprime-log`` (docs/formats/optprime-log.md) and the per-log summary built from them.
 
 One record per record kind of ``grammars/optprime-log.lark``; several records can share a physical line,
 so ``column`` is where the record starts within it.  ``rank`` is the rank the record belongs to: read from
@@ -49,6 +49,7 @@ def layer_position(layer: str) -> float:
 class Record:
     """What every record has: where it starts (1-based line and column) and the rank it belongs to."""
 
+    kind: ClassVar[str]
     line: int
     column: int
     rank: int | None = field(default=None, kw_only=True)
@@ -69,6 +70,15 @@ class RankPrefixRecord(Record):
 
     kind: ClassVar[str] = "rank_prefix"
     spaced: bool
+
+
+@dataclass(slots=True)
+class TeePrefixRecord(Record):
+    """``[default0]:``: torchrun ``--tee`` tags a worker's lines with its role and local rank."""
+
+    kind: ClassVar[str] = "tee_prefix"
+    role: str
+    local_rank: int
 
 
 @dataclass(slots=True)
@@ -158,8 +168,10 @@ class DeviceUseRecord(Record):
 class DeviceMesh:
     """One process group's ``DeviceMesh`` repr, in the ``style`` of the torch version that printed it.
 
-    ``list`` (torch 2.3): ranks and dim names; ``device_list`` (2.4-2.5): device, ranks, dim names;
-    ``shape`` (2.6+): dim names and sizes, device, stride, ranks only in debug mode.
+    ``legacy_list`` (torch 2.0-2.2): ranks; ``list`` (2.3): ranks and dim names; ``device_list`` (2.4-2.7): device, ranks, dim names;
+    ``shape`` (2.8+): dim names and sizes, device, stride, ranks only in debug mode.  ``ranks`` is
+    flattened (an n-d mesh prints nested lists); a size or stride of the CuTe layout (2.10+) may be a
+    nested tuple, kept as printed.
     """
 
     name: str
@@ -167,12 +179,23 @@ class DeviceMesh:
     device: str | None = None
     ranks: tuple[int, ...] | None = None
     dim_names: tuple[str, ...] | None = None
-    sizes: tuple[int, ...] | None = None
-    stride: tuple[int, ...] | None = None
+    sizes: tuple[Any, ...] | None = None
+    stride: tuple[Any, ...] | None = None
 
     @property
     def size(self) -> int:
-        return len(self.ranks) if self.ranks is not None else math.prod(self.sizes or ())
+        return len(self.ranks) if self.ranks is not None else math.prod(_flatten(self.sizes or ()))
+
+
+def _flatten(value: Any) -> list[int]:
+    """The ints of a nested tuple or list, in order."""
+    if isinstance(value, int):
+        return [value]
+    return [item for part in value for item in _flatten(part)]
+
+
+def flat_ints(value: Any) -> tuple[int, ...]:
+    return tuple(_flatten(value))
 
 
 @dataclass(slots=True)
@@ -189,6 +212,26 @@ class TpAdjustRecord(Record):
 
     kind: ClassVar[str] = "tp_adjust"
     detail: str | None
+
+
+@dataclass(slots=True)
+class TpHeadAdjustRecord(Record):
+    """eungyeonglee-dev/aicomp's TP set-up: ``>model_layers_14_self_attn_q_proj ==> node.args[3]:32``.
+
+    ``marker`` tells the projection and whether the head count is before (``>``, ``>>``, ``>>>``) or
+    after (``> >``, ``>> >> ``, ``>>> >>>``) the division by the TP size.
+    """
+
+    kind: ClassVar[str] = "tp_head_adjust"
+    marker: str
+    layer_id: int
+    projection: str
+    arrow: str
+    heads: int
+
+    @property
+    def adjusted(self) -> bool:
+        return " " in self.marker
 
 
 @dataclass(slots=True)
@@ -237,6 +280,17 @@ class MetadataRangeRecord(Record):
 
     kind: ClassVar[str] = "metadata_range"
     listing: str
+    ranges: tuple[tuple[int, str], ...]
+
+
+@dataclass(slots=True)
+class PartitionerRangesRecord(Record):
+    """``[IR.hierarchical_split] metadata_range = [(0, 'model_layers_3_mlp'), …]``: the split points the MILP or
+    hierarchical partitioner chose (``post_split``: ``post-split metadata_range``, the stage modules)."""
+
+    kind: ClassVar[str] = "partitioner_ranges"
+    partitioner: str
+    post_split: bool
     ranges: tuple[tuple[int, str], ...]
 
 
@@ -401,6 +455,29 @@ class LastLayerRecord(Record):
 # -- failure --------------------------------------------------------------------------------------
 
 
+@dataclass(slots=True)
+class TracebackFrameRecord(Record):
+    """``  File "/x/driver.py", line 233, in train``: a frame of a traceback (``function`` None: a SyntaxError's)."""
+
+    kind: ClassVar[str] = "traceback_frame"
+    path: str
+    source_line: int
+    function: str | None
+
+    @property
+    def in_library(self) -> bool:
+        """A frame of an installed package or of Python itself, not of the training script or opt_prime."""
+        return any(part in self.path for part in ("site-packages", "dist-packages", "/lib/python")) or self.path.startswith("<")
+
+
+@dataclass(slots=True)
+class ExceptionIgnoredRecord(Record):
+    """``Exception ignored in: <function …>``: the traceback that follows did not stop the program."""
+
+    kind: ClassVar[str] = "exception_ignored"
+    ignored_in: str
+
+
 TracebackRecord = _marker("traceback", "``Traceback (most recent call last):`` of a worker (``rank`` from ``[rankN]: ``) or of torchrun.")
 
 
@@ -482,11 +559,12 @@ class FailureRankRecord(Record):
 
 @dataclass(slots=True)
 class FailureExitcodeRecord(Record):
-    """``  exitcode  : -15 (pid: 96790)``."""
+    """``  exitcode  : -15 (pid: 96790)`` (torch >= 2.5: ``  exitcode  : -15 (pid: 96790)  (SIGTERM)``)."""
 
     kind: ClassVar[str] = "failure_exitcode"
     exitcode: int
     pid: int
+    exit_signal: str | None = None
 
 
 @dataclass(slots=True)
@@ -517,13 +595,13 @@ class OtherRecord(Record):
 
 
 RECORD_TYPES: tuple[type[Record], ...] = (
-    RankPrefixRecord, TorchLogRecord, C10LogRecord, PythonLogRecord, EnvCheckRecord, ConfigRecord,
+    RankPrefixRecord, TeePrefixRecord, TpHeadAdjustRecord, TorchLogRecord, C10LogRecord, PythonLogRecord, EnvCheckRecord, ConfigRecord,
     DeviceModeRecord, DeviceUseRecord, ProcessGroupsRecord, TpAdjustRecord, Stage2RankRecord, ModeBannerRecord,
-    ModeProcessingRecord, SplitStatsRecord, MetadataRangeRecord, FxGraphHeaderRecord, FxNodeRecord,
+    ModeProcessingRecord, SplitStatsRecord, MetadataRangeRecord, PartitionerRangesRecord, FxGraphHeaderRecord, FxNodeRecord,
     SplitSummaryRecord, SplitWarningRecord, GetitemTableHeaderRecord, GetitemEntryRecord, StageWiringRecord,
     ModulePlacementRecord, CleanModuleMemoryRecord, CrossRefHeaderRecord, SpecialNodesRecord, SeparatorRecord,
     TimingHeaderRecord, LayerTimingRecord, EpochProgressRecord, RunCompletedRecord, TimeElapsedRecord,
-    RankNoticeRecord, BarrierRecord, RankBannerRecord, LastLayerRecord, TracebackRecord, ExceptionRecord,
+    RankNoticeRecord, BarrierRecord, RankBannerRecord, LastLayerRecord, TracebackRecord, TracebackFrameRecord, ExceptionIgnoredRecord, ExceptionRecord,
     ChildFailedRecord, ClosingSignalRecord, DeathSignalRecord, FailureTitleRecord, FailureSectionRecord,
     NoOtherFailuresRecord, FailureIndexRecord, FailureRankRecord, FailureExitcodeRecord, FailureSignalRecord,
     FailureFieldRecord, OtherRecord,

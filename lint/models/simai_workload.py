@@ -1,4 +1,4 @@
-"""Records of a ``simai-workload`` file (FORMATS.md section 4), and the whole workload as one document."""
+"""Records of a ``simai-workload`` file (docs/formats/simai-workload.md), and the whole workload as one document."""
 
 from __future__ import annotations
 
@@ -38,6 +38,13 @@ EXPERT_SUFFIXES = ("_EP", "_DP_EP")
 # The three comm columns of a row, by the prefix of their column names.
 PHASES = ("fwd", "ig", "wg")
 
+# The kind and keys of every header AICB's SimAI generators write (aliyun/aicb
+# workload_generator/SimAI_training_workload_generator.py and SimAI_inference_workload_generator.py,
+# SIMAI_workload.dump_file): the kind, model_parallel_NPU_group first, then some of these keys, and
+# always `checkpoints: 0 checkpoint_initiates: 0` (AICB never checkpoints a layer).
+AICB_KIND = "HYBRID_TRANSFORMER_FWD_IN_BCKWD"
+AICB_KEYS = frozenset({"model_parallel_NPU_group", "ep", "pp", "vpp", "ga", "all_gpus", "mode", "checkpoints", "checkpoint_initiates", "pp_comm"})
+
 # Header values keep the form they were written in: `pp_comm: 2621440.0` stays a float.
 HeaderNumber = int | float
 
@@ -72,6 +79,27 @@ class Header:
     @property
     def known_kind(self) -> bool:
         return self.parallelism in KINDS
+
+    @property
+    def from_aicb(self) -> bool:
+        """The header is one AICB writes: its kind, ``model_parallel_NPU_group`` first, only AICB's keys,
+        and no checkpointed layer.  Checks of what AICB always writes apply only to such files.
+
+        ``pp_comm`` written without its colon still counts: SimAI's own example of AICB output had the key
+        added by hand that way, and SimAI reads both forms (``Workload::initialize_workload``)."""
+        return (
+            self.parallelism == AICB_KIND
+            and self.key_order[:1] == ("model_parallel_NPU_group",)
+            and set(self.key_order) <= AICB_KEYS
+            and self.checkpoints == ()
+            and self.checkpoint_initiates == ()
+        )
+
+    @property
+    def reads_parallel_sizes(self) -> bool:
+        """SimAI reads the parallel sizes from the header only for the transformer kinds
+        (``Workload::initialize_workload``); for every other kind the keys have no effect."""
+        return self.parallelism in ("HYBRID_TRANSFORMER", "HYBRID_TRANSFORMER_FWD_IN_BCKWD")
 
     def read(self, field_name: str) -> int | None:
         """A setting as SimAI reads it: its conversion to an integer stops at the '.' of `2621440.0`."""
@@ -115,6 +143,22 @@ class LayerCount:
     line: int
     column: int
     count: int
+
+
+@dataclass(slots=True)
+class TrailingText:
+    """A line after the declared layer rows that is not a layer row (notes, a table of results).
+
+    SimAI (``Workload::initialize_workload``) and ASTRA-sim 1.0 read the header, the row count and
+    exactly that many rows, then close the file: nothing after ``last_read`` is ever read.
+    """
+
+    kind: ClassVar[str] = "trailing_text"
+    line: int
+    column: int
+    text: str
+    last_read: int  # the line of the last declared row (the count line when it declares 0)
+    declared: int
 
 
 @dataclass(slots=True)

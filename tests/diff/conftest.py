@@ -6,9 +6,10 @@ from pathlib import Path
 
 from lint.diff import DiffOptions, diff_paths
 from lint.models.diff import Change, DiffReport
+from tests.shared_corpus import CORPUS as SHARED_CORPUS
 
 SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seeds"
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "simai_workload"
+CORPUS = SHARED_CORPUS / "simai_workload"  # read in place; tests that need it skip where it is absent
 
 
 def diff_of(a: Path | str, b: Path | str, **options: object) -> DiffReport:

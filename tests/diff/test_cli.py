@@ -13,7 +13,7 @@ from lint.cli import main
 from tests.diff.conftest import SEEDS
 from tests.synth.megatron_run import RunSpec, generate_run, slow_down_stage, write_run
 
-PROVENANCE = SEEDS.parent / "corpus" / "simai_workload" / "PROVENANCE.md"
+NOT_A_TRACE = Path(__file__).resolve().parents[2] / "pyproject.toml"
 SEED_000, SEED_001, SEED_002 = SEEDS / "000_14848477538be528.txt", SEEDS / "001_0e8fa2e5d125871b.txt", SEEDS / "002_cbcb88115115ad29.txt"
 SEED_003, SEED_004 = SEEDS / "003_891053d3e8445d09.txt", SEEDS / "004_e7a75019e7d30864.txt"
 CHANGE_KEYS = {"category", "kind", "key", "field", "before", "after", "delta", "rel_delta", "significant"}
@@ -120,7 +120,7 @@ def test_threshold_is_a_percentage(slower_workload: Path) -> None:
     ("argv", "message"),
     [
         (["missing.txt", SEED_004], "tlint: error: missing.txt: no such file or directory\n"),
-        ([PROVENANCE, SEED_004], f"tlint: error: {PROVENANCE}: no file of a known format (use --trace-format to force one)\n"),
+        ([NOT_A_TRACE, SEED_004], f"tlint: error: {NOT_A_TRACE}: no file of a known format (use --trace-format to force one)\n"),
         ([SEED_004, SEED_004, "--fail-on", "speed"], "tlint: error: --fail-on takes config, structure, comm, timing; not speed\n"),
         ([SEED_004, SEED_004, "--threshold", "-1"], "tlint: error: --threshold is a percentage from 0 to 1000\n"),
         ([SEED_004, SEED_004, "--rank-regex", "r(\\d+)"], "tlint: error: --rank-regex 'r(\\\\d+)' has no (?P<rank>...) group\n"),

@@ -10,6 +10,7 @@ import pytest
 
 from lint.models.diff import DiffReport
 from tests.diff.conftest import CORPUS, SEEDS, diff_of, keyed, significant
+from tests.shared_corpus import corpus_dir
 from tests.synth.megatron_run import RunSpec, write_run
 from tests.synth.simai_workload import write_workload
 
@@ -35,6 +36,7 @@ def test_two_megatron_seeds_of_different_models() -> None:
 
 
 def test_seed_004_against_a_public_aicb_workload() -> None:
+    corpus_dir("simai_workload")
     report = diff_of(SEED_004, AICB_13B)
     found = changes_of(report)
     assert found["config", "rows", "present"] == (33, 92)
@@ -44,6 +46,7 @@ def test_seed_004_against_a_public_aicb_workload() -> None:
 
 
 def test_two_gpt_7b_workloads_that_differ_in_world_size_only() -> None:
+    corpus_dir("simai_workload")
     report = diff_of(CORPUS / GPT_7B.format(8), CORPUS / GPT_7B.format(32))
     found = changes_of(report)
     assert found["config", "header", "all_gpus"] == (8, 32) and found["config", "header", "ga"] == (8, 2)

@@ -21,6 +21,7 @@ from lint.models.optprime_log import (
     RECORD_TYPES, SETTINGS, DeviceMesh, ExceptionRecord, LayerTimingRecord, OptprimeLog, OtherRecord, Record,
     layer_position,
 )
+from tests.shared_corpus import corpus_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SEED_002 = FIXTURES / "seeds" / "002_cbcb88115115ad29.txt"
@@ -179,7 +180,7 @@ def test_failed_run_fields_of_a_failure_take_the_rank_of_its_rank_line() -> None
 
 
 def test_failed_run_worker_traceback_lines_carry_the_prefix_rank() -> None:
-    assert on_line(FAILED, 97) == [("rank_prefix", 1, 3), ("other", 10, 3)]
+    assert on_line(FAILED, 97) == [("rank_prefix", 1, 3), ("traceback_frame", 10, 3)]
     (exception,) = [item for item in FAILED if item.line == 101 and isinstance(item, ExceptionRecord)]
     assert (exception.name, exception.message, exception.rank) == ("RuntimeError", "loss is nan", 3)
 
@@ -241,7 +242,7 @@ def test_an_exception_line_counts_only_where_a_traceback_of_that_process_ends() 
     items = parse_lines(["[rank1]: Traceback (most recent call last):", "Note: foreign", "[rank1]:   File \"x.py\", line 3, in f",
                          "[rank2]: RuntimeError: not in a traceback", "[rank1]: RuntimeError: boom", "[rank1]: KeyboardInterrupt"])
     kinds = [(i.line, i.kind, i.rank) for i in items if i.kind != "rank_prefix"]
-    assert kinds == [(1, "traceback", 1), (2, "other", None), (3, "other", 1), (4, "other", 2), (5, "exception", 1), (6, "other", 1)]
+    assert kinds == [(1, "traceback", 1), (2, "other", None), (3, "traceback_frame", 1), (4, "other", 2), (5, "exception", 1), (6, "other", 1)]
 
 
 def test_foreign_text_before_a_record_of_another_process_is_split_off() -> None:
@@ -360,7 +361,7 @@ def test_detect_from_content() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    sorted((FIXTURES / "seeds").glob("00[0134]_*")) + sorted((FIXTURES / "corpus" / "simai_workload").glob("*.txt"))[:6],
+    sorted((FIXTURES / "seeds").glob("00[0134]_*")) + corpus_files("simai_workload")[:6],
     ids=lambda p: p.name[:40],
 )
 def test_detect_does_not_claim_other_formats(path: Path) -> None:
@@ -393,7 +394,11 @@ _FIELDS: dict[str, st.SearchStrategy[object]] = {
     "level": st.sampled_from("DIWECF"), "time": st.from_regex(r"[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{1,9}", fullmatch=True),
     "source": st.from_regex(r"[a-z_/]{1,12}\.(py|cpp)", fullmatch=True), "logger": st.from_regex(r"torch(\.[a-z_]{1,8}){0,3}", fullmatch=True),
     "message": _words, "package": _names, "version": st.from_regex(r"[0-9](\.[0-9]{1,2}){0,2}", fullmatch=True),
-    "status": st.from_regex(r"[A-Za-z]{1,6}", fullmatch=True), "device": st.sampled_from(["GPU", "CPU"]),
+    "partitioner": st.sampled_from(["hierarchical_split", "milp_split"]), "post_split": st.booleans(),
+    "path": st.from_regex(r"/[a-z_/]{1,15}\.py", fullmatch=True), "function": st.none() | _names | st.just("<module>"),
+    "ignored_in": st.sampled_from(["<function _MultiProcessingDataLoaderIter.__del__ at 0x7f2a1c0b9d30>"]),
+    "status": st.just("OK"), "role": st.sampled_from(["default", "trainer"]),
+    "exit_signal": st.none() | st.sampled_from(["SIGTERM", "SIGKILL"]), "device": st.sampled_from(["GPU", "CPU"]),
     "device_index": st.none() | _ints, "detail": st.none() | _words.map(lambda t: " " + t),
     "stages": st.dictionaries(_ints, st.lists(_ints, min_size=1, max_size=3).map(tuple), max_size=3),
     "mode": st.sampled_from(["SEQUENTIAL", "PARALLEL", "SINGLE"]), "listing": st.sampled_from(["first", "second", "placement"]),
@@ -417,6 +422,10 @@ _KIND_FIELDS: dict[str, dict[str, st.SearchStrategy[object]]] = {
     "failure_field": {"key": st.sampled_from(["time", "host", "error_file", "traceback"])},
     "exception": {"name": st.from_regex(r"([a-z]{1,5}\.){0,2}[A-Z][A-Za-z]{0,10}Error", fullmatch=True), "message": st.none() | _words},
     "other": {"text": _words.map(lambda t: "~" + t)},
+    "tp_head_adjust": {
+        "marker": st.sampled_from([">", "> >", ">>", ">> >> ", ">>>", ">>> >>>"]), "projection": st.sampled_from("qkv"),
+        "arrow": st.sampled_from(["==>", "===>"]),
+    },
 }
 _RANK_IN_TEXT = frozenset(spec.record_type.kind for rule, spec in PARSER._records.items() if "rank" in PARSER.grammar.field_names(rule))
 
@@ -450,9 +459,11 @@ def records(draw: st.DrawFn) -> Record:
 
 @st.composite
 def meshes(draw: st.DrawFn) -> DeviceMesh:
-    style = draw(st.sampled_from(["list", "device_list", "shape"]))
+    style = draw(st.sampled_from(["legacy_list", "list", "device_list", "shape"]))
     names = draw(st.none() | st.lists(st.sampled_from(["pp", "dp", "tp"]), min_size=1, max_size=2).map(tuple))
     ranks = draw(st.lists(_ints, max_size=4).map(tuple))
+    if style == "legacy_list":
+        return DeviceMesh(draw(_names), style, ranks=ranks)
     if style != "shape":
         return DeviceMesh(draw(_names), style, device=draw(st.sampled_from(["cuda", "cpu"])) if style == "device_list" else None, ranks=ranks, dim_names=names)
     sizes = tuple(draw(_ints) for _ in names or (0,))

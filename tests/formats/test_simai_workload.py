@@ -1,4 +1,4 @@
-"""simai-workload: the seed and corpus, every header generation and quirk, precise errors, round trips."""
+"""simai-workload: the seed and the shared corpus, every header generation and quirk, precise errors, round trips."""
 
 from __future__ import annotations
 
@@ -13,19 +13,18 @@ from hypothesis import strategies as st
 from lint.formats import detect, parser, simai_workload
 from lint.models.common import SyntaxProblem
 from lint.models.dump import dump_record, load_record
-from lint.models.simai_workload import CHECKPOINT_KEYS, KINDS, SETTING_FIELDS, Header, LayerCount, LayerRow, Workload
+from lint.models.simai_workload import CHECKPOINT_KEYS, KINDS, SETTING_FIELDS, Header, LayerCount, LayerRow, TrailingText, Workload
 from lint.source import Source
 from tests.golden.regenerate import GOLDEN
+from tests.shared_corpus import corpus_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SEEDS = FIXTURES / "seeds"
-CORPUS = FIXTURES / "corpus" / "simai_workload"
-CORPUS_FILES = sorted(CORPUS.glob("*.txt"))
 SEED_004 = SEEDS / "004_e7a75019e7d30864.txt"
-TARGET_10T = CORPUS / "simai-ascend__tests__contract__fixtures__target_10t_workload.txt"
+REAL_FILES = [SEED_004, *corpus_files("simai_workload"), *corpus_files("real", "simai-workload")]
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PARSER = parser("simai-workload")
-ITEM_TYPES = (Header, LayerCount, LayerRow, SyntaxProblem)
+ITEM_TYPES = (Header, LayerCount, LayerRow, TrailingText, SyntaxProblem)
 
 GEN2_HEADER = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 2 ga: 4 all_gpus: 64 checkpoints: 0 checkpoint_initiates: 0"
 ROW = "attention_layer\t-1\t3422000\tALLREDUCE\t33554432\t3422000\tALLREDUCE\t33554432\t1\tNONE\t0\t100"
@@ -59,30 +58,39 @@ def write(tmp_path: Path, data: bytes) -> Path:
 # -- the real files ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [SEED_004, *CORPUS_FILES], ids=lambda p: p.name[:60])
-def test_real_files_parse_into_one_row_per_non_blank_line(path: Path) -> None:
+@pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name[:60])
+def test_real_files_parse_into_one_record_per_non_blank_line(path: Path) -> None:
     items = parse_file(path)
-    problems = [(item.code, item.line, item.message) for item in items if isinstance(item, SyntaxProblem)]
-    assert problems == ([("TL002", 3, "expected 12 columns, found 17")] if path == TARGET_10T else [])
     workload = Workload.from_records(items)
-    row_lines = [text for _, text in Source(path, str(path)).lines() if text.strip(" \t")][2:]
     assert workload.header is not None and workload.declared_count is not None
-    assert len(workload.rows) == len(row_lines)
+    # The only syntax finding a real file gets is a row with extra columns, which is kept.
+    problems = [item for item in items if isinstance(item, SyntaxProblem)]
+    kept = {item.line for item in workload.rows if item.extra_columns}
+    assert all(problem.code == "TL002" and problem.line in kept for problem in problems)
+    trailing = [item for item in items if isinstance(item, TrailingText)]
+    row_lines = [text for _, text in Source(path, str(path)).lines() if text.strip(" \t")][2:]
+    assert len(workload.rows) + len(trailing) == len(row_lines)
+    assert len(workload.rows) == workload.declared_count  # every real file declares its rows right
 
 
-def test_the_17_column_row_is_reported_at_its_first_extra_column_and_kept() -> None:
-    problem, row = parse_file(TARGET_10T)[2:]
-    line = TARGET_10T.read_text(encoding="utf-8").splitlines()[2]
-    assert isinstance(problem, SyntaxProblem) and problem.column == line.index("sha256:") + 1
+def test_a_row_with_extra_columns_is_reported_at_its_first_extra_column_and_kept() -> None:
+    line = "target_layer_0\t-1\t10\tNONE\t0\t10\tNONE\t0\t10\tNONE\t0\t10\t" + "\t".join(f"sha256:{n}" for n in range(5))
+    problem, row = parse_rows(line)
+    assert isinstance(problem, SyntaxProblem) and (problem.code, problem.column) == ("TL002", line.index("sha256:") + 1)
+    assert problem.message == "expected 12 columns, found 17"
     assert isinstance(row, LayerRow) and (row.name, row.wg_update_time) == ("target_layer_0", 10)
-    assert len(row.extra_columns) == 5 and all(column.startswith("sha256:") for column in row.extra_columns)
+    assert row.extra_columns == tuple(f"sha256:{n}" for n in range(5))
 
 
-def test_golden_dumps_cover_the_seed_and_every_kind_in_the_corpus() -> None:
+def test_text_after_the_declared_rows_is_trailing_text_and_rows_there_stay_rows() -> None:
+    _, _, row, extra, note = parse_lines(GEN2_HEADER, "1", ROW, ROW, "13197  *10 126152")
+    assert isinstance(row, LayerRow) and isinstance(extra, LayerRow)
+    assert note == TrailingText(5, 1, "13197  *10 126152", last_read=3, declared=1)
+    assert PARSER.render(note) == "13197  *10 126152"
+
+
+def test_golden_dumps_cover_the_seed() -> None:
     dumps = [json.loads(path.read_text(encoding="utf-8")) for path in (GOLDEN / "simai-workload").glob("*.json")]
-    covered = {dump["records"][0]["parallelism"] for dump in dumps if "/corpus/" in dump["source"]}
-    in_corpus = {path.read_text(encoding="utf-8").split(maxsplit=1)[0] for path in CORPUS_FILES}
-    assert in_corpus <= covered
     assert any(dump["source"].endswith(SEED_004.name) for dump in dumps)
 
 
@@ -100,7 +108,7 @@ def test_workload_document_survives_json() -> None:
     assert Workload.model_validate_json(workload.model_dump_json()) == workload
 
 
-@pytest.mark.parametrize("path", [SEED_004, TARGET_10T, CORPUS / "astrasim__examples__text_converter__text_workloads__DLRM_HybridParallel.txt"], ids=lambda p: p.name[:30])
+@pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name[:60])
 def test_every_record_dumps_and_loads_back(path: Path) -> None:
     for item in parse_file(path):
         assert load_record(type(item), dump_record(item)) == item
@@ -314,7 +322,7 @@ def test_parsing_resumes_at_the_next_line() -> None:
 # -- detection ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [SEED_004, *CORPUS_FILES], ids=lambda p: p.name[:60])
+@pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name[:60])
 def test_detects_every_real_workload(path: Path) -> None:
     assert detect(Source(path, str(path)).head()) == "simai-workload"
 
@@ -414,7 +422,7 @@ def test_arbitrary_text_never_raises(text: str) -> None:
     assert items and all(isinstance(item, ITEM_TYPES) for item in items)
 
 
-_REAL_FILES = [path.read_text(encoding="utf-8").splitlines()[:4] for path in (SEED_004, *CORPUS_FILES)]
+_REAL_FILES = [path.read_text(encoding="utf-8").splitlines()[:4] for path in REAL_FILES if isinstance(path, Path)]
 _mutation_alphabet = st.sampled_from(list(" \t:._-0123456789ABEGLNORU_xé\x00"))
 
 

@@ -1,4 +1,4 @@
-"""What the fuzz suite feeds tlint: real files (seeds and the SimAI corpus), cut, spliced and damaged the
+"""What the fuzz suite feeds tlint: real files (seeds, and the shared SimAI corpus where present), cut, spliced and damaged the
 ways files get damaged, plus the extreme values a parser must survive."""
 
 from __future__ import annotations
@@ -8,11 +8,12 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
+from tests.shared_corpus import CORPUS
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SEEDS: tuple[bytes, ...] = tuple(
     path.read_bytes()
-    for pattern in ("seeds/*", "corpus/simai_workload/*.txt")
-    for path in sorted(FIXTURES.glob(pattern))
+    for path in [*sorted(FIXTURES.glob("seeds/*")), *sorted((CORPUS / "simai_workload").glob("*.txt"))]
 )
 
 ENORMOUS_NUMBERS = (

@@ -1,0 +1,45 @@
+from collections.abc import Iterator
+
+from lint.models.optprime_log import Record
+from lint.rule import RuleOptions, Severity, Violation, at
+from lint.rulekit import RankOutput
+from lint.runs.model import rank_list
+
+
+class RunCompleted(RankOutput):
+    """The run completed: every rank that printed output printed ``run completed``, and nothing failed.
+
+    Every rank of an OptimusPrime training script prints ``[rank:R, run completed ...`` as its last line
+    (ai-computing/aicomp ``opt_prime/examples/pp_train_*.py``); a log with no sign of failure (TL218) in
+    which every rank that printed anything of its own printed that line shows a completed run.  Ranks
+    the log does not show (one node's log of a multi-node job, ``--local-ranks-filter``) are TL220's.
+
+    This is information, the outcome a user asks a log for first; the finding is at the last
+    ``run completed`` line.
+
+    Why it matters:
+        Only a completed run is a reference for timings, loss curves and comparisons (``tlint diff``).
+
+    Example:
+        ranks 0 to 7 each print ``[rank:R, run completed ...``, the last on line 316
+        -> the run completed: ranks 0, 1, 2, 3, 4, 5, 6 and 7 printed `run completed` (the last on line 316)
+    """
+
+    code = "TL221"
+    name = "run-completed"
+    severity = Severity.INFO
+    formats = ("optprime-log",)
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.last_completed: Record | None = None
+
+    def check_run_completed(self, record: Record) -> Iterator[Violation]:
+        self.last_completed = record
+        return self.observe(record)
+
+    def finish(self) -> Iterator[Violation]:
+        completed = self.outcome.completed_ranks
+        if self.last_completed is None or self.outcome.failed or not completed >= set(self.last_output):
+            return
+        yield at(self.last_completed, f"the run completed: {rank_list(completed)} printed `run completed` (the last on line {self.last_completed.line})")

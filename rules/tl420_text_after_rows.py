@@ -1,0 +1,56 @@
+from collections.abc import Iterator
+
+from lint.models.simai_workload import TrailingText
+from lint.rule import Rule, RuleOptions, Severity, Violation, at
+
+
+class TextAfterRows(Rule):
+    """Text that is not a layer row follows the declared layer rows.
+
+    SimAI (aliyun/SimAI ``astra-sim-alibabacloud/astra-sim/workload/Workload.cc``,
+    ``Workload::initialize_workload``) reads line 1 with ``getline``, the row count on line 2, then exactly
+    that many rows with ``>>`` and closes the file; ASTRA-sim 1.0 (astra-sim/astra-sim branch
+    ``ASTRA-sim-1.0``, same function) does the same.  Whatever follows the last declared row is never
+    read.  Hand-made SimAI examples keep free-text notes there (measurements, an MTU, a formula).  One
+    finding per file, at the first such line, naming the line where the simulators stop reading.  A
+    well-formed layer row after the declared ones is TL403's finding, not this one.
+
+    This is a warning, not a syntax error: the simulators never see the text, so the workload simulates
+    as its declared rows say; the text is reported because it may be rows that were meant to be read.
+
+    Why it matters:
+        Notes after the rows are harmless, but rows written in another layout (or a count that was not
+        updated after rows were added) look the same: the simulation silently leaves them out.
+
+    Example:
+        line 2 says ``1``, line 3 is the row, line 5 is ``13197  *10 126152``
+        -> text after the 1 declared layer row: SimAI and ASTRA-sim stop reading at line 3, so line 5
+        ('13197  *10 126152') and 7 more lines are never read
+    """
+
+    code = "TL420"
+    name = "text-after-rows"
+    severity = Severity.WARNING
+    formats = ("simai-workload",)
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.first: TrailingText | None = None
+        self.lines = 0
+
+    def check_trailing_text(self, record: TrailingText) -> Iterator[Violation]:
+        self.first = self.first or record
+        self.lines += 1
+        return iter(())
+
+    def finish(self) -> Iterator[Violation]:
+        first = self.first
+        if first is None:
+            return
+        rows = f"{first.declared} declared layer row{'s' if first.declared != 1 else ''}"
+        more = f" and {self.lines - 1} more line{'s' if self.lines > 2 else ''}" if self.lines > 1 else ""
+        yield at(
+            first,
+            f"text after the {rows}: SimAI and ASTRA-sim stop reading at line {first.last_read}, so line {first.line} "
+            f"('{' '.join(first.text.split())[:40]}'){more} {'is' if self.lines == 1 else 'are'} never read",
+        )
