@@ -11,18 +11,25 @@ from pathlib import Path
 from typing import TextIO
 
 from lint import __version__, baseline
-from lint.config import ConfigError, Overrides, find_config, load_settings
+from lint.config import ConfigError, Overrides, Settings, find_config, load_settings
 from lint.diff import DiffInputError, DiffOptions, SideOptions, diff_paths
 from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
 from lint.engine import CheckOptions, check, default_jobs
 from lint.formats import FORMAT_NAMES
 from lint.models.diff import CATEGORIES
-from lint.report import CHECK_REPORTERS, DIFF_REPORTERS, HUMAN_FORMATS, check_reporter, diff_reporter
+from lint.report import (
+    CHECK_REPORTERS,
+    DIFF_REPORTERS,
+    HUMAN_FORMATS,
+    check_reporter,
+    diff_reporter,
+)
 from lint.report.progress import progress_bar
 from lint.report.rules import render_rule, render_rules
-from lint.rule import Severity, lookup
+from lint.rule import Severity, lookup, registry
 from lint.runs.assemble import LayoutSources
 from lint.runs.discovery import RankRegexError, compile_rank_regex
+from lint.walk import DEFAULT_EXCLUDE, WalkOptions, expand
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -38,17 +45,25 @@ def _codes(text: str) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tlint", description="Lint and diff distributed-training traces, logs and workloads.")
-    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     check_cmd = commands.add_parser("check", help="check trace, log and workload files")
-    check_cmd.add_argument("paths", nargs="+", metavar="PATH", help="files or directories (walked)")
+    check_cmd.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (walked; default: the current directory)")
     check_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="parse every file as this format")
     check_cmd.add_argument(
         "--output-format", choices=sorted(CHECK_REPORTERS), default=None,
         help="how findings are reported (default: github inside GitHub Actions, else concise)",
     )
+    check_cmd.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to this file instead of standard output")
+    check_cmd.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary, no progress)")
+    check_cmd.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings fail (2 still means the check could not run)")
     check_cmd.add_argument("--config", type=Path, metavar="FILE", help="use this tlint.toml or pyproject.toml")
+    check_cmd.add_argument("--exclude", type=_codes, metavar="PATTERNS", help="gitignore-style patterns left out when walking directories, comma-separated; replaces the defaults")
+    check_cmd.add_argument("--extend-exclude", type=_codes, action="extend", default=[], metavar="PATTERNS", help="patterns left out in addition to the defaults")
+    check_cmd.add_argument("--no-respect-gitignore", action="store_true", help="walk what .gitignore files exclude too")
+    check_cmd.add_argument("--show-settings", action="store_true", help="print the settings a check would use, and exit")
+    check_cmd.add_argument("--show-files", action="store_true", help="print the files a check would read, and exit")
     check_cmd.add_argument("--select", type=_codes, metavar="CODES", help="only these rules (codes, names or prefixes, comma-separated)")
     check_cmd.add_argument("--extend-select", type=_codes, action="extend", default=[], metavar="CODES", help="add rules to the selection")
     check_cmd.add_argument("--ignore", type=_codes, action="extend", default=[], metavar="CODES", help="switch rules off")
@@ -80,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules_cmd = commands.add_parser("rules", help="list every rule")
     rules_cmd.add_argument("--output-format", choices=["concise", "json", "markdown"], default="concise")
     rule_cmd = commands.add_parser("rule", help="print the documentation of a rule")
-    rule_cmd.add_argument("rule", metavar="CODE|NAME")
+    rule_cmd.add_argument("rule", metavar="CODE|NAME", nargs="?")
+    rule_cmd.add_argument("--all", action="store_true", help="print the documentation of every rule")
     return parser
 
 
@@ -104,7 +120,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             render_rules(args.output_format, out)
             return EXIT_CLEAN
         if args.command == "rule":
-            return _rule(args.rule, out, err)
+            return _rule(args.rule, args.all, out, err)
     except ConfigError as error:
         err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR
@@ -126,7 +142,15 @@ def _silence(stream: TextIO) -> None:
         pass
 
 
-def _rule(key: str, out: TextIO, err: TextIO) -> int:
+def _rule(key: str | None, every: bool, out: TextIO, err: TextIO) -> int:
+    if every == (key is not None):
+        err.write("tlint: error: `tlint rule` takes a rule code or name, or --all\n")
+        return EXIT_ERROR
+    if key is None:
+        for index, rule in enumerate(sorted(registry().values(), key=lambda r: r.code)):
+            out.write("\n" if index else "")
+            render_rule(rule, out)
+        return EXIT_CLEAN
     rules = lookup(key)
     if len(rules) != 1:
         found = "matches " + ", ".join(r.code for r in rules) if rules else "is not a rule code or name"
@@ -137,8 +161,9 @@ def _rule(key: str, out: TextIO, err: TextIO) -> int:
 
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    paths = args.paths or ["."]
     output_format = args.output_format or _default_output_format()
-    config_path = args.config or find_config(args.paths)
+    config_path = args.config or find_config(paths)
     if args.config is not None and not args.config.is_file():
         raise ConfigError(f"{args.config}: no such configuration file")
     settings = load_settings(config_path, Overrides(args.select, args.extend_select, args.ignore))
@@ -154,15 +179,32 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     stated = {d: getattr(args, d) for d in ("tp", "pp", "dp", "ep") if getattr(args, d) is not None}
     if any(value < 1 for value in stated.values()):
         raise ConfigError("--tp, --pp, --dp and --ep must be 1 or more")
-    layout = LayoutSources.configure(stated, settings.runs, config_path.resolve().parent if config_path else Path.cwd())
+    root = config_path.resolve().parent if config_path else Path.cwd()
+    layout = LayoutSources.configure(stated, settings.runs, root)
+    exclude = args.exclude if args.exclude is not None else settings.exclude
+    walk = WalkOptions(
+        exclude=tuple(exclude) if exclude is not None else DEFAULT_EXCLUDE,
+        extend_exclude=(*settings.extend_exclude, *args.extend_exclude),
+        respect_gitignore=settings.respect_gitignore and not args.no_respect_gitignore, root=root,
+    )
     options = CheckOptions(
         trace_format=args.trace_format, selection=settings.selection, jobs=args.jobs or default_jobs(),
-        rank_regex=rank_regex, layout=layout, use_cache=not args.no_cache,
+        rank_regex=rank_regex, layout=layout, use_cache=not args.no_cache, walk=walk,
     )
     if max_findings is not None:
         options.max_findings = max_findings
-    with progress_bar(err, enabled=output_format in HUMAN_FORMATS) as progress:
-        report = check(args.paths, options, progress)
+    fail_on = Severity(args.fail_on or settings.fail_on or Severity.ERROR)
+    if args.show_settings:
+        _show_settings(settings, options, fail_on, paths, out)
+        return EXIT_CLEAN
+    if args.show_files:
+        walked = expand(paths, walk)
+        out.writelines(f"{name}\n" for name in sorted(source.display for source in walked.sources))
+        err.writelines(f"tlint: error: {problem}\n" for problem in walked.errors)
+        return EXIT_ERROR if walked.errors else EXIT_CLEAN
+
+    with progress_bar(err, enabled=output_format in HUMAN_FORMATS and not args.quiet) as progress:
+        report = check(paths, options, progress)
 
     if args.write_baseline:
         count = baseline.write(args.write_baseline, report.findings)
@@ -175,11 +217,46 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.statistics:
         report.compute_statistics()
 
-    report.fail_on = Severity(args.fail_on or settings.fail_on or Severity.ERROR)
-    check_reporter(output_format)(report, out, err)
+    report.fail_on = fail_on
+    notes = io.StringIO() if args.quiet else err  # --quiet: the findings, and errors that stop the check
+    if args.output_file is None:
+        check_reporter(output_format)(report, out, notes)
+    else:
+        try:
+            with args.output_file.open("w", encoding="utf-8") as written:
+                check_reporter(output_format)(report, written, notes)
+        except OSError as error:
+            raise ConfigError(f"{args.output_file}: cannot write: {error.strerror or error}") from None
     if report.summary.input_errors:
+        if args.quiet:
+            err.writelines(f"tlint: error: {error}\n" for error in report.summary.input_errors)
         return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_CLEAN
     return EXIT_FINDINGS if any(map(report.fails, report.findings)) else EXIT_CLEAN
+
+
+def _show_settings(settings: Settings, options: CheckOptions, fail_on: Severity, paths: list[str], out: TextIO) -> None:
+    """What a check of ``paths`` would use, one setting a line, the way ``ruff check --show-settings`` shows it."""
+    selection = options.selection
+    lines = [
+        f"configuration: {settings.source}",
+        f"paths: {', '.join(paths)}",
+        f"exclude: {', '.join(options.walk.exclude) or '(none)'}",
+        f"extend-exclude: {', '.join(options.walk.extend_exclude) or '(none)'}",
+        f"respect-gitignore: {str(options.walk.respect_gitignore).lower()}",
+        f"fail-on: {fail_on.value}",
+        f"max-findings: {options.max_findings}",
+        f"trace-format: {options.trace_format or 'detected per file'}",
+        f"jobs: {options.jobs}",
+        f"cache: {'on' if options.use_cache else 'off'}",
+        f"layout: {', '.join(f'{d}={v}' for d, v in options.layout.command_line.items()) or 'from the traces'}",
+        f"rules ({len(selection.severities)} enabled):",
+    ]
+    names = registry()
+    lines += [f"  {code} {names[code].name} ({severity.value})" for code, severity in sorted(selection.severities.items())]
+    lines += [f"per-path-ignores: {pattern} -> {', '.join(sorted(codes))}" for pattern, codes in selection.per_path_ignores]
+    out.write("\n".join(lines) + "\n")
 
 
 def _default_output_format() -> str:

@@ -2,7 +2,9 @@
 
 Selection works like ruff's: ``select`` (all rules by default) plus ``extend-select``, minus ``ignore``;
 each entry is a code, a name, an alias or a code prefix (a family), and where a rule is matched by both
-sides the more specific entry wins (an exact code beats a family prefix).
+sides the more specific entry wins (an exact code beats a family prefix).  The command line is a layer
+over the file: its ``--select`` starts the selection afresh (the file's ``ignore`` included) and its
+``--extend-select`` switches on a rule the file ignores, as in ruff.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ class FileConfig(BaseModel):
     fail_on: Severity | None = Field(default=None, alias="fail-on")
     max_findings: int | None = Field(default=None, ge=0, alias="max-findings")
     runs: dict[str, RunLayout] = Field(default_factory=dict)
+    exclude: list[str] | None = Field(default=None, description="gitignore-style patterns left out when walking")
+    extend_exclude: list[str] = Field(default_factory=list, alias="extend-exclude")
+    respect_gitignore: bool = Field(default=True, alias="respect-gitignore")
 
 
 @dataclass
@@ -111,6 +116,9 @@ class Settings:
     max_findings: int | None
     runs: dict[str, RunLayout]
     source: str  # the file the settings came from, or "defaults"
+    exclude: list[str] | None  # None: the walker's defaults
+    extend_exclude: list[str]
+    respect_gitignore: bool
 
 
 def find_config(paths: Iterable[str]) -> Path | None:
@@ -144,7 +152,8 @@ def load_settings(config_path: Path | None, overrides: Overrides) -> Settings:
     else:
         file_config, root, source = _read(config_path), config_path.resolve().parent, str(config_path)
     selection = build_selection(file_config, overrides, root, source)
-    return Settings(selection, file_config.fail_on, file_config.max_findings, file_config.runs, source)
+    return Settings(selection, file_config.fail_on, file_config.max_findings, file_config.runs, source,
+                    file_config.exclude, file_config.extend_exclude, file_config.respect_gitignore)
 
 
 def _read(path: Path) -> FileConfig:
@@ -176,19 +185,9 @@ def build_selection(config: FileConfig, overrides: Overrides, root: Path, source
     rules = registry()
     for entry in (*(overrides.select or ()), *overrides.extend_select, *overrides.ignore):
         _resolve(entry, "command line")
-    positive = (overrides.select if overrides.select is not None else config.select or ["TL"]) + \
-        config.extend_select + overrides.extend_select
-    negative = config.ignore + overrides.ignore
-    best: dict[str, tuple[int, bool]] = {}  # code -> (specificity, enabled)
-    for entries, enabled in ((positive, True), (negative, False)):
-        for entry in entries:
-            matched = _resolve(entry, source)
-            specificity = 100 if entry in {r.code for r in matched} or entry in {r.name for r in matched} else len(entry)
-            for rule in matched:
-                current = best.get(rule.code)
-                if current is None or specificity > current[0] or (specificity == current[0] and not enabled):
-                    best[rule.code] = (specificity, enabled)
-    enabled_codes = sorted(code for code, (_, on) in best.items() if on)
+    enabled = _apply_layer(set(), config.select or ["TL"], config.extend_select, config.ignore, source)
+    enabled = _apply_layer(enabled, overrides.select, overrides.extend_select, overrides.ignore, "command line")
+    enabled_codes = sorted(enabled)
 
     severities = {code: rules[code].severity for code in enabled_codes}
     for key, severity in config.severity.items():
@@ -211,6 +210,23 @@ def build_selection(config: FileConfig, overrides: Overrides, root: Path, source
         for pattern, codes in config.per_path_ignores.items()
     ]
     return Selection(severities, options, per_path, root)
+
+
+def _apply_layer(enabled: set[str], select: list[str] | None, extend_select: list[str], ignore: list[str], source: str) -> set[str]:
+    """``enabled`` after one layer (the file, then the command line): its ``select`` replaces what came
+    before; within the layer the more specific entry wins, and ``ignore`` wins a tie."""
+    positive = (select or []) + extend_select
+    best: dict[str, tuple[int, bool]] = {}  # code -> (specificity, enabled)
+    for entries, on in ((positive, True), (ignore, False)):
+        for entry in entries:
+            matched = _resolve(entry, source)
+            specificity = 100 if entry in {r.code for r in matched} or entry in {r.name for r in matched} else len(entry)
+            for rule in matched:
+                current = best.get(rule.code)
+                if current is None or specificity > current[0] or (specificity == current[0] and not on):
+                    best[rule.code] = (specificity, on)
+    kept = set() if select is not None else set(enabled)
+    return (kept | {code for code, (_, on) in best.items() if on}) - {code for code, (_, on) in best.items() if not on}
 
 
 def _resolve(key: str, source: str, where: str | None = None) -> list[type[Rule]]:

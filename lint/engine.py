@@ -22,15 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from lint import cache, formats
-from lint.config import Selection
+from lint.config import ConfigError, Selection
 from lint.models.common import SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
 from lint.rule import Rule, Scope, Severity, Violation, registry
-from lint.runs.assemble import LayoutSources, assemble
+from lint.runs.assemble import LayoutSources, assemble, stated_layout_misfit
 from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, run_key, siblings, split_by_time
 from lint.runs.model import Run
 from lint.runs.summary import RankSummarizer, RankSummary
-from lint.source import InputError, Source, expand, printable_path
+from lint.source import InputError, Source, printable_path
+from lint.walk import WalkOptions, expand
 
 INTERNAL_ERROR = ("TL000", "internal-error")
 UNKNOWN_FORMAT = "TL005"
@@ -49,6 +50,7 @@ class CheckOptions:
     rank_regex: re.Pattern[str] = DEFAULT_RANK_REGEX
     layout: LayoutSources = field(default_factory=LayoutSources)
     use_cache: bool = False
+    walk: WalkOptions = field(default_factory=WalkOptions)
 
 
 @dataclass
@@ -190,10 +192,10 @@ class _Task:
 
 def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[_Task]:
     """What to read: the files asked for, with their formats, and the sibling ranks of their runs."""
-    sources, input_errors = expand(paths)
-    report.summary.input_errors.extend(input_errors)
+    walked = expand(paths, options.walk)
+    report.summary.input_errors.extend(walked.errors)
     tasks: list[_Task] = []
-    for source in sources:
+    for source in walked.sources:
         report.summary.files += 1
         try:
             detection = formats.Detection(options.trace_format) if options.trace_format else formats.identify(source.head())
@@ -321,6 +323,7 @@ def check(paths: list[str], options: CheckOptions, progress: Progress | None = N
     summary = report.summary
     tasks = _plan(paths, options, report)
     runs: dict[RunKey, list[tuple[RankSummary, int]]] = defaultdict(list)
+    broken: dict[RunKey, set[int]] = defaultdict(set)  # ranks whose files have syntax errors
     for task, (outcome, error) in zip(tasks, _execute(tasks, options, progress)):
         if error is not None:
             if task.asked:
@@ -329,6 +332,8 @@ def check(paths: list[str], options: CheckOptions, progress: Progress | None = N
         assert outcome is not None
         if task.run is not None and outcome.summary is not None:
             runs[task.run].append((outcome.summary, task.named_rank))
+            if not outcome.result.parsed:
+                broken[task.run].add(outcome.summary.rank if outcome.summary.rank is not None else task.named_rank)
         if not task.asked:
             continue
         summary.checked += 1
@@ -340,11 +345,36 @@ def check(paths: list[str], options: CheckOptions, progress: Progress | None = N
     asked = frozenset(task.source.display for task in tasks if task.asked)
     for key, files in sorted(runs.items()):
         run = assemble(key, files, asked, options.layout)
-        if run is not None:
-            report.findings.extend(check_run(run, options))
+        if run is None:
+            continue
+        if (misfit := stated_layout_misfit(run, options.layout.command_line)) is not None:
+            raise ConfigError(misfit)
+        findings = check_run(run, options)
+        kept = _without_cascade(run, findings, broken[key])
+        if len(kept) < len(findings):
+            summary.withheld.append(_withheld_note(run, len(findings) - len(kept), broken[key]))
+        report.findings.extend(kept)
     report.findings.sort(key=Finding.sort_key)
     report.count_severities()
     return report
+
+
+def _without_cascade(run: Run, findings: list[Finding], broken: set[int]) -> list[Finding]:
+    """The run findings that do not follow from a syntax error: a record a file lost to one (TL001) makes
+    its rank, and by comparison its stage peers, look wrong to every rule that counts records, so the
+    findings on ranks of the stages that hold such a file are left out until it is fixed."""
+    if not broken:
+        return findings
+    stages = {run.stage_of(rank) for rank in broken}
+    return [f for f in findings if f.rank is None or run.stage_of(f.rank) not in stages]
+
+
+def _withheld_note(run: Run, count: int, broken: set[int]) -> str:
+    ranks = ", ".join(str(rank) for rank in sorted(broken))
+    stages = ", ".join(str(stage) for stage in sorted({run.stage_of(rank) for rank in broken}))
+    findings = f"{count} run finding{'s' if count != 1 else ''}"
+    return (f"{run.label}: {findings} on stage {stages} not shown: they follow from the syntax errors in the file of rank {ranks}; "
+            "fix those and check again")
 
 
 def check_run(run: Run, options: CheckOptions) -> list[Finding]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import atexit
 import bz2
-import glob
 import gzip
 import io
 import lzma
@@ -44,7 +43,6 @@ _MAGIC = (
     (re.compile(rb"\xfd7zXZ\x00"), "xz"),
     (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd"),
 )
-_GLOB_CHARACTERS = frozenset("*?[")
 
 
 class InputError(Exception):
@@ -203,60 +201,6 @@ def printable_path(name: str) -> str:
     """A path as reports show it.  A file name's bytes that are not UTF-8 reach Python as lone surrogates,
     which no UTF-8 output can encode; they become U+FFFD (the file is still opened by its real name)."""
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def expand(paths: list[str]) -> tuple[list[Source], list[str]]:
-    """Files named by ``paths`` (directories walked, globs expanded, hidden entries skipped) and the errors found.
-
-    A file named as such is ``named``: it must be a trace.  Files that a walk or a glob finds may be anything.
-    """
-    sources: list[Source] = []
-    errors: list[str] = []
-    for name in paths:
-        if name == STDIN:
-            sources.append(spool_stdin())
-            continue
-        path = Path(name)
-        if not os.path.lexists(name) and _GLOB_CHARACTERS & set(name):
-            matches = sorted(glob.glob(name, recursive=True))
-            if not matches:
-                errors.append(f"{printable_path(name)}: no file matches this pattern")
-            for match in matches:
-                _add(Path(match), match, sources, errors, named=False)
-            continue
-        _add(path, name, sources, errors, named=True)
-    return sources, errors
-
-
-def _add(path: Path, name: str, sources: list[Source], errors: list[str], *, named: bool) -> None:
-    shown = printable_path(name)
-    if path.is_dir():
-        _walk(path, sources, errors)
-    elif path.is_file():
-        sources.append(Source(path, shown, named=named))
-    elif path.is_symlink():
-        errors.append(f"{shown}: a broken symbolic link or a symbolic link loop")
-    elif path.exists():
-        errors.append(f"{shown}: not a regular file or directory")
-    else:
-        errors.append(f"{shown}: no such file or directory")
-
-
-def _walk(root: Path, sources: list[Source], errors: list[str]) -> None:
-    def report(error: OSError) -> None:
-        errors.append(f"{printable_path(str(error.filename))}: cannot read directory: {error.strerror}")
-
-    # Symbolic links to directories are not followed: a link loop cannot send the walk in circles.
-    for directory, dirnames, filenames in os.walk(root, onerror=report):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for filename in sorted(filenames):
-            if filename.startswith("."):
-                continue
-            path = Path(directory) / filename
-            if path.is_file():
-                sources.append(Source(path, printable_path(str(path))))
-            elif path.is_symlink():
-                errors.append(f"{printable_path(str(path))}: a broken symbolic link or a symbolic link loop")
 
 
 def read_lines(path: str, wanted: set[int]) -> dict[int, str]:

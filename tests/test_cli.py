@@ -122,7 +122,7 @@ def test_unreadable_file_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 def test_usage_errors_exit_2() -> None:
     assert run()[0] == 2
-    assert run("check")[0] == 2
+    assert run("rule")[0] == 2  # (`check` with no path checks the current directory: tests/test_cli_everyday.py)
     assert run("check", "x", "--output-format", "yaml")[0] == 2
     assert run("check", str(SEED_TRACE), "--max-findings", "-1")[0] == 2
 

@@ -21,7 +21,7 @@ def test_installed_wheel_checks_a_seed_outside_the_repository(tmp_path: Path) ->
         [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(ROOT)],
         check=True, capture_output=True,
     )
-    (wheel,) = dist.glob("tlint-*.whl")
+    (wheel,) = dist.glob("tlint_traces-*.whl")  # the distribution's name; the command is `tlint`
     environment = tmp_path / "venv"
     venv.create(environment, with_pip=True)
     python = environment / "bin" / "python"

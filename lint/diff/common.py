@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from lint.diff.profile import Items, Profile, Timing, put
+from lint.diff.profile import Items, Profile, Timing, put, typical_message
 from statistics import median
 
 LAYER_GROUPS = frozenset({"tp", "ep"})
@@ -52,7 +52,7 @@ class LayerProfileBuilder:
             per_kind[phase, group, kind] += messages
             bytes_per_pass[phase, group, kind] += round(sum(messages) / passes)
         for (phase, group, kind), messages in per_kind.items():
-            put(comm, f"layers {phase} {group} {kind}", message_bytes=median(messages), bytes_per_pass=bytes_per_pass[phase, group, kind])
+            put(comm, f"layers {phase} {group} {kind}", message_bytes=typical_message(messages), bytes_per_pass=bytes_per_pass[phase, group, kind])
         timing = {}
         for phase in PHASES:
             per_layer = [median(samples) for (_, p), samples in sorted(self._compute.items()) if p == phase and samples]

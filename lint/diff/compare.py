@@ -11,8 +11,9 @@ Significance:
 * timing: the median moved by at least ``threshold`` *and* a two-sided Mann-Whitney U test rejects
   equal distributions at ``alpha``.  The step time is the first question and is tested alone; the
   breakdown (per op, stage, layer, ...) is one family of tests, Holm-corrected, so that among a
-  hundred keys noise alone does not flag one.  A side with a single sample is never significant;
-  timing changes below the threshold are not listed at all.
+  hundred keys noise alone does not flag one.  With a single sample on a side nothing can be said
+  about noise: such a change is listed as not judged (never "not significant", which would claim
+  the test was made), still ranked by its size; timing changes below the threshold are not listed.
 
 Impact orders the changes: config and structure first, then comm by the share of the bytes a step
 moves and timing by the share of the step time (``|Δ median| × occurrences per step / step time``).
@@ -51,7 +52,8 @@ def diff(a: Profile, b: Profile, options: DiffOptions | None = None) -> DiffRepo
     if left is None or right is None:  # every adapter builds the common profile: a bug, not a user error
         raise ValueError("a side has no common per-layer profile")
     changes = [
-        *_items("config", left.config, right.config, options, shared_only=not same_format),
+        *_items("config", left.config, right.config, options, shared_only=not same_format,
+                literal=set(left.literal_config) & set(right.literal_config)),
         *_items("structure", left.structure, right.structure, options, shared_only=False),
         *_comm(left, right, options),
         *_timing(left, right, options),
@@ -65,7 +67,9 @@ def diff(a: Profile, b: Profile, options: DiffOptions | None = None) -> DiffRepo
 # -- per category -----------------------------------------------------------------------------------
 
 
-def _items(category: Category, before: Items, after: Items, options: DiffOptions, *, shared_only: bool) -> Iterator[Change]:
+def _items(
+    category: Category, before: Items, after: Items, options: DiffOptions, *, shared_only: bool, literal: set[str] | None = None,
+) -> Iterator[Change]:
     always_significant = category in ("config", "structure")
     for key in sorted(before.keys() | after.keys(), key=natural_key):
         old, new = before.get(key), after.get(key)
@@ -77,7 +81,8 @@ def _items(category: Category, before: Items, after: Items, options: DiffOptions
             continue
         for field in [*old, *(name for name in new if name not in old)]:
             x, y = old.get(field), new.get(field)
-            if x == y or (shared_only and (x is None or y is None)):
+            unknown_on_one_side = category == "config" and key not in (literal or set()) and (x is None or y is None)
+            if x == y or unknown_on_one_side or (shared_only and (x is None or y is None)):
                 continue
             delta, rel = _deltas(x, y)
             yield Change(
@@ -132,7 +137,7 @@ def _timing(before: Profile, after: Profile, options: DiffOptions) -> Iterator[C
         weight = max(old.per_step, new.per_step)
         yield Change(
             category="timing", kind="changed", key=key, field="median", before=x, after=y, delta=round(delta, MS_DECIMALS), rel_delta=rel,
-            significant=samples_enough and p_value < options.alpha,
+            significant=samples_enough and p_value < options.alpha, judged=samples_enough,
             impact=abs(delta) * weight / step_ms if step_ms else abs(rel or 0.0),
             p_value=p_value, spread_before=spread(old), spread_after=spread(new),
         )
@@ -221,8 +226,18 @@ def headline(changes: list[Change], step_key: str | None) -> str:
         note = f" ({dtype.before} {ARROW} {dtype.after})" if dtype else ""
         parts.append(f"{subject(top)} {percent(top.rel_delta)}{note}")
     if not significant:
-        return f"no significant change ({len(changes)} within noise or below the threshold)" + (f": {'; '.join(parts)}" if parts else "")
+        unjudged = sum(not c.judged for c in changes)
+        why = [f"{len(changes) - unjudged} within noise or below the threshold"] if len(changes) > unjudged else []
+        why += [f"{unjudged} not judged: one sample on a side"] if unjudged else []
+        return f"no significant change ({', '.join(why)})" + (f": {'; '.join(parts)}" if parts else "")
     return "; ".join(parts)
+
+
+def judgement(change: Change) -> str:
+    """'significant', 'not significant', or why it cannot be said."""
+    if change.significant:
+        return "significant"
+    return "not significant" if change.judged else "significance not judged: one sample on a side"
 
 
 def _timing_headline(changes: list[Change], step_key: str | None) -> list[str]:
@@ -230,11 +245,15 @@ def _timing_headline(changes: list[Change], step_key: str | None) -> list[str]:
     step = next((c for c in timing if c.key == step_key), None)
     drivers = [c for c in timing if c.significant and c is not step and not c.key.endswith(" step")]
     if step is not None:
-        text = f"{'step time' if step.key == 'step' else step.key} {percent(step.rel_delta)} ({'significant' if step.significant else 'not significant'})"
+        text = f"{'step time' if step.key == 'step' else step.key} {percent(step.rel_delta)} ({judgement(step)})"
         same_way = [c for c in drivers if (c.delta or 0) * (step.delta or 0) > 0 and c.key.startswith("stage ")] or \
             [c for c in drivers if (c.delta or 0) * (step.delta or 0) > 0]
         if same_way:
             text += f", driven by {same_way[0].key}"
+        stages = [c for c in timing if c.significant and c.key.startswith("stage ") and c.key.endswith(" step")]
+        if stages and not step.significant:  # the step's own test fell short: say what the stage table shows
+            more = f" (+{len(stages) - 1} more stages)" if len(stages) > 1 else ""
+            text += f"; but {stages[0].key} {percent(stages[0].rel_delta)} is significant{more}"
         return [text]
     if drivers:
         return [f"{drivers[0].key} {percent(drivers[0].rel_delta)} (significant)"]
@@ -245,6 +264,7 @@ def _side(profile: Profile) -> DiffSide:
     return DiffSide(
         path=profile.path, format=profile.format, files=profile.files, units=profile.units,
         step_ms=round(profile.step_ms, MS_DECIMALS) if profile.step_ms is not None else None, total_bytes=profile.total_bytes or None,
+        broken=profile.broken,
     )
 
 

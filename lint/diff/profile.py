@@ -9,9 +9,11 @@ compared on it alone.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
-
+from collections import Counter
+from collections.abc import Iterable
 from statistics import median
+
+from pydantic import BaseModel, Field
 
 Scalar = int | float | str | bool | None
 Items = dict[str, dict[str, Scalar]]
@@ -36,6 +38,11 @@ class Profile(BaseModel):
     step_key: str | None = None  # the timing key of one whole step: what timing impact is a share of
     total_bytes: float = 0.0  # bytes one step moves: what comm impact is a share of
     plot_keys: list[str] = Field(default_factory=list)  # timing keys of the per-stage plot, in order
+    # Config keys copied as the input wrote them, where a field one side lacks was not written there: a
+    # change.  Every other config field is inferred or printed, and one side's lacking it means only
+    # that side cannot tell it (tp of a run without TP collectives to infer it from): not a change.
+    literal_config: list[str] = Field(default_factory=list)
+    broken: list[str] = Field(default_factory=list)  # the side's files with syntax errors, one note each
     common: Profile | None = None
 
     @property
@@ -49,3 +56,15 @@ def put(items: Items, key: str, **fields: Scalar) -> None:
     known = {name.replace("_", " "): value for name, value in fields.items() if value is not None}
     if known:
         items.setdefault(key, {}).update(known)
+
+
+def typical_message(sizes: Iterable[int | float]) -> int | float | None:
+    """The message size most calls of a kind move (the larger one on a tie).
+
+    Not a median: a kind gathers unrelated collectives (attention and MLP all-reduces, every stage's
+    gradient all-reduce), and the median of two of them is a size that no message has.
+    """
+    counts = Counter(sizes)
+    if not counts:
+        return None
+    return max(counts, key=lambda size: (counts[size], size))

@@ -14,7 +14,8 @@ from typing import Protocol
 from lint import formats
 from lint.diff.profile import Profile
 from lint.runs.discovery import DEFAULT_RANK_REGEX
-from lint.source import InputError, Source, expand
+from lint.source import InputError, Source
+from lint.walk import expand
 
 ADAPTERS: dict[str, str] = {
     "megatron-trace": "lint.diff.adapters.megatron_trace",
@@ -39,11 +40,11 @@ class Adapter(Protocol):
 
 
 def load_side(path: str, options: SideOptions) -> Profile:
-    sources, errors = expand([path])
-    if errors:
-        raise DiffInputError(errors[0])
+    walked = expand([path])
+    if walked.errors:
+        raise DiffInputError(walked.errors[0])
     by_format: dict[str, list[Source]] = {}
-    for source in sources:
+    for source in walked.sources:
         try:
             format_name = options.trace_format or formats.detect(source.head())
         except InputError as error:
@@ -72,9 +73,22 @@ def single_source(path: str, sources: list[Source], format_name: str) -> Source:
     return sources[0]
 
 
-def records(source: Source, format_name: str) -> list[object]:
-    """The records of ``source`` (lines with syntax problems left out: `tlint check` reports them)."""
-    found = [item for item in formats.parser(format_name).parse(source.lines()) if getattr(item, "kind", None) != "syntax"]
+def records(source: Source, format_name: str) -> tuple[list[object], list[str]]:
+    """The records of ``source``, and a note when lines had to be left out for syntax errors (`tlint check`
+    reports them): a comparison built on what remains must say so."""
+    found: list[object] = []
+    broken: list[object] = []
+    for item in formats.parser(format_name).parse(source.lines()):
+        (broken if getattr(item, "kind", None) == "syntax" else found).append(item)
     if not found:
         raise DiffInputError(f"{source.display}: no {format_name} record could be read")
-    return found
+    lines = [getattr(item, "line", None) for item in broken] + [problem.line for problem in source.problems]
+    return found, [broken_note(source.display, [line for line in lines if line is not None])] if lines else []
+
+
+def broken_note(path: str, lines: list[int]) -> str:
+    """'run/rank3.txt: 2 lines with syntax errors, the first at line 7'."""
+    if not lines:
+        return f"{path}: has syntax errors"
+    count = f"{len(lines)} line{'s' if len(lines) != 1 else ''}"
+    return f"{path}: {count} with syntax errors, the first at line {min(lines)}"

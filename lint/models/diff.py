@@ -35,6 +35,7 @@ class Change(BaseModel):
     delta: float | None = None
     rel_delta: float | None = None
     significant: bool
+    judged: bool = Field(default=True, description="false when a side has a single timing sample: whether the change is significant cannot be judged")
     # For the human-readable reporters only: the JSON schema is the one above.
     impact: float = Field(default=0.0, exclude=True)
     p_value: float | None = Field(default=None, exclude=True)
@@ -49,6 +50,7 @@ class DiffSide(BaseModel):
     units: dict[str, str]
     step_ms: float | None = Field(description="median step time, where the side has one")
     total_bytes: float | None = Field(description="bytes one step (or workload pass) moves")
+    broken: list[str] = Field(default_factory=list, description="the side's files with syntax errors: the comparison is built on what could be read")
 
 
 class CategoryCount(BaseModel):

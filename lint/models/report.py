@@ -39,6 +39,7 @@ class CheckSummary(BaseModel):
     infos: int = 0
     not_shown: dict[str, int] = Field(default_factory=dict, description="findings beyond --max-findings, per code")
     input_errors: list[str] = Field(default_factory=list, description="paths that could not be read")
+    withheld: list[str] = Field(default_factory=list, description="run findings not shown because they follow from a file's syntax errors, one note per run")
     baseline_suppressed: int | None = Field(default=None, description="findings hidden by --baseline")
     baseline_stale: int | None = Field(default=None, description="baseline entries that matched no finding")
 

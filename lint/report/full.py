@@ -35,6 +35,8 @@ def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
         errors.print(f"[dim]{escape(printable(skipped))}: skipped: format not recognised (use --trace-format to force one)[/dim]")
     for error in report.summary.input_errors:
         errors.print(f"[bold red]tlint: error:[/bold red] {escape(printable(error))}", markup=True)
+    for note in report.summary.withheld:
+        errors.print(printable(note), markup=False, style="yellow")
     errors.print(summary_line(report), markup=False)
 
 

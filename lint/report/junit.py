@@ -1,8 +1,10 @@
 """``junit``: a JUnit XML report, for CI systems that show test results.
 
 One ``<testsuite name="tlint">`` with one ``<testcase>`` per checked file (``classname`` its format,
-``name`` its path).  Each finding at or above ``--fail-on`` is a ``<failure>``, so that the report fails
-exactly when the exit code does; findings below it are listed in the test case's ``<system-out>``.  A
+``name`` its path): the tests are the files, not the findings.  A file with findings at or above
+``--fail-on`` has one ``<failure>`` (its message counts them and names their codes, its text lists them),
+so that the report fails exactly when the exit code does; findings below it are listed in the test
+case's ``<system-out>``.  A
 file of no known format is a skipped test case, a path that cannot be read an ``<error>`` one, and
 findings on a run as a whole (``traces/trace_rank*``) form a test case of their own.
 """
@@ -52,15 +54,17 @@ def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
 
 def _case(suite: ET.Element, classname: str, path: str, findings: list[Finding], report: CheckReport) -> None:
     case = _element(suite, "testcase", classname=classname, name=path)
-    below = []
+    failing: list[tuple[str, str]] = []
+    below: list[tuple[str, str]] = []
     for finding in findings:
         text = f"{location(finding.path, finding.line, finding.column)}: {finding.code} {finding.name} ({finding.severity.value}): {finding_message(finding)}"
-        if report.fails(finding):
-            _element(case, "failure", message=f"{finding.code} {finding_message(finding)}", type=finding.code).text = _xml(text)
-        else:
-            below.append(text)
+        (failing if report.fails(finding) else below).append((finding.code, text))
+    if failing:  # JUnit counts failed tests: one <failure> per file, its findings inside
+        codes = sorted({code for code, _ in failing})
+        count = f"{len(failing)} finding{'s' if len(failing) != 1 else ''}"
+        _element(case, "failure", message=f"{count}: {', '.join(codes)}", type=codes[0]).text = _xml("\n".join(text for _, text in failing))
     if below:
-        _element(case, "system-out").text = _xml("\n".join(below))
+        _element(case, "system-out").text = _xml("\n".join(text for _, text in below))
 
 
 def _element(parent: ET.Element, tag: str, **attributes: str) -> ET.Element:

@@ -76,4 +76,5 @@ def write_notes(report: CheckReport, err: TextIO) -> None:
         err.write(f"{printable(path)}: skipped: format not recognised (use --trace-format to force one)\n")
     for error in report.summary.input_errors:
         err.write(f"tlint: error: {printable(error)}\n")
+    err.writelines(f"{printable(note)}\n" for note in report.summary.withheld)
     err.write(summary_line(report) + "\n")

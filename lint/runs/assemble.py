@@ -139,3 +139,31 @@ def _world_of_ranks(stage_of: dict[int, int], highest: int, pp: int) -> int:
     if per_stage and all(rank // per_stage == stage for rank, stage in stage_of.items()) and per_stage * pp >= highest:
         return per_stage * pp
     return -(-highest // pp) * pp  # the highest ranks are missing: round up to whole stages
+
+
+def stated_layout_misfit(run: Run, command_line: dict[str, int]) -> str | None:
+    """Why the ``--tp``/``--dp`` given on the command line cannot be ``run``'s layout, or None.
+
+    Megatron puts the pipeline stage outermost (stage = rank // (tp * dp)), so the stage id each trace
+    records bounds the ranks per stage: rank ``r`` on stage ``s`` means ``s * k <= r < (s + 1) * k``.
+    Sizes whose product is no multiple ``k`` inside those bounds cannot be the run's, whatever ranks
+    were written (sampled runs included).
+    """
+    stated = {d: command_line[d] for d in ("tp", "dp") if d in command_line}
+    if not stated:
+        return None
+    per_stage = 1
+    for size in stated.values():
+        per_stage *= size
+    placed = [(rank, summary.stage) for rank, summary in run.ranks.items() if summary.stage is not None]
+    lowest = max((rank // (stage + 1) + 1 for rank, stage in placed), default=1)
+    highest = min((rank // stage for rank, stage in placed if stage > 0), default=None)
+    both = len(stated) == 2  # then tp * dp is the stage's size; one of them alone divides it
+    fitting = per_stage if both else -(-lowest // per_stage) * per_stage  # (the first multiple from lowest up)
+    if lowest <= fitting and (highest is None or fitting <= highest):
+        return None
+    flags = " ".join(f"--{d} {v}" for d, v in stated.items())
+    allowed = f"exactly {lowest}" if lowest == highest else f"{lowest} to {highest}"
+    product = " × ".join(str(v) for v in stated.values())
+    return (f"{flags} do not fit the run {run.label}: they need {product} = {per_stage} ranks{'' if both else ' (or a multiple)'} per pipeline stage, "
+            f"but the stage ids in its traces allow {allowed} ranks per stage")

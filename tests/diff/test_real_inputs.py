@@ -51,8 +51,9 @@ def test_two_gpt_7b_workloads_that_differ_in_world_size_only() -> None:
     found = changes_of(report)
     assert found["config", "header", "all_gpus"] == (8, 32) and found["config", "header", "ga"] == (8, 2)
     assert found["config", "layout", "dp"] == (2, 8)
-    # ga 8 -> 2: the rows of six micro-batch passes (36 layers each) are gone, one line per row name
-    assert found["structure", "row attention_layer#72-287", ""][1] is None
+    # ga 8 -> 2: two copies of the micro-batch's rows instead of eight, not the rows of six passes "removed"
+    assert found["config", "rows", "copies"] == (8, 2)
+    assert not [key for key in found if key[0] in ("structure", "comm") and key[1].startswith("row ")]
     assert found["comm", "tp allreduce", "calls per pass"] == (1184, 302)
 
 

@@ -10,7 +10,8 @@ Identity of what is compared:
 * structure ``stage S OP`` (ops per step) and ``stage S OP GROUP KIND`` (collectives per call): the
   majority over the stage's ranks and steps;
 * comm ``GROUP KIND``: bytes and calls per step of one rank of each stage, summed over the stages,
-  the median message and its dtype;
+  the typical message (the size most calls move: every stage's gradient all-reduce has a size of its
+  own, and a median of two would be a size no message has) and its dtype;
 * timing (ms) ``step`` (per step: the slowest rank's wall time), ``stage S step``, ``op OP``,
   ``stage S OP`` and ``stage S layer J forward|backward`` (between consecutive layer collectives),
   sampled over ranks, micro-batches and steps.  With two or more steps the first is a warm-up and is
@@ -20,7 +21,11 @@ A trace does not state TP: it is inferred from the data-parallel all-reduce, whi
 parameters of a GPT stage, ``L·((12h² + 7h)/tp + 6h)`` plus the embeddings the stage holds (the word
 embedding's TP shard from the embedding all-reduce, ``seq·h`` position embeddings on the first stage,
 the final layernorm on the last).  Stages whose count fits no whole tp leave it unknown, and so does a
-run without a pipeline, which has no embedding all-reduce to tell the word embedding's size.
+run without a pipeline, which has no embedding all-reduce to tell the word embedding's size.  A run
+whose forward steps record collectives but no layer all-reduce at all has tp 1: Megatron's ``_reduce``
+(``megatron/core/tensor_parallel/mappings.py``) returns before communicating when the tensor-parallel
+group has one rank, so the profiler sees no layer collective.  Where tp stays unknown on one side, the
+diff does not show it as a change.
 """
 
 from __future__ import annotations
@@ -33,8 +38,8 @@ from functools import cached_property
 from pathlib import Path
 
 from lint.diff.common import LayerProfileBuilder
-from lint.diff.profile import Items, Profile, Timing, put
-from lint.diff.sides import DiffInputError, SideOptions
+from lint.diff.profile import Items, Profile, Timing, put, typical_message
+from lint.diff.sides import DiffInputError, SideOptions, broken_note
 from statistics import median
 from lint.engine import CheckOptions, check_file
 from lint.models.megatron_trace import P2P_OPS, tensor_bytes
@@ -52,10 +57,10 @@ Iteration = list[OpStep]
 
 
 def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
-    run = _read(path, sources, options)
+    run, broken = _read(path, sources, options)
     view = _RunView(run)
     profile = Profile(
-        format=NAME, path=path, files=len(sources),
+        format=NAME, path=path, files=len(sources), broken=broken,
         units={"time": "ms (trace durations)", "comm": f"bytes = shape × dtype size ({view.dtype or 'no tensors'})"},
     )
     _config(view, profile.config)
@@ -68,7 +73,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     return profile
 
 
-def _read(path: str, sources: list[Source], options: SideOptions) -> Run:
+def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[Run, list[str]]:
     named = [run_key(source.path, options.rank_regex) for source in sources]
     stems = sorted({name.key.stem for name in filter(None, named)})
     runs = [f"{key.stem}*" + (f" (run of {key.started})" if key.started else "")
@@ -76,17 +81,21 @@ def _read(path: str, sources: list[Source], options: SideOptions) -> Run:
     if len(runs) > 1:
         raise DiffInputError(f"{path}: holds the files of {len(runs)} runs ({', '.join(runs)}); name one")
     files: list[tuple[RankSummary, int]] = []
+    broken: list[str] = []
     reading = CheckOptions()  # summaries only: no rule runs, so the default selection is never consulted
     for index, (source, name) in enumerate(zip(sources, named)):
-        summary = check_file(source, NAME, reading, rules=False, summarize=True).summary
+        outcome = check_file(source, NAME, reading, rules=False, summarize=True)
+        summary = outcome.summary
         assert summary is not None
+        if not outcome.result.parsed:
+            broken.append(broken_note(source.display, []))
         files.append((summary, name.rank if name else index))  # a rank named by neither records nor file name
     if not any(summary.steps for summary, _ in files):
         raise DiffInputError(f"{path}: no {NAME} record could be read")
     key = RunKey(str(Path(path)), "")
     run = assemble(key, files, frozenset(s.display for s in sources), LayoutSources(), minimum_ranks=1)
     assert run is not None
-    return run
+    return run, broken
 
 
 class _RunView:
@@ -185,6 +194,9 @@ def _infer_tp(view: _RunView) -> int | None:
     hidden, pp = view.hidden, view.run.layout.pp
     if not hidden:
         return None
+    forwards = [step for iterations in view.iterations.values() for iteration in iterations for step in iteration if step.op == "forward_step"]
+    if forwards and all(step.layer_collectives == 0 for step in forwards) and any(step.collectives for step in forwards):
+        return 1
     found: Counter[int] = Counter()
     for stage in view.stages:
         layers = view.layers_per_stage(stage)
@@ -273,7 +285,7 @@ def _comm(view: _RunView, comm: Items) -> float:
     for name in sorted(step_calls):
         put(
             comm, name, bytes_per_step=step_bytes[name] or None, calls_per_step=step_calls[name],
-            message_bytes=median(messages[name]) if messages[name] else None,
+            message_bytes=typical_message(messages[name]),
             dtype=dtypes[name].most_common(1)[0][0] if dtypes[name] else None,
         )
     return float(sum(step_bytes.values()))

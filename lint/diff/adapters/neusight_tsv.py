@@ -16,9 +16,8 @@ import re
 from collections import Counter, defaultdict
 
 from lint.diff.common import LayerProfileBuilder
-from lint.diff.profile import Profile, Timing, put
+from lint.diff.profile import Profile, Timing, put, typical_message
 from lint.diff.sides import SideOptions, records, single_source
-from statistics import median
 from lint.models.neusight_tsv import LayerRecord, NeusightTable
 from lint.source import Source
 
@@ -33,9 +32,10 @@ PLOTTED = 12
 
 def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     source = single_source(path, sources, NAME)
-    table = NeusightTable.from_records(records(source, NAME))
+    found, broken = records(source, NAME)
+    table = NeusightTable.from_records(found)
     units = {"time": "ms", "comm": f"elements × {ELEMENT_BYTES} bytes (float32 assumed)"}
-    profile = Profile(format=NAME, path=path, files=1, units=units)
+    profile = Profile(format=NAME, path=path, files=1, units=units, broken=broken)
     layers = {int(match.group(1)) for row in table.rows if (match := _LAYER.search(row.name))}
     put(profile.config, "table", rows=len(table.rows), layers=len(layers) or None, hidden=_hidden(table.rows))
     totals: Counter[str] = Counter()
@@ -57,7 +57,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
         for phase in PHASES:
             compute[f"{kind} {phase} compute"].append(getattr(row, f"{phase}_compute_time"))
     for name in sorted(calls):
-        put(profile.comm, name, bytes=totals[name], calls=calls[name], message_bytes=median(messages[name]))
+        put(profile.comm, name, bytes=totals[name], calls=calls[name], message_bytes=typical_message(messages[name]))
     profile.total_bytes = float(sum(totals.values()))
     compute = {key: samples for key, samples in compute.items() if any(samples)}
     profile.timing = {key: Timing(samples=samples, per_step=len(samples)) for key, samples in compute.items()}

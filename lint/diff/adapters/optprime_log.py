@@ -29,9 +29,10 @@ NAME = "optprime-log"
 
 def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     source = single_source(path, sources, NAME)
-    log = OptprimeLog.from_records(records(source, NAME))
+    found, broken = records(source, NAME)
+    log = OptprimeLog.from_records(found)
     units = {"time": "ms (printed with 3 decimals)", "comm": "none recorded"}
-    profile = Profile(format=NAME, path=path, files=1, units=units)
+    profile = Profile(format=NAME, path=path, files=1, units=units, broken=broken)
     settings = log.config
     put(profile.config, "layout", tp=settings.get("tp"), pp=settings.get("pp"), dp=settings.get("dp"), world=settings.get("world_size"))
     put(profile.config, "batch", gas=settings.get("gas"), gbs=settings.get("gbs"), mbs=settings.get("mbs"),

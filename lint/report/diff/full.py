@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TextIO
 
 from rich.console import Console, Group
@@ -11,47 +12,60 @@ from rich.text import Text
 
 from lint.diff.wording import percent, signed, unit_of, value
 from lint.models.diff import CATEGORIES, Change, DiffReport
-from lint.report.diff.concise import counts_line, side_line
+from lint.report.diff.concise import broken_input, counts_line, side_line
 from lint.report.diff.distribution import box_bar, scale
 from lint.report.text import printable
 
 _VERDICT_STYLES = {"identical": "green", "no significant change": "yellow", "significant change": "bold red"}
 
 
+# Rich sizes a terminal itself (and obeys COLUMNS); a file or a pipe gets room for the table's columns.
+FILE_WIDTH = 120
+# Narrower than this, the distribution bars would squeeze the numbers out of the timing table: left out.
+BARS_WIDTH = 110
+
+
 def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
-    console = Console(file=out, highlight=False, soft_wrap=False, width=max(Console(file=out).width, 120))
+    measured = out.isatty() or "COLUMNS" in os.environ
+    console = Console(file=out, highlight=False, soft_wrap=False, width=None if measured else FILE_WIDTH)
     summary = report.summary
     head = Text()
     head.append(summary.verdict, style=_VERDICT_STYLES[summary.verdict])
     head.append(f"\n{printable(summary.headline)}\n\n")
     head.append(f"a: {side_line(report.a)}\nb: {side_line(report.b)}\n", style="dim")
     head.append(counts_line(report), style="dim")
+    for line in broken_input(report):
+        head.append(f"\nwarning: {line}", style="bold yellow")
     console.print(Panel(head, title="tlint diff", title_align="left"))
     for category in CATEGORIES:
         changes = [c for c in report.changes if c.category == category]
         if changes:
-            console.print(_table(category, changes))
+            console.print(_table(category, changes, bars=console.width >= BARS_WIDTH))
 
 
-def _table(category: str, changes: list[Change]) -> Table:
+def _table(category: str, changes: list[Change], *, bars: bool) -> Table:
     timing = category == "timing"
     table = Table(title=f"{category} ({sum(c.significant for c in changes)}/{len(changes)} significant)", title_justify="left")
     for name, justify in (("", "left"), ("key", "left"), ("field", "left"), ("before", "right"), ("after", "right"), ("Δ", "right"), ("rel", "right")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    if timing:
+        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    if timing and bars:
         table.add_column("distribution a / b (p10 ─ p25 ━ median ┃ p75 ━ p90 ─)")
+    if timing:
         table.add_column("p", justify="right")
+    if not all(change.judged for change in changes):
+        table.caption = "? one sample on a side: whether the change is significant cannot be judged"
     for change in changes:
         unit = unit_of(change)
-        mark = Text("*", style="bold red") if change.significant else Text(" ")
+        mark = Text("*", style="bold red") if change.significant else Text(" ") if change.judged else Text("?", style="dim")
         row: list[Text | str | Group] = [
             Text(change.kind[0].upper()) + mark, printable(change.key), printable(change.field),
             printable(value(change.before, unit)), printable(value(change.after, unit)),
             signed(change.delta) if change.delta is not None else "", percent(change.rel_delta) if change.delta is not None else "",
         ]
-        if timing:
+        if timing and bars:
             low, high = scale(change.spread_before, change.spread_after)
-            bars = Text(box_bar(change.spread_before, low, high), style="dim") + Text("\n") + Text(box_bar(change.spread_after, low, high), style="cyan")
-            row += [bars, f"{change.p_value:.2g}" if change.p_value is not None else ""]
+            row.append(Text(box_bar(change.spread_before, low, high), style="dim") + Text("\n") + Text(box_bar(change.spread_after, low, high), style="cyan"))
+        if timing:
+            row.append(f"{change.p_value:.2g}" if change.p_value is not None else "")
         table.add_row(*row)
     return table

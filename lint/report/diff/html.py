@@ -1,18 +1,22 @@
-"""``html``: one self-contained page (inline CSS and SVG, no scripts or external assets).
+"""``html``: one self-contained page (inline CSS, SVG and one small script; no external assets).
 
 The summary, one table per category, and a per-stage timing plot: for every plotted key (each stage's
-step time for runs, the busiest compute keys for workloads) a box plot of side a above one of side b.
+step time for runs, the busiest compute keys for workloads) a box plot of side a above one of side b,
+on an axis with round tick values and titled axes.  A click on a column heading sorts its table (the
+inline script reads each cell's ``data-sort`` value, so that "1,234 ms" sorts as the number it is);
+without scripts the page reads the same, unsorted.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from html import escape
 from typing import TextIO
 
-from lint.diff.wording import percent, signed, subject, unit_of, value
+from lint.diff.wording import is_number, percent, signed, subject, unit_of, value
 from lint.models.diff import CATEGORIES, Change, DiffReport, PlotSeries, Spread
-from lint.report.diff.concise import counts_line, side_line
+from lint.report.diff.concise import broken_input, counts_line, side_line
 
 _CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
@@ -23,8 +27,35 @@ h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 2em; }
 table { border-collapse: collapse; width: 100%; } th, td { padding: .25em .6em; border-bottom: 1px solid #e4e4e4; }
 th { text-align: left; background: #f2f2f2; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.sig td:first-child { color: #b00020; font-weight: bold; }
-svg text { font: 11px system-ui, sans-serif; fill: #333; }
+svg text { font: 11px system-ui, sans-serif; fill: #333; } svg text.axis-title { font-weight: bold; }
+th.sortable { cursor: pointer; } th.sortable::after { content: " \\2195"; color: #999; }
+.warning { color: #8a4b00; font-weight: bold; }
 """
+# Sorts a table by the clicked column: numbers by value, text alphabetically; a second click reverses.
+_SORT_SCRIPT = """
+document.querySelectorAll("table.sortable").forEach(function (table) {
+  table.querySelectorAll("th").forEach(function (heading, column) {
+    heading.classList.add("sortable");
+    heading.addEventListener("click", function () {
+      var rows = Array.from(table.querySelectorAll("tr")).slice(1);
+      var ascending = heading.dataset.order !== "ascending";
+      heading.dataset.order = ascending ? "ascending" : "descending";
+      function key(row) {
+        var cell = row.children[column], raw = cell.dataset.sort !== undefined ? cell.dataset.sort : cell.textContent;
+        var number = parseFloat(raw);
+        return raw !== "" && !isNaN(number) && isFinite(raw) ? number : raw.toLowerCase();
+      }
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b);
+        var order = typeof x === typeof y ? (x < y ? -1 : x > y ? 1 : 0) : (typeof x === "number" ? -1 : 1);
+        return ascending ? order : -order;
+      });
+      rows.forEach(function (row) { table.appendChild(row); });
+    });
+  });
+});
+"""
+_TICKS = 5  # about this many tick values on the time axis
 _ROW_HEIGHT, _LABEL_WIDTH, _PLOT_WIDTH = 34, 190, 560
 _COLOURS = ("#9e9e9e", "#1f77b4")
 
@@ -37,6 +68,7 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
         f'<p class="verdict {summary.verdict.replace(" ", "-")}">{escape(summary.verdict)}</p>',
         f"<p>{escape(summary.headline)}</p>",
         f'<p class="dim">a: {escape(side_line(report.a))}<br>b: {escape(side_line(report.b))}<br>{escape(counts_line(report))}</p>',
+        *(f'<p class="warning">warning: {escape(line)}</p>' for line in broken_input(report)),
         "</div>",
     ]
     for category in CATEGORIES:
@@ -47,53 +79,83 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     if report.plot:
         per_stage = all(row.label.startswith("stage ") for row in report.plot)
         parts.append(f"<h2>{'timing per stage' if per_stage else 'timing of the busiest compute keys'}</h2>")
-        parts.append(_plot(report.plot))
+        parts.append(_plot(report.plot, "stage" if per_stage else "compute key"))
+    parts.append(f"<script>{_SORT_SCRIPT}</script>")
     parts.append("</body></html>")
     out.write("\n".join(parts) + "\n")
 
 
 def _table(changes: list[Change]) -> str:
-    rows = ['<table><tr><th></th><th>key</th><th class="num">before</th><th class="num">after</th><th class="num">Δ</th><th class="num">rel</th></tr>']
+    rows = ['<table class="sortable"><tr><th></th><th>key</th><th class="num">before</th><th class="num">after</th><th class="num">Δ</th><th class="num">rel</th></tr>']
     for change in changes:
         unit = unit_of(change)
         delta = signed(change.delta) if change.delta is not None else ""
         rel = percent(change.rel_delta) if change.delta is not None else ""
-        mark = "*" if change.significant else ""
+        mark = "*" if change.significant else "" if change.judged else "?"
         rows.append(
             f'<tr class="{"sig" if change.significant else ""}"><td>{escape(change.kind)}{mark}</td><td>{escape(subject(change))}</td>'
-            f'<td class="num">{escape(value(change.before, unit))}</td><td class="num">{escape(value(change.after, unit))}</td>'
-            f'<td class="num">{escape(delta)}</td><td class="num">{escape(rel)}</td></tr>'
+            f'<td class="num"{_sort_value(change.before)}>{escape(value(change.before, unit))}</td>'
+            f'<td class="num"{_sort_value(change.after)}>{escape(value(change.after, unit))}</td>'
+            f'<td class="num"{_sort_value(change.delta)}>{escape(delta)}</td><td class="num"{_sort_value(change.rel_delta)}>{escape(rel)}</td></tr>'
         )
     rows.append("</table>")
+    if not all(change.judged for change in changes):
+        rows.append('<p class="dim">? one sample on a side: whether the change is significant cannot be judged</p>')
     return "\n".join(rows)
 
 
-def _plot(series: list[PlotSeries]) -> str:
+def _sort_value(item: object) -> str:
+    """A number's ``data-sort`` attribute: the sort script compares values, not their formatted text."""
+    return f' data-sort="{item!r}"' if is_number(item) else ""
+
+
+def _plot(series: list[PlotSeries], rows_title: str) -> str:
     spreads = [s for row in series for s in (row.before, row.after) if s is not None]
-    low = min((s.minimum for s in spreads), default=0.0)
-    high = max((s.maximum for s in spreads), default=1.0)
-    high = high if high > low else low + 1.0
-    height = _ROW_HEIGHT * len(series) + 30
+    ticks = nice_ticks(min((s.minimum for s in spreads), default=0.0), max((s.maximum for s in spreads), default=1.0))
+    low, high = ticks[0], ticks[-1]
+    height = _ROW_HEIGHT * len(series) + 64
     width = _LABEL_WIDTH + _PLOT_WIDTH + 50  # room for the last tick label
 
     def x(ms: float) -> float:
         return _LABEL_WIDTH + (ms - low) / (high - low) * _PLOT_WIDTH
 
-    shapes = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" aria-label="timing per stage">']
+    shapes = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" aria-label="timing per {rows_title}">']
+    shapes.append(f'<text class="axis-title" x="4" y="14">{escape(rows_title)}</text>')
     for index, row in enumerate(series):
-        top = index * _ROW_HEIGHT + 4
+        top = index * _ROW_HEIGHT + 24
         shapes.append(f'<text x="4" y="{top + 17}">{escape(row.label)}</text>')
         for offset, (spread, colour) in enumerate(zip((row.before, row.after), _COLOURS)):
             if spread is not None:
                 shapes.append(_box(spread, top + 4 + offset * 13, colour, x))
-    axis = height - 22
+    axis = height - 40
     shapes.append(f'<line x1="{_LABEL_WIDTH}" y1="{axis}" x2="{_LABEL_WIDTH + _PLOT_WIDTH}" y2="{axis}" stroke="#999"/>')
-    for fraction in (0, 0.25, 0.5, 0.75, 1):
-        ms = low + (high - low) * fraction
-        shapes.append(f'<text x="{x(ms):.1f}" y="{axis + 14}" text-anchor="middle">{escape(value(round(ms, 2)))} ms</text>')
-    shapes.append(f'<text x="4" y="{axis + 14}"><tspan fill="{_COLOURS[0]}">■ a</tspan>  <tspan fill="{_COLOURS[1]}">■ b</tspan></text>')
+    decimals = tick_decimals(ticks)
+    for ms in ticks:
+        shapes.append(f'<line x1="{x(ms):.1f}" y1="{axis}" x2="{x(ms):.1f}" y2="{axis + 4}" stroke="#999"/>')
+        shapes.append(f'<text x="{x(ms):.1f}" y="{axis + 16}" text-anchor="middle">{ms:,.{decimals}f}</text>')
+    title_x = _LABEL_WIDTH + _PLOT_WIDTH / 2
+    shapes.append(f'<text class="axis-title" x="{title_x:.1f}" y="{axis + 34}" text-anchor="middle">time (ms): whiskers min–max, box p25–p75, bar median</text>')
+    shapes.append(f'<text x="4" y="{axis + 16}"><tspan fill="{_COLOURS[0]}">■ a</tspan>  <tspan fill="{_COLOURS[1]}">■ b</tspan></text>')
     shapes.append("</svg>")
     return "\n".join(shapes)
+
+
+def nice_ticks(low: float, high: float, count: int = _TICKS) -> list[float]:
+    """Round tick values (1, 2 or 5 times a power of ten apart) that cover ``low`` to ``high``."""
+    if not high > low:
+        low, high = (low - 1, high + 1) if low == 0 else (low - abs(low) * 0.1, high + abs(high) * 0.1)
+    raw = (high - low) / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(power * f for f in (1, 2, 5, 10) if power * f >= raw)
+    first = math.floor(low / step) * step
+    last = math.ceil(high / step) * step
+    return [round(first + i * step, 12) for i in range(round((last - first) / step) + 1)]
+
+
+def tick_decimals(ticks: list[float]) -> int:
+    """Decimals enough to tell the ticks apart, and no more."""
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
+    return max(0, -math.floor(math.log10(step))) if step < 1 else 0
 
 
 def _box(spread: Spread, y: float, colour: str, at: Callable[[float], float]) -> str:

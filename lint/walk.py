@@ -1,0 +1,149 @@
+"""Which files a command line names: paths, globs and directories walked the way ruff walks them.
+
+A file named explicitly is always read.  In a walked directory, hidden entries are skipped, and so is
+whatever the exclude patterns (``--exclude`` replaces the defaults, ``--extend-exclude`` adds to them)
+or a ``.gitignore`` matches.  Patterns are gitignore-style (``pathspec``): a pattern with no slash
+matches at any depth, ``dir/`` matches a directory, ``/x`` is anchored at the root the patterns are
+relative to (the configuration file's directory, or the current one).  ``.gitignore`` files are read
+from the walked directory down, and from its parents up to the repository's top (the directory that
+holds ``.git``), each applying to the directory it lies in, a deeper one overriding a shallower one.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+from lint.source import STDIN, Source, printable_path, spool_stdin
+
+# Directories that hold installed or generated code, never traces; `--exclude` replaces this list.
+DEFAULT_EXCLUDE = ("__pycache__/", "node_modules/", "site-packages/")
+GITIGNORE = ".gitignore"
+_GLOB_CHARACTERS = set("*?[")
+
+
+@dataclass(frozen=True)
+class WalkOptions:
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    root: Path = field(default_factory=Path.cwd)  # exclude patterns are relative to this directory
+
+    def exclude_spec(self) -> GitIgnoreSpec:
+        return GitIgnoreSpec.from_lines([*self.exclude, *self.extend_exclude])
+
+
+@dataclass
+class Walked:
+    sources: list[Source] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def expand(paths: Iterable[str], options: WalkOptions | None = None) -> Walked:
+    """Files named by ``paths`` (directories walked, globs expanded) and the errors found."""
+    options = options or WalkOptions()
+    walker = _Walker(options)
+    for name in paths:
+        if name == STDIN:
+            walker.found.sources.append(spool_stdin())
+            continue
+        if not os.path.lexists(name) and _GLOB_CHARACTERS & set(name):
+            matches = sorted(glob.glob(name, recursive=True))
+            if not matches:
+                walker.found.errors.append(f"{printable_path(name)}: no file matches this pattern")
+            for match in matches:
+                walker.add(Path(match), match, named=False)
+            continue
+        walker.add(Path(name), name, named=True)
+    return walker.found
+
+
+class _Walker:
+    def __init__(self, options: WalkOptions) -> None:
+        self.options = options
+        self.exclude = options.exclude_spec()
+        self.root = _absolute(options.root)
+        self.found = Walked()
+
+    def add(self, path: Path, name: str, *, named: bool) -> None:
+        """``named``: the user named this file itself, so it must be a trace (a glob's matches may be anything)."""
+        shown = printable_path(name)
+        if path.is_dir():
+            self.walk(path)
+        elif path.is_file():
+            self.found.sources.append(Source(path, shown, named=named))
+        elif path.is_symlink():
+            self.found.errors.append(f"{shown}: a broken symbolic link or a symbolic link loop")
+        elif path.exists():
+            self.found.errors.append(f"{shown}: not a regular file or directory")
+        else:
+            self.found.errors.append(f"{shown}: no such file or directory")
+
+    def walk(self, top: Path) -> None:
+        def report(error: OSError) -> None:
+            self.found.errors.append(f"{printable_path(str(error.filename))}: cannot read directory: {error.strerror}")
+
+        ignores = self._enclosing_gitignores(top)
+        # Symbolic links to directories are not followed: a link loop cannot send the walk in circles.
+        for directory, dirnames, filenames in os.walk(top, onerror=report):
+            here = Path(directory)
+            if self.options.respect_gitignore and GITIGNORE in filenames:
+                ignores[_absolute(here)] = _read_gitignore(here / GITIGNORE)
+            kept = []
+            for name in sorted(dirnames):
+                if not name.startswith(".") and not self._left_out(here / name, top, ignores, directory=True):
+                    kept.append(name)
+            dirnames[:] = kept
+            for name in sorted(filenames):
+                path = here / name
+                if name.startswith(".") or self._left_out(path, top, ignores, directory=False):
+                    continue
+                if path.is_file():
+                    self.found.sources.append(Source(path, printable_path(str(path))))
+                elif path.is_symlink():
+                    self.found.errors.append(f"{printable_path(str(path))}: a broken symbolic link or a symbolic link loop")
+
+    def _left_out(self, path: Path, top: Path, ignores: dict[Path, GitIgnoreSpec], *, directory: bool) -> bool:
+        suffix = "/" if directory else ""  # gitignore's `name/` matches directories only
+        absolute = _absolute(path)
+        base = self.root if absolute.is_relative_to(self.root) else _absolute(top)  # outside the project: the walked directory
+        relative = absolute.relative_to(base).as_posix()
+        return self.exclude.match_file(relative + suffix) or self._gitignored(absolute, suffix, ignores)
+
+    @staticmethod
+    def _gitignored(absolute: Path, suffix: str, ignores: dict[Path, GitIgnoreSpec]) -> bool:
+        verdict = False
+        for base, spec in sorted(ignores.items(), key=lambda item: len(item[0].parts)):  # deeper files decide last
+            if base in absolute.parents:
+                include = spec.check_file(absolute.relative_to(base).as_posix() + suffix).include
+                if include is not None:
+                    verdict = include
+        return verdict
+
+    def _enclosing_gitignores(self, top: Path) -> dict[Path, GitIgnoreSpec]:
+        """The .gitignore files of ``top``'s parents, up to the repository's top (none outside a repository)."""
+        if not self.options.respect_gitignore:
+            return {}
+        parents = list(_absolute(top).parents)
+        for index, folder in enumerate(parents):
+            if (folder / ".git").exists():
+                repository = parents[: index + 1]
+                return {folder: _read_gitignore(folder / GITIGNORE) for folder in repository if (folder / GITIGNORE).is_file()}
+        return {}
+
+
+def _absolute(path: Path) -> Path:
+    """``path`` made absolute without following symbolic links, so that it stays under the walked directory."""
+    return Path(os.path.abspath(path))
+
+
+def _read_gitignore(path: Path) -> GitIgnoreSpec:
+    try:
+        return GitIgnoreSpec.from_lines(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    except OSError:
+        return GitIgnoreSpec.from_lines([])
