@@ -25,6 +25,7 @@ class _Iteration:
         self.first: dict[str, int] = {}  # op -> its first batch id
         self.next: dict[str, int] = {}  # op -> the batch id its next record should carry
         self.regular = True
+        self.unreadable = False  # a line between its records is no record: TL001's syntax error
 
     def steps(self) -> list[_Step]:
         return list(map(_Step, self.step_lines, self.ops, self.batches))
@@ -45,7 +46,9 @@ class MicroBatchSteps(Rule):
     writer numbers each op's records one by one (``micro_batch_ids_dict[name_cmd] += 1`` in
     ``megatron/profiler/cmd.py`` ``CMD.__enter__`` and ``no_trace_update``), so within an iteration each
     op this rank writes carries every batch id of the iteration once.  A missing one is reported where
-    the writer would have written it: after the step that precedes it in the other micro-batches.
+    the writer would have written it: after the step that precedes it in the other micro-batches.  An
+    iteration with a line that is no record (a syntax error, TL001) is not judged: the lost step is
+    that line.
 
     Why it matters:
         A lost ``backward_step`` (or forward, or one half of a batched p2p call) leaves its micro-batch
@@ -66,9 +69,13 @@ class MicroBatchSteps(Rule):
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)
         self.iteration = _Iteration(0)
+        self.last_line = 0
 
     def check_op(self, record: OpRecord) -> Iterator[Violation]:
         current = self.iteration
+        if record.line != self.last_line + 1 and self.last_line:
+            current.unreadable = True
+        self.last_line = record.line
         if record.op == "optimizer_step":
             self.iteration = _Iteration(current.number + 1)
             yield from self._close(current)
@@ -88,8 +95,9 @@ class MicroBatchSteps(Rule):
         yield from self._close(self.iteration)
 
     def _close(self, iteration: _Iteration) -> Iterator[Violation]:
-        # Most iterations are complete: only the others are looked at record by record.
-        if iteration.ops and not iteration.is_complete():
+        # Most iterations are complete: only the others are looked at record by record.  A step lost
+        # to an unreadable line is that line's syntax error, reported once (TL001).
+        if iteration.ops and not iteration.is_complete() and not iteration.unreadable:
             yield from self._check_iteration(iteration)
 
     def _check_iteration(self, iteration: _Iteration) -> Iterator[Violation]:
