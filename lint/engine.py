@@ -15,6 +15,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from lint import cache, executor, formats
@@ -23,7 +24,7 @@ from lint.models.common import SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
 from lint.rule import Rule, Scope, Severity, Violation, registry
 from lint.runs.assemble import LayoutSources, assemble, stated_layout_misfit
-from lint.runs.discovery import DEFAULT_RANK_REGEX, RunKey, run_key, siblings
+from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, run_key, siblings, split_by_time
 from lint.runs.model import Run
 from lint.runs.summary import RankSummarizer, RankSummary
 from lint.source import InputError, Source, printable_path
@@ -208,31 +209,35 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
         else:
             report.summary.skipped.append(source.display)
 
-    members: dict[RunKey, list[_Task]] = defaultdict(list)
+    stems: dict[RunKey, dict[Path, _Task]] = defaultdict(dict)  # run stem -> its files, asked or not
+    names: dict[Path, NamedFile] = {}
     for task in tasks:
         if task.format == RUN_FORMAT and (named := run_key(task.source.path, options.rank_regex)):
-            task.run, task.named_rank = named
-            members[task.run].append(task)
+            stems[named.key][named.path] = task
+            names[named.path] = named
     asked = {task.source.path.resolve() for task in tasks}
-    for key in sorted(members):
-        for path in siblings(key, options.rank_regex):
-            if path.resolve() in asked:
+    for stem in sorted(stems):
+        for named in siblings(stem, options.rank_regex):
+            if named.path.resolve() in asked or named.path in stems[stem]:
                 continue
-            sibling = Source(path, printable_path(str(path)))
+            sibling = Source(named.path, printable_path(str(named.path)))
             try:
                 if formats.detect(sibling.head()) != RUN_FORMAT:
                     continue
             except InputError:
                 continue
-            named = run_key(path, options.rank_regex)
-            assert named is not None
-            tasks.append(_Task(sibling, RUN_FORMAT, asked=False, run=key, named_rank=named[1]))
-            members[key].append(tasks[-1])
-    for group in members.values():
-        if len(group) < 2:  # a lone rank file is not a run
-            for task in group:
-                task.run = None
-    return tasks
+            tasks.append(_Task(sibling, RUN_FORMAT, asked=False))
+            stems[stem][named.path] = tasks[-1]
+            names[named.path] = named
+    for files in stems.values():
+        for key, group in split_by_time(names[path] for path in files).items():
+            # A lone rank file is not a run; another run of the stem that none of the asked files is in
+            # is not the user's concern.
+            if len(group) < 2 or not any(files[named.path].asked for named in group):
+                continue
+            for named in group:
+                files[named.path].run, files[named.path].named_rank = key, named.rank
+    return [task for task in tasks if task.asked or task.run is not None]
 
 
 def _report_unrecognised(source: Source, detection: formats.Detection, options: CheckOptions, report: CheckReport) -> None:
