@@ -31,6 +31,7 @@ from lint.source import InputError, Source, printable_path
 from lint.walk import WalkOptions, expand
 
 INTERNAL_ERROR = ("TL000", "internal-error")
+INVALID_SYNTAX = "TL001"
 UNKNOWN_FORMAT = "TL005"
 RUN_FORMAT = "megatron-trace"
 # Rules quote names and values from the input, which may be megabytes long; the report stays readable
@@ -134,6 +135,10 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
                         _report_crash(collector, rule, error, getattr(item, "line", None))
     except Exception as error:  # the parser itself failed: nothing more can be read from this file
         _internal_error(collector, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
+    if item is None and not source.problems:  # not one line of the format: no writer leaves a file so
+        syntax_problems += 1
+        if rules:
+            collector.problem(_no_record(source, format_name))
     for rule in active:
         try:
             for violation in rule.finish():
@@ -146,6 +151,12 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     parsed = syntax_problems == 0 and not source.problems
     result = FileResult(path=source.display, format=format_name, parsed=parsed)
     return FileOutcome(result, collector.findings, collector.not_shown, summarizer.result() if summarizer else None)
+
+
+def _no_record(source: Source, format_name: str) -> SyntaxProblem:
+    """An empty file, or one without a single record, read as ``format_name`` (a format forced or detected)."""
+    found = "a file with no record of it" if any(line.strip() for line in source.head()) else "an empty file"
+    return SyntaxProblem(1, 1, INVALID_SYNTAX, f"expected {format_name} records, found {found}")
 
 
 def _summarized(records: Iterable[Any], summarizer: RankSummarizer) -> Iterator[Any]:
