@@ -31,7 +31,6 @@ from lint.walk import WalkOptions, expand
 
 INTERNAL_ERROR = ("TL000", "internal-error")
 UNKNOWN_FORMAT = "TL005"
-RUN_FORMAT = "megatron-trace"
 # Rules quote names and values from the input, which may be megabytes long; the report stays readable
 # (and its size proportional to the number of findings) when a message keeps only its start and end.
 MAX_MESSAGE = 1000
@@ -107,7 +106,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     """Parse ``source`` once, through the file rules (unless ``rules`` is false) and the summarizer."""
     collector = _Collector(source.display, options.selection, options.max_findings)
     active = [r for r in options.selection.rules_for(format_name, Scope.FILE) if r.code not in collector.ignored] if rules else []
-    summarizer = RankSummarizer(source.display) if summarize and format_name == RUN_FORMAT else None
+    summarizer = RankSummarizer(source.display) if summarize and formats.named(format_name).runs else None
     records = formats.parser(format_name).parse(source.lines())
     if summarizer is not None:
         records = _summarized(records, summarizer)
@@ -209,24 +208,26 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             report.summary.skipped.append(source.display)
 
     members: dict[RunKey, list[_Task]] = defaultdict(list)
+    run_formats = formats.run_formats()
     for task in tasks:
-        if task.format == RUN_FORMAT and (named := run_key(task.source.path, options.rank_regex)):
+        if task.format in run_formats and (named := run_key(task.source.path, options.rank_regex)):
             task.run, task.named_rank = named
             members[task.run].append(task)
     asked = {task.source.path.resolve() for task in tasks}
     for key in sorted(members):
+        run_format = members[key][0].format
         for path in siblings(key, options.rank_regex):
             if path.resolve() in asked:
                 continue
             sibling = Source(path, printable_path(str(path)))
             try:
-                if formats.detect(sibling.head()) != RUN_FORMAT:
+                if formats.detect(sibling.head()) != run_format:
                     continue
             except InputError:
                 continue
             named = run_key(path, options.rank_regex)
             assert named is not None
-            tasks.append(_Task(sibling, RUN_FORMAT, asked=False, run=key, named_rank=named[1]))
+            tasks.append(_Task(sibling, run_format, asked=False, run=key, named_rank=named[1]))
             members[key].append(tasks[-1])
     for group in members.values():
         if len(group) < 2:  # a lone rank file is not a run
@@ -281,7 +282,8 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
 
 def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progress | None) -> list[tuple[FileOutcome | None, str | None]]:
     if options.backend.forks:
-        formats.parser(RUN_FORMAT)  # loaded before workers are forked, which then inherit it
+        for run_format in sorted(formats.run_formats()):  # loaded before workers are forked, which then inherit them
+            formats.parser(run_format)
     return executor.run_all(
         _run_task, options, tasks, options.backend, progress, cleanup=cache.prune if options.use_cache else None,
     )
@@ -365,7 +367,7 @@ def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: f
         return [], None
     if (misfit := stated_layout_misfit(run, options.layout.command_line)) is not None:
         raise ConfigError(misfit)
-    findings = check_run(run, options)
+    findings = check_run(run, members[0][0].format, options)
     kept = _without_cascade(run, findings, broken)
     if len(kept) < len(findings):
         return kept, _withheld_note(run, len(findings) - len(kept), broken)
@@ -384,10 +386,10 @@ def _summary_of(task: _Task, outcome: FileOutcome, options: CheckOptions) -> Ran
     return outcome.summary
 
 
-def check_run(run: Run, options: CheckOptions) -> list[Finding]:
+def check_run(run: Run, format_name: str, options: CheckOptions) -> list[Finding]:
     """The run rules' findings; a finding on a file the user did not name is reported on the run."""
     collector = _Collector(run.label, options.selection, options.max_findings)
-    for rule in options.selection.rules_for(RUN_FORMAT, Scope.RUN):
+    for rule in options.selection.rules_for(format_name, Scope.RUN):
         try:
             for violation in rule.check_run(run):  # type: ignore[attr-defined]
                 if violation.path is not None and violation.path not in run.asked:

@@ -43,6 +43,7 @@ from lint.diff.sides import DiffInputError, SideOptions, broken_note
 from statistics import median
 from lint.engine import CheckOptions, check_file
 from lint.executor import run_all
+from lint.layout import Sizes
 from lint.models.megatron_trace import P2P_OPS, tensor_bytes
 from lint.runs.assemble import LayoutSources, assemble
 from lint.runs.discovery import RunKey, run_key
@@ -145,8 +146,7 @@ class _RunView:
 
     @property
     def dp(self) -> int | None:
-        pp, tp, world = self.run.layout.pp, self.tp, self.world
-        return world // (pp * tp) if world and tp and world % (pp * tp) == 0 else None
+        return Sizes(tp=self.tp, pp=self.run.layout.pp, world=self.world).completed().dp
 
     @property
     def complete(self) -> bool:
