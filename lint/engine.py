@@ -15,6 +15,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from lint import cache, executor, formats
@@ -144,6 +145,22 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     parsed = syntax_problems == 0 and not source.problems
     result = FileResult(path=source.display, format=format_name, parsed=parsed)
     return FileOutcome(result, collector.findings, collector.not_shown, summarizer.result() if summarizer else None)
+
+
+def read_summary(source: Source, format_name: str) -> tuple[RankSummary, bool]:
+    """The rank summary of one file of a run format (its descriptor's ``runs``), and whether the file was read
+    without a syntax error: what `tlint diff` compares runs on.  No rule runs."""
+    if not formats.named(format_name).runs:
+        raise ValueError(f"{format_name} files do not form runs: they have no rank summary")
+    outcome = check_file(source, format_name, _summary_only(), rules=False, summarize=True)
+    assert outcome.summary is not None
+    return outcome.summary, outcome.result.parsed
+
+
+@lru_cache(maxsize=1)
+def _summary_only() -> CheckOptions:
+    """The options of a read with no rules: the default ones, made once."""
+    return CheckOptions()
 
 
 def _summarized(records: Iterable[Any], summarizer: RankSummarizer) -> Iterator[Any]:

@@ -41,7 +41,7 @@ from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Items, Profile, Timing, put, typical_message
 from lint.diff.sides import DiffInputError, SideOptions, broken_note
 from statistics import median
-from lint.engine import CheckOptions, check_file
+from lint.engine import read_summary
 from lint.executor import run_all
 from lint.layout import Sizes
 from lint.models.megatron_trace import P2P_OPS, tensor_bytes
@@ -80,8 +80,7 @@ def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[Run, 
     stems = sorted({key.stem for key, _ in filter(None, named)})
     if len(stems) > 1:
         raise DiffInputError(f"{path}: holds the files of {len(stems)} runs ({', '.join(s + '*' for s in stems)}); name one")
-    reading = CheckOptions()  # summaries only: no rule runs, so the default selection is never consulted
-    read = run_all(_summary, reading, sources, options.backend)
+    read = run_all(_summary, NAME, sources, options.backend)
     # A rank named by neither records nor file name is numbered by its place.
     files = [(summary, name[1] if name else index) for index, ((summary, _), name) in enumerate(zip(read, named, strict=True))]
     broken = [broken_note(source.display, []) for source, (_, parsed) in zip(sources, read, strict=True) if not parsed]
@@ -93,11 +92,9 @@ def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[Run, 
     return run, broken
 
 
-def _summary(reading: CheckOptions, source: Source) -> tuple[RankSummary, bool]:
-    """A rank file's summary, and whether it was read without a syntax error."""
-    outcome = check_file(source, NAME, reading, rules=False, summarize=True)
-    assert outcome.summary is not None
-    return outcome.summary, outcome.result.parsed
+def _summary(format_name: str, source: Source) -> tuple[RankSummary, bool]:
+    """A rank file's summary, and whether it was read without a syntax error (run by the executor)."""
+    return read_summary(source, format_name)
 
 
 class _RunView:
