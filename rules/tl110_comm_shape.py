@@ -4,7 +4,7 @@ from lint.models.megatron_trace import P2P_OPS, OpRecord
 from lint.rule import Rule, Severity, Violation, at
 from lint.rulekit import format_shape
 
-# Dimensions of the tensor each communication op moves (FORMATS.md, megatron-trace input__shape).
+# Dimensions of the tensor each communication op moves (docs/formats/megatron-trace.md, input__shape).
 _DIMENSIONS = {**{op: (3, "[seq, micro_batch, hidden]") for op in P2P_OPS},
                "dp_allreduce": (1, "[number_of_parameters]"), "ep_allreduce": (2, "[vocab_shard, hidden]")}
 

@@ -111,3 +111,16 @@ def test_no_module_of_the_linter_keeps_a_registry_of_formats_beside_the_descript
             if isinstance(node, ast.Constant) and node.value in names and id(node) not in named
         ]
     assert found == []
+
+
+def test_the_code_points_at_docs_inside_the_repository() -> None:
+    """The docs the project needs live in ``docs/``; data outside the repository may be read, its notes not cited."""
+    outside = ("FORMATS.md", "PERFORMANCE.md", "shared/FORMATS", "shared/PERFORMANCE")
+    cited = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for folder in ("lint", "rules", "grammars", "docs", "tests")
+        for path in sorted((ROOT / folder).rglob("*")) if path.suffix in (".py", ".lark", ".md", ".toml")
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if any(name in text for name in outside) and path != Path(__file__)
+    ]
+    assert cited == []

@@ -1,4 +1,4 @@
-"""Records of a ``megatron-trace`` file (FORMATS.md section 1)."""
+"""Records of a ``megatron-trace`` file (docs/formats/megatron-trace.md)."""
 
 from __future__ import annotations
 

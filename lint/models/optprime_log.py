@@ -616,7 +616,7 @@ RECORD_TYPES: tuple[type[Record], ...] = (
 class StepTimes(BaseModel):
     """One ``[rank:R stage:S] … - step N`` block and the layer groups attributed to it, in printed order.
 
-    Columns, not an object per group: a long run has millions of groups (PERFORMANCE.md, Objects).
+    Columns, not an object per group: a long run has millions of groups (docs/performance.md, Objects).
     """
 
     rank: int

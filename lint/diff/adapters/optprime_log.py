@@ -1,4 +1,4 @@
-"""``optprime-log`` files as diff profiles (FORMATS.md section 2).
+"""``optprime-log`` files as diff profiles (docs/formats/optprime-log.md).
 
 * config ``layout`` (tp, pp, dp, world from the printed settings), ``batch`` (gas, gbs, mbs, data size,
   batches per epoch), ``model`` (parameters, IR mode), ``run`` (ranks seen, ranks that completed, the

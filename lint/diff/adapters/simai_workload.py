@@ -1,4 +1,4 @@
-"""``simai-workload`` files as diff profiles (FORMATS.md section 4).
+"""``simai-workload`` files as diff profiles (docs/formats/simai-workload.md).
 
 * config ``header``: every key as written (``model_parallel_NPU_group``, ``pp_comm``, unknown keys
   too) and the kind; ``rows``: declared and present; ``layout``: dp = all_gpus / (tp·pp);
