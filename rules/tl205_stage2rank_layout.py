@@ -43,7 +43,7 @@ class Stage2rankLayout(OptprimeLayout):
         width = dp.value * tp.value
         for stage, ranks in stage_map.stages.items():
             expected = tuple(range(stage * width, (stage + 1) * width))
-            if ranks != expected:
+            if ranks != expected and stage < count:  # a stage past the pipeline has no place in the mesh: reported above
                 yield at(
                     stage_map,
                     f"stage {stage} has ranks {list(ranks)}; the (pp, dp, tp) mesh gives it ranks {list(expected)} "

@@ -135,7 +135,7 @@ def identify(head: list[str]) -> Detection:
         return Detection(None, why="the file is empty" if head in ([], [""]) else "the file holds only blank lines")
     closest = max(order, key=lambda name: evidence[name].share)
     if not evidence[closest].share:
-        return Detection(None, why=f"no line looks like a record of {', '.join(order)}")
+        return Detection(None, why=f"no line looks like a record of {', '.join(order[:-1])} or {order[-1]}")
     return Detection(None, closest, evidence[closest].seen)
 
 
