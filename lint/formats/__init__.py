@@ -147,4 +147,5 @@ def detect(head: list[str]) -> str | None:
 @cache
 def parser(name: str) -> Parser:
     """The (stateless, reusable) parser of format ``name``; grammars are built on first use."""
-    return _module(name).Parser()
+    found: Parser = _module(name).Parser()
+    return found
