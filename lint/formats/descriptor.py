@@ -16,31 +16,58 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Format:
-    name: str  # as the user names it (--trace-format) and as rules list it in ``formats``
-    parser: str  # the module with ``detect(first_lines) -> Evidence`` and a stateless ``Parser``
-    grammar: str  # grammars/<grammar>.lark, the single definition of a line's syntax
-    model: str  # the module of the records the parser yields (what rules see)
-    diff_adapter: str  # the module with ``load(path, sources, options) -> Profile`` for `tlint diff`
-    runs: bool = False  # the files of one job's ranks form a run, checked together by the run rules
-    states_layout: str | None = None  # the [tool.tlint.runs] key naming such a file as a statement of a run's layout
+    """One input format.
+
+    ``name``: as the user names it (``--trace-format``) and as rules list it in their ``formats``.
+    ``parser``: the module with ``detect(first_lines) -> Evidence`` and a stateless ``Parser``.
+    ``grammar``: ``grammars/<grammar>.lark``, the single definition of a line's syntax.
+    ``model``: the module of the records the parser yields (what rules see); a format that ``states_layout``
+    gives it ``stated_layout(records) -> (Sizes, stage2rank or None)``.
+    ``diff_adapter``: the module with ``load(path, sources, options) -> Profile`` for `tlint diff`.
+    ``runs``: the files of one job's ranks form a run, summarised per file and checked together by the run rules.
+    ``states_layout``: the ``[tool.tlint.runs]`` key under which a file of this format states a run's layout.
+    """
+
+    name: str
+    parser: str
+    grammar: str
+    model: str
+    diff_adapter: str
+    runs: bool = False
+    states_layout: str | None = None
 
 
 # Detection order: the formats with the most distinctive first lines come first.
 FORMATS: tuple[Format, ...] = (
     Format(
-        "megatron-trace", "lint.formats.megatron_trace", "megatron-trace", "lint.models.megatron_trace",
-        "lint.diff.adapters.megatron_trace", runs=True,
+        name="megatron-trace",
+        parser="lint.formats.megatron_trace",
+        grammar="megatron-trace",
+        model="lint.models.megatron_trace",
+        diff_adapter="lint.diff.adapters.megatron_trace",
+        runs=True,
     ),
     Format(
-        "neusight-tsv", "lint.formats.neusight_tsv", "neusight-tsv", "lint.models.neusight_tsv",
-        "lint.diff.adapters.neusight_tsv",
+        name="neusight-tsv",
+        parser="lint.formats.neusight_tsv",
+        grammar="neusight-tsv",
+        model="lint.models.neusight_tsv",
+        diff_adapter="lint.diff.adapters.neusight_tsv",
     ),
     Format(
-        "simai-workload", "lint.formats.simai_workload", "simai-workload", "lint.models.simai_workload",
-        "lint.diff.adapters.simai_workload", states_layout="workload",
+        name="simai-workload",
+        parser="lint.formats.simai_workload",
+        grammar="simai-workload",
+        model="lint.models.simai_workload",
+        diff_adapter="lint.diff.adapters.simai_workload",
+        states_layout="workload",
     ),
     Format(
-        "optprime-log", "lint.formats.optprime_log", "optprime-log", "lint.models.optprime_log",
-        "lint.diff.adapters.optprime_log", states_layout="log",
+        name="optprime-log",
+        parser="lint.formats.optprime_log",
+        grammar="optprime-log",
+        model="lint.models.optprime_log",
+        diff_adapter="lint.diff.adapters.optprime_log",
+        states_layout="log",
     ),
 )
