@@ -15,6 +15,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,6 @@ from lint.walk import WalkOptions, expand
 INTERNAL_ERROR = ("TL000", "internal-error")
 INVALID_SYNTAX = "TL001"
 UNKNOWN_FORMAT = "TL005"
-RUN_FORMAT = "megatron-trace"
 # Rules quote names and values from the input, which may be megabytes long; the report stays readable
 # (and its size proportional to the number of findings) when a message keeps only its start and end.
 MAX_MESSAGE = 1000
@@ -109,7 +109,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     """Parse ``source`` once, through the file rules (unless ``rules`` is false) and the summarizer."""
     collector = _Collector(source.display, options.selection, options.max_findings)
     active = [r for r in options.selection.rules_for(format_name, Scope.FILE) if r.code not in collector.ignored] if rules else []
-    summarizer = RankSummarizer(source.display) if summarize and format_name == RUN_FORMAT else None
+    summarizer = RankSummarizer(source.display) if summarize and formats.named(format_name).runs else None
     records = formats.parser(format_name).parse(source.lines())
     if summarizer is not None:
         records = _summarized(records, summarizer)
@@ -157,6 +157,22 @@ def _no_record(source: Source, format_name: str) -> SyntaxProblem:
     """An empty file, or one without a single record, read as ``format_name`` (a format forced or detected)."""
     found = "a file with no record of it" if any(line.strip() for line in source.head()) else "an empty file"
     return SyntaxProblem(1, 1, INVALID_SYNTAX, f"expected {format_name} records, found {found}")
+
+
+def read_summary(source: Source, format_name: str) -> tuple[RankSummary, bool]:
+    """The rank summary of one file of a run format (its descriptor's ``runs``), and whether the file was read
+    without a syntax error: what `tlint diff` compares runs on.  No rule runs."""
+    if not formats.named(format_name).runs:
+        raise ValueError(f"{format_name} files do not form runs: they have no rank summary")
+    outcome = check_file(source, format_name, _summary_only(), rules=False, summarize=True)
+    assert outcome.summary is not None
+    return outcome.summary, outcome.result.parsed
+
+
+@lru_cache(maxsize=1)
+def _summary_only() -> CheckOptions:
+    """The options of a read with no rules: the default ones, made once."""
+    return CheckOptions()
 
 
 def _summarized(records: Iterable[Any], summarizer: RankSummarizer) -> Iterator[Any]:
@@ -221,23 +237,27 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             report.summary.skipped.append(source.display)
 
     stems: dict[RunKey, dict[Path, _Task]] = defaultdict(dict)  # run stem -> its files, asked or not
+    stem_formats: dict[RunKey, str] = {}  # the run format of the files that named the stem
     names: dict[Path, NamedFile] = {}
+    run_formats = formats.run_formats()
     for task in tasks:
-        if task.format == RUN_FORMAT and (named := run_key(task.source.path, options.rank_regex)):
+        if task.format in run_formats and (named := run_key(task.source.path, options.rank_regex)):
             stems[named.key][named.path] = task
+            stem_formats.setdefault(named.key, task.format)
             names[named.path] = named
     asked = {task.source.path.resolve() for task in tasks}
     for stem in sorted(stems):
+        run_format = stem_formats[stem]
         for named in siblings(stem, options.rank_regex):
             if named.path.resolve() in asked or named.path in stems[stem]:
                 continue
             sibling = Source(named.path, printable_path(str(named.path)))
             try:
-                if formats.detect(sibling.head()) != RUN_FORMAT:
+                if formats.detect(sibling.head()) != run_format:
                     continue
             except InputError:
                 continue
-            tasks.append(_Task(sibling, RUN_FORMAT, asked=False))
+            tasks.append(_Task(sibling, run_format, asked=False))
             stems[stem][named.path] = tasks[-1]
             names[named.path] = named
     for files in stems.values():
@@ -297,7 +317,8 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
 
 def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progress | None) -> list[tuple[FileOutcome | None, str | None]]:
     if options.backend.forks:
-        formats.parser(RUN_FORMAT)  # loaded before workers are forked, which then inherit it
+        for run_format in sorted(formats.run_formats()):  # loaded before workers are forked, which then inherit them
+            formats.parser(run_format)
     return executor.run_all(
         _run_task, options, tasks, options.backend, progress, cleanup=cache.prune if options.use_cache else None,
     )
@@ -381,7 +402,7 @@ def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: f
         return [], None
     if (misfit := stated_layout_misfit(run, options.layout.command_line)) is not None:
         raise ConfigError(misfit)
-    findings = check_run(run, options)
+    findings = check_run(run, members[0][0].format, options)
     kept = _without_cascade(run, findings, broken)
     if len(kept) < len(findings):
         return kept, _withheld_note(run, len(findings) - len(kept), broken)
@@ -400,10 +421,10 @@ def _summary_of(task: _Task, outcome: FileOutcome, options: CheckOptions) -> Ran
     return outcome.summary
 
 
-def check_run(run: Run, options: CheckOptions) -> list[Finding]:
+def check_run(run: Run, format_name: str, options: CheckOptions) -> list[Finding]:
     """The run rules' findings; a finding on a file the user did not name is reported on the run."""
     collector = _Collector(run.label, options.selection, options.max_findings)
-    for rule in options.selection.rules_for(RUN_FORMAT, Scope.RUN):
+    for rule in options.selection.rules_for(format_name, Scope.RUN):
         try:
             for violation in rule.check_run(run):  # type: ignore[attr-defined]
                 if violation.path is not None and violation.path not in run.asked:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from lint.layout import OPTPRIME_PRINTED_ABOVE_ONE, optprime_implied
 from lint.models.optprime_log import (
     RECORD_TYPES,
     ConfigRecord,
@@ -236,10 +237,6 @@ class Setting:
         return f"`{self.label}{self.value}` (line {self.line})"
 
 
-# OptimusPrime prints its data- and tensor-parallel sizes only above 1, next to the pipeline size.
-_PRINTED_ABOVE_ONE = {"dp": "DP", "tp": "TP"}
-
-
 class OptprimeLayout(Rule):
     """Base of optprime-log rules that read the run's settings (the first value printed of each) and
     its first ``stage2rank`` map."""
@@ -259,11 +256,11 @@ class OptprimeLayout(Rule):
         return iter(())
 
     def setting(self, name: str) -> Setting | None:
-        """The setting ``name``; DP and TP are 1 where the log prints the pipeline size without them."""
+        """The setting ``name`` as printed, or as the log implies it (:func:`lint.layout.optprime_implied`); None when unknown."""
         if name in self.settings:
             return self.settings[name]
-        if name in _PRINTED_ABOVE_ONE and "pp" in self.settings:
-            return Setting(1, _PRINTED_ABOVE_ONE[name], None)
+        if (implied := optprime_implied(name, self.settings)) is not None:
+            return Setting(implied, OPTPRIME_PRINTED_ABOVE_ONE[name], None)
         return None
 
     def stage_count(self) -> int | None:

@@ -15,10 +15,10 @@ class InvalidSyntax(Rule):
         analysis built on it is silently wrong.
 
     Example:
-        In a ``simai-workload`` row, ``ALLREDUSE`` is not a comm type::
+        In a ``megatron-trace`` record, a letter where the stage id belongs::
 
-            attention -1 3422000 ALLREDUSE 33554432 ...
-            -> expected a comm type such as ALLREDUCE or NONE, found 'ALLREDUSE'
+            rank:3:forward_step(stage_id=x,batch_id=0,...
+            -> expected a non-negative integer, found 'x'
     """
 
     code = "TL001"

@@ -13,10 +13,10 @@ class ColumnCount(Rule):
         the wrong column, and the whole rest of the workload is misread without an error.
 
     Example:
-        A 17-column row in a ``HYBRID_TRANSFORMER`` workload::
+        A 13-column row in a ``HYBRID_TRANSFORMER`` workload::
 
-            target_layer_0 -1 10 NONE 0 10 NONE 0 10 NONE 0 10 sha256:... sha256:... (5 extra)
-            -> expected 12 columns, found 17
+            target_layer_0 -1 10 NONE 0 10 NONE 0 10 NONE 0 10 HYBRID_DATA_MODEL
+            -> expected 12 columns, found 13
     """
 
     code = "TL002"

@@ -15,9 +15,9 @@ class InvalidEncoding(Rule):
         a tool with the wrong encoding; the record they sit in is damaged even where it still parses.
 
     Example:
-        A byte 0xff in the middle of a record::
+        A byte 0xff in a record's description::
 
-            rank:7:forward_step(stage_id=3,\\xff...
+            rank:7:forward_step(stage_id=3,batch_id=0,...,description=\\xff,...
             -> invalid UTF-8 byte 0xff; the file must be UTF-8 text
     """
 

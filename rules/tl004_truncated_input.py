@@ -14,7 +14,8 @@ class TruncatedInput(Rule):
 
     Example:
         ``trace_rank7.txt.gz`` cut in the middle of its last block
-        -> the gzip data is damaged or ends early after line 1200: Compressed file ended before the end-of-stream marker was reached
+        -> the gzip data is damaged or ends early after line ...: Compressed file ended before the end-of-stream
+        marker was reached
     """
 
     code = "TL004"

@@ -15,9 +15,9 @@ class WorldSizeMismatch(SettingProduct):
         run, and every rule or tool that derives stages and ranks from them is misled.
 
     Example:
-        ``> World size: 8``, ``> TP: 2``, ``> DP: 1``, ``> PP: 8``
-        -> `> World size: 8` (line 9) but PP · DP · TP = 8 · 1 · 2 = 16 (`> PP: 8` (line 16), `> DP: 1`
-        (line 15), `> TP: 2` (line 14))
+        ``> World size: 2`` and ``> PP: 1``, with neither ``> DP:`` nor ``> TP:`` printed
+        -> `> World size: 2` (line 1) but PP · DP · TP = 1 · 1 · 1 = 1 (`> PP: 1` (line 2), DP 1 (not printed:
+        OptimusPrime prints it only above 1), TP 1 (not printed: OptimusPrime prints it only above 1))
     """
 
     code = "TL201"

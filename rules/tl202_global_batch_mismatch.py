@@ -15,8 +15,8 @@ class GlobalBatchMismatch(SettingProduct):
         the log; settings that do not multiply out come from an edited log or from two different runs.
 
     Example:
-        ``> GAS: 32``, ``> GBS: 64``, ``> MBS: 1``, ``> DP: 1``
-        -> `> GBS: 64` (line 12) but GAS · MBS · DP = 32 · 1 · 1 = 32 (`> GAS: 32` (line 11), `> MBS: 1`
+        ``> GAS: 32``, ``> GBS: 32``, ``> MBS: 2``, ``> DP: 1``
+        -> `> GBS: 32` (line 12) but GAS · MBS · DP = 32 · 2 · 1 = 64 (`> GAS: 32` (line 11), `> MBS: 2`
         (line 13), `> DP: 1` (line 15))
     """
 

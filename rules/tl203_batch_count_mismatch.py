@@ -28,9 +28,9 @@ class BatchCountMismatch(OptprimeLayout):
         time-to-train estimates wrong, and means the log was edited or mixes two runs.
 
     Example:
-        ``data_size=10334``, ``nbatches=322`` with ``> GBS: 32`` and ``> DP: 1``
-        -> `nbatches=322` (line 317) but the data loader makes 323 batches of `data_size=10334` (line 316) with
-        `> GBS: 32` (line 12) and DP 1: ceil(10334 / 32) = 323
+        ``data_size=10400``, ``nbatches=323`` with ``> GBS: 32`` and ``> DP: 1``
+        -> `nbatches=323` (line 317) but the data loader makes 325 batches of `data_size=10400` (line 316) with
+        `> GBS: 32` (line 12) and DP 1: ceil(10400 / 32) = 325
     """
 
     code = "TL203"

@@ -19,10 +19,9 @@ class Stage2rankLayout(OptprimeLayout):
         stage of every timing line is misread.
 
     Example:
-        ``stage2rank = {0: [0, 1], 1: [1, 3]}`` with ``> Tensor Parallel Size: 2``
-        -> stage 1 has ranks [1, 3]; the (pp, dp, tp) mesh gives it ranks [2, 3] (DP · TP = 1 · 2 ranks
-        a stage: DP 1 (not printed: OptimusPrime prints it only above 1), `> Tensor Parallel Size: 2`
-        (line 14))
+        ``stage2rank = {0: [0], 1: [1], …, 7: [7, 8]}`` with ``> DP: 1`` and ``> TP: 1``
+        -> stage 7 has ranks [7, 8]; the (pp, dp, tp) mesh gives it ranks [7] (DP · TP = 1 · 1 ranks a stage:
+        `> DP: 1` (line 15), `> TP: 1` (line 14))
     """
 
     code = "TL205"
@@ -43,7 +42,7 @@ class Stage2rankLayout(OptprimeLayout):
         width = dp.value * tp.value
         for stage, ranks in stage_map.stages.items():
             expected = tuple(range(stage * width, (stage + 1) * width))
-            if ranks != expected:
+            if ranks != expected and stage < count:  # a stage past the pipeline has no place in the mesh: reported above
                 yield at(
                     stage_map,
                     f"stage {stage} has ranks {list(ranks)}; the (pp, dp, tp) mesh gives it ranks {list(expected)} "

@@ -18,9 +18,8 @@ class TimingStageMismatch(OptprimeLayout):
         the wrong stage attributes a rank's layers to another stage, or the log mixes two runs.
 
     Example:
-        ``stage2rank = {0: [0], 1: [1], …}`` on line 31, then ``[rank:3 stage:4] … - step 1``
-        -> [rank:3 stage:4] but stage2rank (line 31) puts rank 3 on stage 3 (stage 4 has ranks [4]) (and
-        19 more headers)
+        ``stage2rank = {0: [0], 1: [1], …}`` on line 31, then ``[rank:3 stage:4] … - step 3``
+        -> [rank:3 stage:4] but stage2rank (line 31) puts rank 3 on stage 3 (stage 4 has ranks [4])
     """
 
     code = "TL206"

@@ -22,8 +22,8 @@ class ModulePlacementMismatch(OptprimeLayout):
 
     Example:
         ``stage2rank = {0: [0], 1: [1], …}``, ``second metadata_range: [(0, 'submod_0'), (1, 'submod_1'), …]``,
-        then `` ### Rank:1, name:submod_2, move submod_2 to cuda:1``
-        -> rank 1 places submod_2, but stage2rank (line 31) puts it on stage 1, whose module is submod_1
+        then `` ### Rank:3, name:submod_4, move submod_4 to cuda:3``
+        -> rank 3 places submod_4, but stage2rank (line 31) puts it on stage 3, whose module is submod_3
         (second metadata_range, line 53)
     """
 

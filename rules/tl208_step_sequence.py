@@ -16,8 +16,8 @@ class StepSequence(Rule):
         blocks.
 
     Example:
-        ``[rank:3 stage:3] … - step 3`` on line 420, then ``[rank:3 stage:3] … - step 5``
-        -> rank 3: step 5 after step 3 (line 420): step 4 is missing
+        ``[rank:3 stage:3] … - step 2`` on line 373, then ``[rank:3 stage:3] … - step 4``
+        -> rank 3: step 4 after step 2 (line 373): step 3 is missing
     """
 
     code = "TL208"

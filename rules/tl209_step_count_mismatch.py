@@ -19,8 +19,8 @@ class StepCountMismatch(Rule):
 
     Example:
         ranks 0-7 completed, rank 5's last header is ``- step 19``, the others' ``- step 20``
-        -> rank 5 reports 19 steps (its last header: line 943); the ranks that completed report 20
-        (ranks 0, 1, 2, 3, 4, 6 and 7), 19 (rank 5)
+        -> rank 5 reports 19 steps (its last header: line 943); the other ranks that completed report 20
+        (ranks 0, 1, 2, 3, 4, 6 and 7)
     """
 
     code = "TL209"
@@ -46,10 +46,15 @@ class StepCountMismatch(Rule):
         _, odd = majority(steps)
         if not odd:
             return
-        by_count: dict[int, list[int]] = {}
-        for rank, count in sorted(steps.items()):
-            by_count.setdefault(count, []).append(rank)
-        breakdown = ", ".join(f"{count} ({rank_list(ranks)})" for count, ranks in sorted(by_count.items(), key=lambda item: -len(item[1])))
         for rank in odd:
             header = self.last[rank]
-            yield at(header, f"rank {rank} reports {header.step} steps (its last header: line {header.line}); the ranks that completed report {breakdown}")
+            others = _breakdown({other: count for other, count in steps.items() if other != rank})
+            yield at(header, f"rank {rank} reports {header.step} steps (its last header: line {header.line}); the other ranks that completed report {others}")
+
+
+def _breakdown(steps: dict[int, int]) -> str:
+    """'20 (ranks 0, 1 and 3), 18 (rank 2)': the step counts, the most common first."""
+    by_count: dict[int, list[int]] = {}
+    for rank, count in sorted(steps.items()):
+        by_count.setdefault(count, []).append(rank)
+    return ", ".join(f"{count} ({rank_list(ranks)})" for count, ranks in sorted(by_count.items(), key=lambda item: -len(item[1])))

@@ -24,9 +24,9 @@ class EpochProgressSequence(OptprimeLayout):
         different runs.  Throughput and loss curves built on the counters are then wrong.
 
     Example:
-        ``| epoch   1 |     3/  323 batches | …`` on line 400, then ``| epoch   1 |     5/  323 batches | …``
+        ``| epoch   1 |    19/  323 batches | …`` on line 968, then ``| epoch   1 |    21/  323 batches | …``
         in a log with one last-stage rank
-        -> epoch 1: batch 5 after epoch 1, batch 3 (line 400); expected batch 4: progress lines come one per
+        -> epoch 1: batch 21 after epoch 1, batch 19 (line 968); expected batch 20: progress lines come one per
         batch, from 1 last-stage rank
     """
 

@@ -18,9 +18,9 @@ class TimedLayerCoverage(StepsByStage):
         costs read from the log, and any simulation calibrated on them, leave out part of the model.
 
     Example:
-        stages 0-7 of a 16-layer model, stage 3 timing layers 5 and 7 but not 6
-        -> step 1 (and 19 more steps alike): no stage times layer 6; the stages time embed, layers 0-5,
-        7-15, lm_head (layers 0-15, up to the highest layer a stage times)
+        stages 0-7 of a 16-layer model, stage 3 timing layers 5 and 7 but not 6 in step 5
+        -> step 5: no stage times layer 6; the stages time embed, layers 0-5, 7-15, lm_head (layers 0-15, up to
+        the highest layer a stage times)
     """
 
     code = "TL214"

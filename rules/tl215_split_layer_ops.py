@@ -24,9 +24,8 @@ class SplitLayerOps(StepsByStage):
 
     Example:
         ``layer[13]: … ops=224`` in stage 6's block, ``layer[13]: … ops=16`` in stage 7's
-        -> step 1 (and 19 more steps alike): layer 13 is split across stages 6-7 into 224 (stage 6's
-        block, line 323) + 16 (stage 7's block, line 318) = 240 ops; a whole layer has 256 (9 of the 9
-        layers one stage times)
+        -> step 1: layer 13 is split across stages 6-7 into 224 (stage 6's block, line 323) + 16 (stage 7's
+        block, line 318) = 240 ops; a whole layer has 256 ops (as 9 of the 9 layers timed by a single stage do)
     """
 
     code = "TL215"
@@ -53,5 +52,5 @@ class SplitLayerOps(StepsByStage):
                 yield at(
                     pieces[0][0],
                     f"step {step}{alike}: layer {layer} is split across stages {spans(t.stage for t, _ in pieces)} into "
-                    f"{split} = {total} ops; a whole layer has {full} ({agreeing} of the {whole.total()} layers one stage times)",
+                    f"{split} = {total} ops; a whole layer has {full} ops (as {agreeing} of the {whole.total()} layers timed by a single stage do)",
                 )

@@ -29,10 +29,10 @@ class RunFailed(RankOutput):
         reference for performance, and whatever consumes the log must know the job did not finish.
 
     Example:
-        ``[rank3]:   File "/x/driver.py", line 233, in train`` … ``[rank3]: RuntimeError: aten._foreach_norm.Scalar got
-        mixed torch.Tensor and DTensor`` on line 233, torchrun's report naming rank 3 as root cause
-        -> the run failed: rank 3 raised at driver.py:233 in train: RuntimeError: aten._foreach_norm.Scalar got
-        mixed torch.Tensor and DTensor; torchrun's failure report (line 292) lists ranks 0, 1, 2 and 3
+        ``[rank3]:   File "…/pp_train_llama.py", line 118, in train`` … ``[rank3]: RuntimeError: loss is nan``,
+        then torchrun's report naming ranks 1 and 3, rank 3 as root cause
+        -> the run failed: rank 3 raised at pp_train_llama.py:118 in train: RuntimeError: loss is nan; torchrun's
+        failure report (line 115) lists ranks 1 and 3
     """
 
     code = "TL218"

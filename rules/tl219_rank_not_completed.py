@@ -23,10 +23,9 @@ class RankNotCompleted(RankOutput):
         that did not complete, whether or not an error was printed.
 
     Example:
-        rank 3's output ends on line 101 with a progress line and the log ends; rank 0 printed
-        ``[rank:0, run completed ...``
-        -> rank 3 never printed `run completed`: its output ends on line 101 and the log shows no failure
-        (rank 0 did)
+        rank 7's output ends on line 1013 and the log ends; ranks 0-6 printed ``[rank:R, run completed ...``
+        -> rank 7 never printed `run completed`: its output ends on line 1013 and the log shows no failure
+        (ranks 0, 1, 2, 3, 4, 5 and 6 did)
     """
 
     code = "TL219"

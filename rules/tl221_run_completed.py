@@ -21,8 +21,8 @@ class RunCompleted(RankOutput):
         Only a completed run is a reference for timings, loss curves and comparisons (``tlint diff``).
 
     Example:
-        ranks 0 to 7 each print ``[rank:R, run completed ...``, the last on line 316
-        -> the run completed: ranks 0, 1, 2, 3, 4, 5, 6 and 7 printed `run completed` (the last on line 316)
+        ranks 0 to 7 each print ``[rank:R, run completed ...``, the last on line 1006
+        -> the run completed: ranks 0, 1, 2, 3, 4, 5, 6 and 7 printed `run completed` (the last on line 1006)
     """
 
     code = "TL221"

@@ -25,8 +25,8 @@ class GradRowWithoutLayer(Rule):
         overlap of gradient traffic with the backward pass is simulated at the wrong point.
 
     Example:
-        ``addmm_grad`` on line 12, then ``getitem_5`` on line 13 (the ``addmm`` row is missing)
-        -> addmm_grad is followed by getitem_5 (line 13); the row of its layer addmm must come right after it
+        ``addmm_grad`` on line 12, then ``matmul_9`` on line 13 (the ``addmm`` row is missing)
+        -> addmm_grad is followed by matmul_9 (line 13); the row of its layer addmm must come right after it
     """
 
     code = "TL302"

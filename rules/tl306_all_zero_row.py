@@ -22,8 +22,8 @@ class AllZeroRow(Rule):
         prediction written as zeros); in one from the early version it is expected.
 
     Example:
-        ``size  0.0  None  0  0.0  None  0  0.0  None  0  0`` on line 3, and 82 rows like it
-        -> 83 rows have every time 0 and no comm (first size, line 3): an early writer version wrote every
+        ``input_ids  0.0  None  0  0.0  None  0  0.0  None  0  0`` on line 2, and 2 rows like it
+        -> 3 rows have every time 0 and no comm (first input_ids, line 2): an early writer version wrote every
         graph node; later ones keep only rows with some compute time or comm size
     """
 

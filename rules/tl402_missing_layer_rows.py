@@ -20,8 +20,8 @@ class MissingLayerRows(LayerRowTally):
         their fields, or SimAI stops.
 
     Example:
-        Line 2 says ``839`` and 33 rows follow
-        -> layer count 839, but the file has 33 well-formed layer rows: SimAI reads 806 more past the end
+        Line 2 says ``57`` and no row follows
+        -> layer count 57, but the file has 0 well-formed layer rows: SimAI reads 57 more past the end
         of the file
     """
 

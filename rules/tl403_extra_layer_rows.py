@@ -21,8 +21,8 @@ class ExtraLayerRows(LayerRowTally):
         norm, loss, optimizer) - and looks faster than the workload it was generated from.
 
     Example:
-        Line 2 says ``2`` and 4 rows follow
-        -> row 3 of 4 is past the layer count 2 on line 2: SimAI ignores rows 3 to 4
+        Line 2 says ``1`` and 3 rows follow
+        -> row 2 of 3 is past the layer count 1 on line 2: SimAI ignores rows 2 to 3
     """
 
     code = "TL403"

@@ -21,9 +21,9 @@ class UnknownLayerParallelism(Rule):
         parallelism does not decode is simulated on other dimensions than the ones it was written for.
 
     Example:
-        ``layer_64_2_mlp3 -1 14144 ALLGATHER 147456 ... 1414 MODLE``
-        -> layer_64_2_mlp3: 13th column 'MODLE' is not a parallelism kind, so the layer gets no
-        parallelism of its own
+        ``layer_64_2_mlp2 -1 14144 ALLGATHER 147456 ... 1414 MODLE``
+        -> layer_64_2_mlp2: 13th column 'MODLE' is not a parallelism kind, so the layer gets no
+        parallelism of its own (known kinds: DATA, ...)
     """
 
     code = "TL404"

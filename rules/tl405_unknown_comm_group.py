@@ -21,9 +21,9 @@ class UnknownCommGroup(OncePerLayerComm):
         they should, and the simulated time of that layer's communication is wrong.
 
     Example:
-        ``grad_sync -1 1 NONE 0 1 NONE 0 1 ALLREDUCE_ASYNC 1048576 100``
+        ``grad_sync -1 1 NONE 0 1 NONE 0 1 ALLREDUCE_ASYNC 1048576 100``, twice
         -> grad_sync: wg_comm_type ALLREDUCE_ASYNC with wg_comm_size 1048576: SimAI gives suffix '_ASYNC'
-        no group (it knows none, _EP and _DP_EP)
+        no group (it knows only no suffix, _EP and _DP_EP) (and 1 more grad_sync rows)
     """
 
     code = "TL405"
@@ -34,4 +34,4 @@ class UnknownCommGroup(OncePerLayerComm):
     def problem(self, comm: Comm) -> str | None:
         if comm.family is None or comm.suffix in GROUP_SUFFIXES:
             return None
-        return f"{comm}: SimAI gives suffix '{comm.suffix}' no group (it knows none, _EP and _DP_EP)"
+        return f"{comm}: SimAI gives suffix '{comm.suffix}' no group (it knows only no suffix, _EP and _DP_EP)"

@@ -24,9 +24,9 @@ class NoneCommWithSize(AicbOnly, OncePerLayerComm):
         simulation drops: either the comm type was lost or the size is stale.
 
     Example:
-        ``attention_row -1 1 REDUCESCATTER 16777216 1 NONE 16777216 1 NONE 0 100`` in an ASTRA-sim file
+        ``attention_row -1 1 REDUCESCATTER 16777216 1 NONE 16777216 1 NONE 0 100``, twice, in an ASTRA-sim file
         -> attention_row: ig_comm_type NONE with ig_comm_size 16777216: NONE moves nothing, so the
-        simulators ignore these bytes (and 255 more attention_row rows)
+        simulators ignore these bytes (and 1 more attention_row rows)
     """
 
     code = "TL407"

@@ -32,9 +32,9 @@ class EmptyCollective(AicbOnly, OncePerLayerComm):
         simulated step is faster than the workload it was generated from.
 
     Example:
-        ``attention_column -1 5729721 ALLGATHER 134217728 2864860 REDUCESCATTER 0 2864860 NONE 0 100`` in
-        a hand-made file -> attention_column: ig_comm_type REDUCESCATTER with ig_comm_size 0, expected > 0:
-        a collective of 0 bytes moves nothing (and 127 more attention_column rows)
+        ``attention_column -1 5729721 ALLGATHER 134217728 2864860 REDUCESCATTER 0 2864860 NONE 0 100``, twice,
+        in a hand-made file -> attention_column: ig_comm_type REDUCESCATTER with ig_comm_size 0, expected > 0:
+        a collective of 0 bytes moves nothing (and 1 more attention_column rows)
     """
 
     code = "TL408"

@@ -29,8 +29,8 @@ class ZeroParallelSize(Rule):
         A zero size describes a job that cannot exist: the workload cannot be simulated.
 
     Example:
-        ``HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 0 ...``
-        -> pp: 0, expected > 0 (the pipeline-parallel size): SimAI divides all_gpus by tp·pp
+        ``HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 0.5 ...``
+        -> pp: 0.5, expected > 0 (the pipeline-parallel size): SimAI divides all_gpus by tp·pp
         (workload/Layer.cc, Layer::report)
     """
 

@@ -30,9 +30,9 @@ class TpSizeVaries(AicbOnly):
         model config or edited: its TP traffic, usually the largest, is off by that factor.
 
     Example:
-        ``attention_layer -1 1 ALLREDUCE 16777216 ...`` on line 8, ``attention_layer -1 1 ALLREDUCE 33554432 ...``
-        on line 40
-        -> attention_layer: fwd TP ALLREDUCE of 33554432 bytes; the first attention_layer row (line 8) has
+        ``attention_layer -1 1 ALLREDUCE 16777216 ...`` on line 3, ``attention_layer -1 1 ALLREDUCE 33554432 ...``
+        on a later line
+        -> attention_layer: fwd TP ALLREDUCE of 33554432 bytes; the first attention_layer row (line 3) has
         16777216
     """
 

@@ -27,8 +27,8 @@ class OptimizerSize(AicbOnly):
         by them; the step's synchronisation latency is simulated with the wrong payload.
 
     Example:
-        ``optimizer1 -1 1 ALLREDUCE 8 1 NONE 0 1 NONE 0 100``
-        -> optimizer1: fwd_comm_type ALLREDUCE with fwd_comm_size 8, expected 4: AICB's optimizer
+        ``optimizer2 -1 1 ALLREDUCE 8 1 NONE 0 1 NONE 0 100``
+        -> optimizer2: fwd_comm_type ALLREDUCE with fwd_comm_size 8, expected 4: AICB's optimizer
         all-reduces move one fp32 scalar
     """
 

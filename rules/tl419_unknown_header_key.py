@@ -23,8 +23,8 @@ class UnknownHeaderKey(Rule):
         to a default.
 
     Example:
-        ``HYBRID_TRANSFORMER model_parallel_NPU_group: 1 ... target_step_sha256: sha256:3814...``
-        -> header key target_step_sha256 (value sha256:3814...) is not one SimAI reads: it has no effect
+        ``HYBRID_TRANSFORMER model_parallel_NPU_group: 1 ... target_model_sha256: sha256:10e2...``
+        -> header key target_model_sha256 (value sha256:10e2...) is not one SimAI reads: it has no effect
     """
 
     code = "TL419"

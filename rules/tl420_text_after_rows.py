@@ -23,9 +23,9 @@ class TextAfterRows(Rule):
         updated after rows were added) look the same: the simulation silently leaves them out.
 
     Example:
-        line 2 says ``1``, line 3 is the row, line 5 is ``13197  *10 126152``
+        line 2 says ``1``, line 3 is the row, line 5 is ``13197 *10 126152``, two lines follow
         -> text after the 1 declared layer row: SimAI and ASTRA-sim stop reading at line 3, so line 5
-        ('13197  *10 126152') and 7 more lines are never read
+        ('13197 *10 126152') and 2 more lines are never read
     """
 
     code = "TL420"

@@ -67,3 +67,19 @@ def test_a_message_quoting_a_huge_value_keeps_its_start_and_end(tmp_path: Path) 
     assert finding.code == "TL306" and len(finding.message) == MAX_MESSAGE + 1
     assert finding.message.startswith("1 row has every time 0 and no comm (first nnn") and "…" in finding.message
     assert finding.message.endswith("some compute time or comm size")
+
+
+def test_read_summary_gives_a_run_files_summary_without_rules(tmp_path: Path) -> None:
+    """What `tlint diff` reads a run by: the rank summary, and whether the file parsed; no rule runs."""
+    from lint.engine import read_summary
+    from lint.source import Source
+
+    broken = _trace_with_unknown_state(tmp_path)  # TL112 for a check, nothing here
+    summary, parsed = read_summary(Source(broken, broken.name), "megatron-trace")
+    assert (summary.rank, summary.stage, parsed) == (7, 3, True) and summary.steps
+    lines = broken.read_text(encoding="utf-8").splitlines()
+    lines[5] = lines[5][:20]
+    broken.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert read_summary(Source(broken, broken.name), "megatron-trace")[1] is False
+    with pytest.raises(ValueError, match="do not form runs"):
+        read_summary(Source(broken, broken.name), "simai-workload")

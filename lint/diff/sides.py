@@ -1,7 +1,7 @@
 """From a path the user named to a :class:`~lint.diff.profile.Profile`: read, detect, hand to the format's adapter.
 
 An adapter is one module in :mod:`lint.diff.adapters` with ``load(path, sources, options) -> Profile``;
-every format has one.
+every format's descriptor names its own.
 """
 
 from __future__ import annotations
@@ -17,14 +17,6 @@ from lint.executor import Backend
 from lint.runs.discovery import DEFAULT_RANK_REGEX
 from lint.source import InputError, Source
 from lint.walk import expand
-
-ADAPTERS: dict[str, str] = {
-    "megatron-trace": "lint.diff.adapters.megatron_trace",
-    "simai-workload": "lint.diff.adapters.simai_workload",
-    "neusight-tsv": "lint.diff.adapters.neusight_tsv",
-    "optprime-log": "lint.diff.adapters.optprime_log",
-}
-
 
 class DiffInputError(Exception):
     """A side that cannot be compared: missing, unreadable, or of no or of several formats."""
@@ -59,7 +51,7 @@ def load_side(path: str, options: SideOptions) -> Profile:
         found = ", ".join(f"{len(found)} {name}" for name, found in sorted(by_format.items()))
         raise DiffInputError(f"{path}: holds files of several formats ({found}); name one file or run")
     ((format_name, found),) = by_format.items()
-    adapter: Adapter = importlib.import_module(ADAPTERS[format_name])  # type: ignore[assignment]
+    adapter: Adapter = importlib.import_module(formats.diff_adapter(format_name))  # type: ignore[assignment]
     try:
         return adapter.load(path, found, options)
     except InputError as error:

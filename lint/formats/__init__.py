@@ -1,4 +1,9 @@
-"""The four input formats: content detection and one streaming parser each."""
+"""The input formats: content detection and one streaming parser each, and the views of their descriptors.
+
+Each format is described once, in :mod:`lint.formats.descriptor`; everything here that is per format
+(detection order, parsers, run formats, diff adapters) is read from those descriptors when asked, so a
+format added there is everywhere at once.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +13,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
-# Detection order: the formats with the most distinctive first lines come first.
-FORMAT_MODULES: dict[str, str] = {
-    "megatron-trace": "lint.formats.megatron_trace",
-    "neusight-tsv": "lint.formats.neusight_tsv",
-    "simai-workload": "lint.formats.simai_workload",
-    "optprime-log": "lint.formats.optprime_log",
-}
-FORMAT_NAMES: tuple[str, ...] = tuple(FORMAT_MODULES)
+from lint.formats import descriptor
+from lint.formats.descriptor import Format
+
+# The names in detection order, fixed at import for what is declared once (``--trace-format`` choices, the
+# ``formats`` of the rules that apply to every format).
+FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in descriptor.FORMATS)
 INT64_MAX = 2**63 - 1
 
 
@@ -39,8 +42,49 @@ class Parser(Protocol):
     def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Any]: ...
 
 
+def described() -> tuple[Format, ...]:
+    """Every format's descriptor, in detection order."""
+    return descriptor.FORMATS
+
+
+def named(name: str) -> Format:
+    """The descriptor of format ``name`` (KeyError for no such format)."""
+    for found in descriptor.FORMATS:
+        if found.name == name:
+            return found
+    raise KeyError(name)
+
+
+def names() -> tuple[str, ...]:
+    """The format names in detection order."""
+    return tuple(f.name for f in descriptor.FORMATS)
+
+
+def run_formats() -> frozenset[str]:
+    """The formats whose files form multi-rank runs."""
+    return frozenset(f.name for f in descriptor.FORMATS if f.runs)
+
+
+def diff_adapter(name: str) -> str:
+    """The module that reads a side of format ``name`` for `tlint diff`."""
+    return named(name).diff_adapter
+
+
+def stating_layout(key: str) -> Format:
+    """The format of the files ``[tool.tlint.runs]`` names under ``key`` as statements of a run's layout."""
+    for found in descriptor.FORMATS:
+        if found.states_layout == key:
+            return found
+    raise KeyError(key)
+
+
+def layout_keys() -> tuple[str, ...]:
+    """The ``[tool.tlint.runs]`` keys that name a file stating a run's layout."""
+    return tuple(f.states_layout for f in descriptor.FORMATS if f.states_layout is not None)
+
+
 def _module(name: str) -> Any:
-    return importlib.import_module(FORMAT_MODULES[name])
+    return importlib.import_module(named(name).parser)
 
 
 @dataclass(frozen=True)
@@ -82,15 +126,16 @@ class Detection:
 def identify(head: list[str]) -> Detection:
     """The format whose writer produced these first lines; or, when none did, the closest one and why."""
     evidence: dict[str, Evidence] = {}
-    for name in FORMAT_NAMES:  # the first format that recognises the lines wins, as their order says
+    order = names()
+    for name in order:  # the first format that recognises the lines wins, as their order says
         evidence[name] = _module(name).detect(head)
         if evidence[name]:
             return Detection(name)
     if not any(text.strip() for text in head):
         return Detection(None, why="the file is empty" if head in ([], [""]) else "the file holds only blank lines")
-    closest = max(FORMAT_NAMES, key=lambda name: evidence[name].share)
+    closest = max(order, key=lambda name: evidence[name].share)
     if not evidence[closest].share:
-        return Detection(None, why=f"no line looks like a record of {', '.join(FORMAT_NAMES)}")
+        return Detection(None, why=f"no line looks like a record of {', '.join(order[:-1])} or {order[-1]}")
     return Detection(None, closest, evidence[closest].seen)
 
 
@@ -102,4 +147,5 @@ def detect(head: list[str]) -> str | None:
 @cache
 def parser(name: str) -> Parser:
     """The (stateless, reusable) parser of format ``name``; grammars are built on first use."""
-    return _module(name).Parser()
+    found: Parser = _module(name).Parser()
+    return found

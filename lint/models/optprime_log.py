@@ -16,6 +16,8 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field, PlainSerializer
 
+from lint.layout import Sizes, optprime_sizes
+
 # loss and ppl of a failed run are nan or inf: JSON has no such numbers, so they travel as "nan"/"inf".
 Reading = Annotated[float, PlainSerializer(lambda v: v if math.isfinite(v) else str(v), return_type=float | str, when_used="json")]
 
@@ -614,7 +616,7 @@ RECORD_TYPES: tuple[type[Record], ...] = (
 class StepTimes(BaseModel):
     """One ``[rank:R stage:S] … - step N`` block and the layer groups attributed to it, in printed order.
 
-    Columns, not an object per group: a long run has millions of groups (PERFORMANCE.md, Objects).
+    Columns, not an object per group: a long run has millions of groups (docs/performance.md, Objects).
     """
 
     rank: int
@@ -754,3 +756,10 @@ class _Summary:
             "epochs": self.epochs, "elapsed_seconds": self.elapsed, "failures": self.failures,
             "syntax_problems": self.problems,
         }
+
+
+def stated_layout(records: Iterable[Any]) -> tuple[Sizes, dict[int, list[int]] | None]:
+    """The parallel sizes the log states (printed or implied) and its first ``stage2rank``: what a run's
+    traces are checked against when the configuration names this log (``[tool.tlint.runs]`` ``log``)."""
+    log = OptprimeLog.from_records(records)
+    return optprime_sizes(log.config), log.stage2rank

@@ -8,6 +8,8 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from lint.layout import Sizes, simai_sizes
+
 KINDS = frozenset({
     "DATA", "HYBRID_TRANSFORMER", "HYBRID_TRANSFORMER_FWD_IN_BCKWD", "HYBRID_DLRM", "HYBRID_DLRM_ENHANCED", "MODEL",
     "HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA", "HYBRID_CUSTOMIZED", "MICRO", "DISTRIBUTED_INFERENCE",
@@ -214,3 +216,12 @@ class Workload(BaseModel):
             elif isinstance(record, LayerCount):
                 declared_count = record.count
         return cls(header=header, declared_count=declared_count, rows=rows)
+
+
+def stated_layout(records: Iterable[object]) -> tuple[Sizes, None]:
+    """The parallel sizes the workload's header gives, as SimAI reads them: what a run's traces are checked
+    against when the configuration names this workload (``[tool.tlint.runs]`` ``workload``)."""
+    header = Workload.from_records(records).header
+    if header is None:
+        return Sizes(), None
+    return simai_sizes(header.read("tp"), header.read("pp"), header.read("ep"), header.read("all_gpus")), None

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lint.config import ConfigError, RunLayout
+from lint.formats import layout_keys
+from lint.layout import Sizes
 from lint.runs.described import DescriptionError, described_layout
 from lint.runs.discovery import RunKey, name_layout
 from lint.runs.model import DIMENSIONS, Layout, LayoutClaim, Run
@@ -29,7 +31,7 @@ class LayoutSources:
         """The sources, with the logs and workloads the configuration names already read."""
         sources = cls(command_line, configured, config_root)
         for pattern, layout in configured.items():
-            for kind in ("log", "workload"):
+            for kind in layout_keys():
                 named = getattr(layout, kind)
                 if named is None:
                     continue
@@ -105,19 +107,12 @@ def _layout(ranks: dict[int, RankSummary], claims: list[LayoutClaim]) -> Layout:
     # what the files show keeps one wrong setting from turning into a finding on every rank.
     all_claims = inferred + claims
     stated = _stated(all_claims)
-    pp = stated["pp"] or 1
-    tp, dp = stated["tp"], stated["dp"]
-    if stated["world"] is not None:
-        world = stated["world"]
-    elif tp is not None and dp is not None:
-        world = tp * pp * dp
-    else:
-        world = _world_of_ranks(stage_of, max(ranks) + 1, pp)
-    if tp is not None and dp is None and world % (pp * tp) == 0:
-        dp = world // (pp * tp)
-    elif dp is not None and tp is None and world % (pp * dp) == 0:
-        tp = world // (pp * dp)
-    return Layout(tp=tp, pp=pp, dp=dp, ep=stated["ep"], world=world, layers=stated["layers"], claims=all_claims)
+    pp = stated["pp"] or 1  # a trace names its stage on every record: none read means no pipeline
+    sizes = Sizes(tp=stated["tp"], pp=pp, dp=stated["dp"], ep=stated["ep"], world=stated["world"]).completed()
+    if sizes.world is None:  # then the files tell it, as far as they reach: never their count
+        sizes = replace(sizes, world=_world_of_ranks(stage_of, max(ranks) + 1, pp)).completed()
+    assert sizes.world is not None
+    return Layout(tp=sizes.tp, pp=pp, dp=sizes.dp, ep=sizes.ep, world=sizes.world, layers=stated["layers"], claims=all_claims)
 
 
 def _stated(claims: list[LayoutClaim]) -> dict[str, int | None]:

@@ -1,7 +1,12 @@
-"""What a run's optprime-log or simai-workload says about its layout (``[tool.tlint.runs]`` ``log``/``workload``)."""
+"""What a run's optprime-log or simai-workload says about its layout (``[tool.tlint.runs]`` ``log``/``workload``).
+
+The key names the format (its descriptor's ``states_layout``); the format's model module reads the sizes
+(``stated_layout(records)``, by :mod:`lint.layout`).
+"""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from lint import formats
@@ -15,7 +20,8 @@ class DescriptionError(ValueError):
 
 def described_layout(path: Path, kind: str) -> tuple[list[LayoutClaim], dict[int, list[int]] | None]:
     """The layout claims of the log or workload at ``path`` and, for a log, its ``stage2rank``."""
-    format_name = "optprime-log" if kind == "log" else "simai-workload"
+    stating = formats.stating_layout(kind)
+    format_name = stating.name
     source = Source(path, str(path))
     try:
         if formats.detect(source.head()) != format_name:
@@ -24,17 +30,8 @@ def described_layout(path: Path, kind: str) -> tuple[list[LayoutClaim], dict[int
     except (InputError, OSError) as error:
         raise DescriptionError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
     described = f"the {kind} {path}"
-    # Imported here: few runs name a log or workload, and building these models costs every check start-up time.
-    from lint.models.optprime_log import OptprimeLog
-    from lint.models.simai_workload import Workload
-
-    if kind == "log":
-        log = OptprimeLog.from_records(items)
-        values = {d: log.config.get(key) for d, key in (("tp", "tp"), ("pp", "pp"), ("dp", "dp"), ("world", "world_size"))}
-        stage2rank = log.stage2rank
-    else:
-        header = Workload.from_records(items).header
-        values = {d: getattr(header, key, None) for d, key in (("tp", "tp"), ("pp", "pp"), ("ep", "ep"), ("world", "all_gpus"))}
-        stage2rank = None
-    claims = [LayoutClaim(dimension=d, value=int(v), source=described) for d, v in values.items() if isinstance(v, int | float) and v > 0]
+    # The model module reads it (imported here: few runs name a log or workload, and building these models
+    # costs every check start-up time).
+    sizes, stage2rank = importlib.import_module(stating.model).stated_layout(items)
+    claims = [LayoutClaim(dimension=d, value=v, source=described) for d, v in sizes.known().items()]
     return claims, stage2rank

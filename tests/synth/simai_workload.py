@@ -1,4 +1,4 @@
-"""The SimAI workload AICB would write for a :class:`~tests.synth.megatron_run.RunSpec` (FORMATS.md section 4).
+"""The SimAI workload AICB would write for a :class:`~tests.synth.megatron_run.RunSpec` (docs/formats/simai-workload.md).
 
 AICB's training generator (header generation 4): gradient sync rows once, then per micro-batch
 the embedding, two rows per transformer layer (attention, MLP) with a forward and an input-gradient

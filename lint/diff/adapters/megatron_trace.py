@@ -41,8 +41,9 @@ from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Items, Profile, Timing, put, typical_message
 from lint.diff.sides import DiffInputError, SideOptions, broken_note
 from statistics import median
-from lint.engine import CheckOptions, check_file
+from lint.engine import read_summary
 from lint.executor import run_all
+from lint.layout import Sizes
 from lint.models.megatron_trace import P2P_OPS, tensor_bytes
 from lint.runs.assemble import LayoutSources, assemble
 from lint.runs.discovery import RunKey, run_key, split_by_time
@@ -81,8 +82,7 @@ def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[Run, 
             for stem in stems for key in split_by_time(n for n in named if n is not None and n.key.stem == stem)]
     if len(runs) > 1:
         raise DiffInputError(f"{path}: holds the files of {len(runs)} runs ({', '.join(runs)}); name one")
-    reading = CheckOptions()  # summaries only: no rule runs, so the default selection is never consulted
-    read = run_all(_summary, reading, sources, options.backend)
+    read = run_all(_summary, NAME, sources, options.backend)
     # A rank named by neither records nor file name is numbered by its place.
     files = [(summary, name.rank if name else index) for index, ((summary, _), name) in enumerate(zip(read, named, strict=True))]
     broken = [broken_note(source.display, []) for source, (_, parsed) in zip(sources, read, strict=True) if not parsed]
@@ -94,11 +94,9 @@ def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[Run, 
     return run, broken
 
 
-def _summary(reading: CheckOptions, source: Source) -> tuple[RankSummary, bool]:
-    """A rank file's summary, and whether it was read without a syntax error."""
-    outcome = check_file(source, NAME, reading, rules=False, summarize=True)
-    assert outcome.summary is not None
-    return outcome.summary, outcome.result.parsed
+def _summary(format_name: str, source: Source) -> tuple[RankSummary, bool]:
+    """A rank file's summary, and whether it was read without a syntax error (run by the executor)."""
+    return read_summary(source, format_name)
 
 
 class _RunView:
@@ -147,8 +145,7 @@ class _RunView:
 
     @property
     def dp(self) -> int | None:
-        pp, tp, world = self.run.layout.pp, self.tp, self.world
-        return world // (pp * tp) if world and tp and world % (pp * tp) == 0 else None
+        return Sizes(tp=self.tp, pp=self.run.layout.pp, world=self.world).completed().dp
 
     @property
     def complete(self) -> bool:

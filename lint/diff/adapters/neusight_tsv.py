@@ -1,4 +1,4 @@
-"""``neusight-tsv`` tables as diff profiles (FORMATS.md section 3).
+"""``neusight-tsv`` tables as diff profiles (docs/formats/neusight-tsv.md).
 
 * config ``table``: rows, transformer layers (``…h_I_…`` names), hidden size H from the layernorm
   gradient rows (2·H elements);

@@ -1,4 +1,4 @@
-"""``optprime-log`` files as diff profiles (FORMATS.md section 2).
+"""``optprime-log`` files as diff profiles (docs/formats/optprime-log.md).
 
 * config ``layout`` (tp, pp, dp, world from the printed settings), ``batch`` (gas, gbs, mbs, data size,
   batches per epoch), ``model`` (parameters, IR mode), ``run`` (ranks seen, ranks that completed, the
@@ -21,6 +21,7 @@ from collections import defaultdict
 from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Profile, Timing, put
 from lint.diff.sides import SideOptions, records, single_source
+from lint.layout import optprime_sizes
 from lint.models.optprime_log import OptprimeLog, StepTimes
 from lint.source import Source
 
@@ -34,7 +35,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     units = {"time": "ms (printed with 3 decimals)", "comm": "none recorded"}
     profile = Profile(format=NAME, path=path, files=1, units=units, broken=broken)
     settings = log.config
-    put(profile.config, "layout", tp=settings.get("tp"), pp=settings.get("pp"), dp=settings.get("dp"), world=settings.get("world_size"))
+    put(profile.config, "layout", **optprime_sizes(settings).known())
     put(profile.config, "batch", gas=settings.get("gas"), gbs=settings.get("gbs"), mbs=settings.get("mbs"),
         data_size=settings.get("data_size"), nbatches=settings.get("nbatches"))
     put(profile.config, "model", parameters=settings.get("parameters"), ir=settings.get("ir"), model_class=settings.get("model_class"))

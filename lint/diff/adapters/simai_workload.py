@@ -1,4 +1,4 @@
-"""``simai-workload`` files as diff profiles (FORMATS.md section 4).
+"""``simai-workload`` files as diff profiles (docs/formats/simai-workload.md).
 
 * config ``header``: every key as written (``model_parallel_NPU_group``, ``pp_comm``, unknown keys
   too) and the kind; ``rows``: declared and present; ``layout``: dp = all_gpus / (tp·pp);
@@ -24,6 +24,7 @@ from collections import Counter, defaultdict
 from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Items, Profile, Timing, put, typical_message
 from lint.diff.sides import SideOptions, records, single_source
+from lint.layout import Sizes, simai_sizes
 from lint.models.simai_workload import CHECKPOINT_KEYS, SETTING_FIELDS, Comm, Header, LayerRow, Workload
 from lint.source import Source
 
@@ -122,9 +123,12 @@ def _config(header: Header, config: Items) -> None:
         else:
             written[key] = header.unknown[key]
     config["header"] = written  # type: ignore[assignment]
-    tp, pp, gpus = header.read("tp"), header.read("pp") or 1, header.read("all_gpus")
-    if tp and gpus and gpus % (tp * pp) == 0:
-        put(config, "layout", dp=gpus // (tp * pp))
+    if (dp := _sizes(header).dp) is not None:
+        put(config, "layout", dp=dp)
+
+
+def _sizes(header: Header) -> Sizes:
+    return simai_sizes(header.read("tp"), header.read("pp"), header.read("ep"), header.read("all_gpus"))
 
 
 def group(comm: Comm) -> str:
@@ -139,9 +143,7 @@ def _layers(workload: Workload) -> LayerProfileBuilder:
     builder = LayerProfileBuilder()
     header = workload.header
     if header is not None:
-        tp, pp, ep, gpus = (header.read(name) for name in ("tp", "pp", "ep", "all_gpus"))
-        dp = gpus // (tp * (pp or 1)) if tp and gpus and gpus % (tp * (pp or 1)) == 0 else None
-        builder.layout = {name: v for name, v in (("tp", tp), ("pp", pp), ("ep", ep), ("dp", dp), ("world", gpus)) if v}
+        builder.layout = _sizes(header).known()
     layer = -1
     previous = ""
     compute: dict[str, float] = {}

@@ -1,0 +1,73 @@
+"""The one description of each input format; every per-format registry of the linter is derived from it.
+
+Adding a format means one :class:`Format` here, its grammar in ``grammars/``, its parser module in
+:mod:`lint.formats`, its model module in :mod:`lint.models`, its diff adapter in :mod:`lint.diff.adapters`,
+and the rules that name it in their ``formats``.  Detection order, the ``--trace-format`` choices, which
+files form multi-rank runs, the diff adapters and the formats whose files state a run's layout are all
+read from :data:`FORMATS` (see the views in :mod:`lint.formats`).
+
+Modules are named, not imported, so that the start-up of a check loads only the parsers it uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Format:
+    """One input format.
+
+    ``name``: as the user names it (``--trace-format``) and as rules list it in their ``formats``.
+    ``parser``: the module with ``detect(first_lines) -> Evidence`` and a stateless ``Parser``.
+    ``grammar``: ``grammars/<grammar>.lark``, the single definition of a line's syntax.
+    ``model``: the module of the records the parser yields (what rules see); a format that ``states_layout``
+    gives it ``stated_layout(records) -> (Sizes, stage2rank or None)``.
+    ``diff_adapter``: the module with ``load(path, sources, options) -> Profile`` for `tlint diff`.
+    ``runs``: the files of one job's ranks form a run, summarised per file and checked together by the run rules.
+    ``states_layout``: the ``[tool.tlint.runs]`` key under which a file of this format states a run's layout.
+    """
+
+    name: str
+    parser: str
+    grammar: str
+    model: str
+    diff_adapter: str
+    runs: bool = False
+    states_layout: str | None = None
+
+
+# Detection order: the formats with the most distinctive first lines come first.
+FORMATS: tuple[Format, ...] = (
+    Format(
+        name="megatron-trace",
+        parser="lint.formats.megatron_trace",
+        grammar="megatron-trace",
+        model="lint.models.megatron_trace",
+        diff_adapter="lint.diff.adapters.megatron_trace",
+        runs=True,
+    ),
+    Format(
+        name="neusight-tsv",
+        parser="lint.formats.neusight_tsv",
+        grammar="neusight-tsv",
+        model="lint.models.neusight_tsv",
+        diff_adapter="lint.diff.adapters.neusight_tsv",
+    ),
+    Format(
+        name="simai-workload",
+        parser="lint.formats.simai_workload",
+        grammar="simai-workload",
+        model="lint.models.simai_workload",
+        diff_adapter="lint.diff.adapters.simai_workload",
+        states_layout="workload",
+    ),
+    Format(
+        name="optprime-log",
+        parser="lint.formats.optprime_log",
+        grammar="optprime-log",
+        model="lint.models.optprime_log",
+        diff_adapter="lint.diff.adapters.optprime_log",
+        states_layout="log",
+    ),
+)
