@@ -7,6 +7,7 @@ set-up) imports nothing of tlint's, and a check does not import the differ or th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import sys
@@ -148,10 +149,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
 
 def _silence(stream: TextIO) -> None:
     """Point a closed pipe at /dev/null so that Python's final flush of it does not fail again."""
-    try:
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-    except (OSError, ValueError, io.UnsupportedOperation):
-        pass
 
 
 def _rule(key: str | None, every: bool, out: TextIO, err: TextIO) -> int:

@@ -292,7 +292,7 @@ def check(paths: list[str], options: CheckOptions, progress: executor.Progress |
     summary = report.summary
     tasks = _plan(paths, options, report)
     runs: dict[RunKey, list[tuple[_Task, FileOutcome]]] = defaultdict(list)
-    for task, (outcome, error) in zip(tasks, _execute(tasks, options, progress)):
+    for task, (outcome, error) in zip(tasks, _execute(tasks, options, progress), strict=True):
         if error is not None:
             if task.asked:
                 summary.input_errors.append(error)
@@ -348,7 +348,7 @@ def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: f
     if options.use_cache and None not in entries:
         entry = cache.run_key([
             repr(key), options.rank_regex.pattern, repr(options.layout),
-            *sorted(f"{entry} {task.named_rank} {task.source.display} {task.source.display in asked}" for entry, (task, _) in zip(entries, members)),
+            *sorted(f"{entry} {task.named_rank} {task.source.display} {task.source.display in asked}" for entry, (task, _) in zip(entries, members, strict=True)),
         ])
         if (hit := cache.load_findings(entry)) is not None:
             return hit, None

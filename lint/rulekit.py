@@ -9,7 +9,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from lint.models.optprime_log import (
-    RECORD_TYPES, ConfigRecord, LayerTimingRecord, Record, Stage2RankRecord, TimingHeaderRecord,
+    RECORD_TYPES,
+    ConfigRecord,
+    LayerTimingRecord,
+    Record,
+    Stage2RankRecord,
+    TimingHeaderRecord,
 )
 from lint.models.optprime_outcome import RunOutcome
 from lint.models.simai_workload import Comm, LayerCount, LayerRow

@@ -36,11 +36,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
+from statistics import median
 
 from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Items, Profile, Timing, put, typical_message
 from lint.diff.sides import DiffInputError, SideOptions, broken_note
-from statistics import median
 from lint.engine import CheckOptions, check_file
 from lint.executor import run_all
 from lint.models.megatron_trace import P2P_OPS, tensor_bytes
