@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
@@ -39,10 +39,6 @@ class Parser(Protocol):
     def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Any]: ...
 
 
-def _module(name: str) -> Any:
-    return importlib.import_module(FORMAT_MODULES[name])
-
-
 @dataclass(frozen=True)
 class Evidence:
     """What one format's detector saw in a file's first lines (true when it recognises the format).
@@ -63,6 +59,19 @@ class Evidence:
         """Recognised when more than half of the ``lines`` non-empty first lines are ``shape``; ``also`` is what
         else the detector saw."""
         return cls(2 * matched > lines, matched / lines if lines else 0.0, f"{also}{matched} of {lines} non-empty lines {shape}")
+
+
+class _FormatModule(Protocol):
+    """What every module of FORMAT_MODULES defines."""
+
+    Parser: Callable[[], Parser]
+
+    def detect(self, lines: list[str], /) -> Evidence: ...
+
+
+def _module(name: str) -> _FormatModule:
+    module: _FormatModule = importlib.import_module(FORMAT_MODULES[name])
+    return module
 
 
 @dataclass(frozen=True)
