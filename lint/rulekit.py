@@ -337,12 +337,12 @@ class StepsByStage(OptprimeLayout):
         return iter(())
 
     def check_layer_timing(self, record: LayerTimingRecord) -> Iterator[Violation]:
-        opened = self.open.get(record.rank)
+        opened = self.open.get(record.rank) if record.rank is not None else None
         if opened is not None:
             opened[1].append((record.layer, record.ops))
         return iter(())
 
-    def _close(self, rank: int | None) -> None:
+    def _close(self, rank: int) -> None:
         opened = self.open.pop(rank, None)
         if opened is None:
             return
