@@ -162,7 +162,7 @@ def spread(timing: Timing) -> Spread | None:
 
 def _collapse(changes: list[Change]) -> list[Change]:
     """Changes alike but for the last number in their keys (layer 0..39, row#0..15) become one: 'layer 0-39'."""
-    groups: dict[tuple[object, ...], list[tuple[int, Change]]] = defaultdict(list)
+    groups: dict[tuple[str, *tuple[object, ...]], list[tuple[int, Change]]] = defaultdict(list)  # (key pattern, what else is alike)
     kept: list[Change] = []
     for change in changes:
         template = key_template(change.key) if change.category != "timing" else None

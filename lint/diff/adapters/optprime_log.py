@@ -75,7 +75,7 @@ def _layers(steps: list[StepTimes], gas: int | str | None) -> LayerProfileBuilde
         for layer, total in zip(step.layers, step.total_ms, strict=True):
             if layer.isdigit():
                 per_step[step.step, int(layer)] += total
-    for (_, layer), total in sorted(per_step.items()):
-        builder.layer_pass(layer)
-        builder.compute(layer, "fwd", total / micro_batches)
+    for (_, index), total in sorted(per_step.items()):
+        builder.layer_pass(index)
+        builder.compute(index, "fwd", total / micro_batches)
     return builder
