@@ -12,7 +12,7 @@ import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from lint import __version__
 
@@ -27,7 +27,7 @@ DASK_HELP = "read the files as tasks on this running Dask cluster (e.g. tcp://ho
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_ERROR, f"tlint: error: {message}\n")
 
 

@@ -389,6 +389,7 @@ def check_run(run: Run, options: CheckOptions) -> list[Finding]:
     collector = _Collector(run.label, options.selection, options.max_findings)
     for rule in options.selection.rules_for(RUN_FORMAT, Scope.RUN):
         try:
+            # Run rules define check_run; Rule does not declare it (a RunRule base the tl5* rules derive from would).
             for violation in rule.check_run(run):  # type: ignore[attr-defined]
                 if violation.path is not None and violation.path not in run.asked:
                     where = f" ({violation.path}, line {violation.line})" if violation.line else f" ({violation.path})"
