@@ -46,10 +46,6 @@ def format_shape(shape: tuple[int, ...] | None) -> str:
     return "None" if shape is None else "[" + ", ".join(map(str, shape)) + "]"
 
 
-def is_finite(value: float | None) -> bool:
-    return value is None or math.isfinite(value)
-
-
 def quotient(dividend: int, divisor: int) -> str:
     """``dividend / divisor`` as a message shows it: a whole number when it is one."""
     whole, rest = divmod(dividend, divisor)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -24,7 +23,3 @@ def load_record(record_type: type, data: dict[str, Any]) -> Any:
     """Validate a dump back into a record (the inverse of :func:`dump_record`)."""
     fields = {key: value for key, value in data.items() if key != "kind"}
     return _adapter(record_type).validate_python(fields)
-
-
-def dump_records(records: Iterable[Any]) -> list[dict[str, Any]]:
-    return [dump_record(record) for record in records]
