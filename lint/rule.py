@@ -137,7 +137,7 @@ def registry() -> dict[str, type[Rule]]:
         if rule.Options.__module__ == module_name:
             # Rule modules are loaded from files, not imported by name, so another process (a Dask worker)
             # could not find an options class by its name: the options travel as their rule's code and values.
-            copyreg.pickle(rule.Options, _rebuilt_by_code(rule.code))
+            copyreg.dispatch_table[rule.Options] = _rebuilt_by_code(rule.code)
     return rules
 
 
