@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from lint.rule import Severity
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-DASK_HELP = "read the files as tasks on this running Dask cluster (e.g. tcp://host:8786), which must see them at the same paths; needs tlint[dask]"
+DASK_HELP = "read the files as tasks on this running Dask cluster (e.g. tcp://host:8786), which must see them at the same paths; needs tlint-traces[dask]"
 
 
 class _Parser(argparse.ArgumentParser):

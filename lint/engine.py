@@ -15,6 +15,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from lint import cache, executor, formats
@@ -23,13 +24,14 @@ from lint.models.common import SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
 from lint.rule import Rule, Scope, Severity, Violation, registry
 from lint.runs.assemble import LayoutSources, assemble, stated_layout_misfit
-from lint.runs.discovery import DEFAULT_RANK_REGEX, RunKey, run_key, siblings
+from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, run_key, siblings, split_by_time
 from lint.runs.model import Run
 from lint.runs.summary import RankSummarizer, RankSummary
 from lint.source import InputError, Source, printable_path
 from lint.walk import WalkOptions, expand
 
 INTERNAL_ERROR = ("TL000", "internal-error")
+INVALID_SYNTAX = "TL001"
 UNKNOWN_FORMAT = "TL005"
 RUN_FORMAT = "megatron-trace"
 # Rules quote names and values from the input, which may be megabytes long; the report stays readable
@@ -133,6 +135,10 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
                         _report_crash(collector, rule, error, getattr(item, "line", None))
     except Exception as error:  # the parser itself failed: nothing more can be read from this file
         _internal_error(collector, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
+    if item is None and not source.problems:  # not one line of the format: no writer leaves a file so
+        syntax_problems += 1
+        if rules:
+            collector.problem(_no_record(source, format_name))
     for rule in active:
         try:
             for violation in rule.finish():
@@ -145,6 +151,12 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     parsed = syntax_problems == 0 and not source.problems
     result = FileResult(path=source.display, format=format_name, parsed=parsed)
     return FileOutcome(result, collector.findings, collector.not_shown, summarizer.result() if summarizer else None)
+
+
+def _no_record(source: Source, format_name: str) -> SyntaxProblem:
+    """An empty file, or one without a single record, read as ``format_name`` (a format forced or detected)."""
+    found = "a file with no record of it" if any(line.strip() for line in source.head()) else "an empty file"
+    return SyntaxProblem(1, 1, INVALID_SYNTAX, f"expected {format_name} records, found {found}")
 
 
 def _summarized(records: Iterable[Any], summarizer: RankSummarizer) -> Iterator[Any]:
@@ -208,31 +220,35 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
         else:
             report.summary.skipped.append(source.display)
 
-    members: dict[RunKey, list[_Task]] = defaultdict(list)
+    stems: dict[RunKey, dict[Path, _Task]] = defaultdict(dict)  # run stem -> its files, asked or not
+    names: dict[Path, NamedFile] = {}
     for task in tasks:
         if task.format == RUN_FORMAT and (named := run_key(task.source.path, options.rank_regex)):
-            task.run, task.named_rank = named
-            members[task.run].append(task)
+            stems[named.key][named.path] = task
+            names[named.path] = named
     asked = {task.source.path.resolve() for task in tasks}
-    for key in sorted(members):
-        for path in siblings(key, options.rank_regex):
-            if path.resolve() in asked:
+    for stem in sorted(stems):
+        for named in siblings(stem, options.rank_regex):
+            if named.path.resolve() in asked or named.path in stems[stem]:
                 continue
-            sibling = Source(path, printable_path(str(path)))
+            sibling = Source(named.path, printable_path(str(named.path)))
             try:
                 if formats.detect(sibling.head()) != RUN_FORMAT:
                     continue
             except InputError:
                 continue
-            named = run_key(path, options.rank_regex)
-            assert named is not None
-            tasks.append(_Task(sibling, RUN_FORMAT, asked=False, run=key, named_rank=named[1]))
-            members[key].append(tasks[-1])
-    for group in members.values():
-        if len(group) < 2:  # a lone rank file is not a run
-            for task in group:
-                task.run = None
-    return tasks
+            tasks.append(_Task(sibling, RUN_FORMAT, asked=False))
+            stems[stem][named.path] = tasks[-1]
+            names[named.path] = named
+    for files in stems.values():
+        for key, group in split_by_time(names[path] for path in files).items():
+            # A lone rank file is not a run; another run of the stem that none of the asked files is in
+            # is not the user's concern.
+            if len(group) < 2 or not any(files[named.path].asked for named in group):
+                continue
+            for named in group:
+                files[named.path].run, files[named.path].named_rank = key, named.rank
+    return [task for task in tasks if task.asked or task.run is not None]
 
 
 def _report_unrecognised(source: Source, detection: formats.Detection, options: CheckOptions, report: CheckReport) -> None:

@@ -5,7 +5,7 @@ Callers hand over ``work(shared, item)``, the ``shared`` value every call needs 
 and results travel: forked workers inherit ``shared`` (and the rules and grammars already loaded), and
 a Dask cluster receives it once per worker.
 
-The Dask backend needs ``distributed`` (``pip install 'tlint[dask]'``) here and tlint installed on the
+The Dask backend needs ``distributed`` (``pip install 'tlint-traces[dask]'``) here and tlint installed on the
 workers, which must see the files at the paths the client names (a shared file system).
 """
 
@@ -109,7 +109,7 @@ def _on_dask(
     try:
         from distributed import Client, KilledWorker
     except ImportError:
-        raise BackendError("--dask-scheduler needs the 'distributed' package: pip install 'tlint[dask]'") from None
+        raise BackendError("--dask-scheduler needs the 'distributed' package: pip install 'tlint-traces[dask]'") from None
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:

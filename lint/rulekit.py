@@ -17,7 +17,7 @@ from lint.models.optprime_log import (
     TimingHeaderRecord,
 )
 from lint.models.optprime_outcome import RunOutcome
-from lint.models.simai_workload import Comm, LayerCount, LayerRow
+from lint.models.simai_workload import Comm, Header, LayerCount, LayerRow
 from lint.rule import Rule, RuleOptions, Violation, at
 
 
@@ -60,6 +60,21 @@ class _Repeated:
     first: LayerRow
     message: str
     rows: int = 0
+
+
+class AicbOnly(Rule):
+    """A rule whose invariant only AICB's generator guarantees: ``from_aicb`` says whether the header is AICB's.
+
+    Hand-written and ASTRA-sim workloads owe nothing to AICB's conventions (docs/formats/simai-workload.md).
+    """
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.from_aicb = False
+
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        self.from_aicb = header.from_aicb
+        return iter(())
 
 
 class OncePerLayerComm(Rule):

@@ -8,6 +8,9 @@ class RankMismatch(SameInEveryRecord):
     The instrumentation writes one file per process (``{prefix}_rank{R}_….txt``) and prefixes every line
     with that process's global rank, so every record of a file carries the same ``rank:R:``.
 
+    Writer: ``CMD.__str__`` in ``megatron/profiler/cmd.py`` prefixes each record with the process's
+    ``rank_id``, and ``write_list_to_file`` writes one process's list to one file, so this is an error.
+
     Why it matters:
         A file that mixes ranks is a concatenation or a copy gone wrong; a simulator that replays it as
         one rank schedules another rank's operations on this one.

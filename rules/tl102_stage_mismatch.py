@@ -8,6 +8,10 @@ class StageMismatch(SameInEveryRecord):
     A rank belongs to exactly one pipeline stage for the whole job (this writer has no virtual
     stages), so every record of a megatron-trace file carries the same ``stage_id``.
 
+    Writer: every CMD of a process gets the same ``stage_id`` (``args.simu_stage_id`` in
+    ``schedules.py``, ``args.pp_rank`` in scaling mode, ``megatron/training/training.py``), so this is
+    an error.
+
     Why it matters:
         The stage decides which neighbours a rank sends to and receives from; a record with a foreign
         stage id makes the simulator route its point-to-point traffic to the wrong ranks.

@@ -2,7 +2,7 @@ from collections.abc import Iterator
 
 from pydantic import Field
 
-from lint.models.megatron_trace import OpRecord
+from lint.models.megatron_trace import BATCHED_P2P, OpRecord
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 
@@ -18,6 +18,13 @@ class OpOverlap(Rule):
     at or after the previous op's end, within the rounding tolerance.  Simulation placeholders
     (``timestamp=0``, ``duration=0``) and V0 records without a timestamp are skipped, not taken for time
     travel; so is a ``timestamp=0`` with a duration, which TL106 reports.
+
+    A batched p2p call (``send_forward_recv_backward``, ``send_backward_recv_forward``) is one call that
+    the writer records twice: it times the send and copies its duration and timestamp to the receive
+    (``cmd_recv.no_trace_update(cmd_send.duration, cmd_send.time_stamp)`` in
+    ``megatron/core/pipeline_parallel/schedules.py``), written on the next line.  Such a pair is one
+    logical op here, not an overlap.  The error stands on the writer's guarantee that one process
+    records its ops in the order they finish (``CMD.__exit__`` in ``megatron/profiler/cmd.py``).
 
     Why it matters:
         Overlapping ops mean the trace was merged from several processes, reordered, or written with the
@@ -44,10 +51,15 @@ class OpOverlap(Rule):
             return
         previous = self.previous
         self.previous = record
-        if previous is not None and start < previous.timestamp - self.options.tolerance_ms - 1e-6:  # type: ignore[operator]
+        if previous is not None and start < previous.timestamp - self.options.tolerance_ms - 1e-6 and not _batched_halves(previous, record):  # type: ignore[operator]
             early = previous.timestamp - start  # type: ignore[operator]
             yield at(
                 record,
                 f"{record.op} starts at {start:.2f} ms, {early:.2f} ms before the previous op "
                 f"({previous.op}, line {previous.line}) ended at {previous.timestamp:.2f} ms",
             )
+
+
+def _batched_halves(send: OpRecord, receive: OpRecord) -> bool:
+    """``receive`` is the second record of the batched p2p call whose send is ``send``."""
+    return BATCHED_P2P.get(send.op) == receive.op and send.timestamp == receive.timestamp and send.duration == receive.duration

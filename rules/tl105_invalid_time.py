@@ -13,6 +13,10 @@ class InvalidTime(Rule):
     Durations are elapsed milliseconds (``≥ 0``) and timestamps are ``perf_counter`` readings in
     milliseconds; ``nan``, ``inf`` and negative durations cannot come from a clock.
 
+    Writer: ``CMD.__exit__`` in ``megatron/profiler/cmd.py`` takes the duration from CUDA events
+    (``elapsed_time``) or ``perf_counter`` differences and rounds both to 2 decimals, so this is an
+    error.
+
     Why it matters:
         A negative or non-finite time poisons every sum, median and critical path computed from the trace;
         simulators either crash on it or silently produce a negative step time.

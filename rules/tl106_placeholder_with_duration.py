@@ -10,6 +10,10 @@ class PlaceholderWithDuration(Rule):
     Simulation output marks ops it did not time with ``duration=0,timestamp=0`` (a placeholder).  A zero
     timestamp with a real duration is neither a placeholder nor a clock reading.
 
+    Writer: ``CMD.no_trace_update(0, 0)`` (scaling mode's ``dp_allreduce``/``ep_allreduce`` in
+    ``megatron/training/training.py``) writes both zeros together; a measured op always has a clock
+    reading, so this is an error.
+
     Why it matters:
         Rules and tools skip placeholders; a half-placeholder is either skipped (losing a real duration)
         or taken for an op that ended at time 0, which looks like time travel of billions of milliseconds.

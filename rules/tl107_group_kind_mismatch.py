@@ -3,7 +3,7 @@ from collections.abc import Iterator
 from lint.models.megatron_trace import COMPUTE_OPS, GROUP_KIND_OF_OP, DdpGradCommRecord, OpRecord
 from lint.rule import Rule, Severity, Violation, at
 
-_TP_OPS = {"tp_allreduce", "tp_load_batch_broadcast"}
+_TP_OPS = {"tp_allreduce", "tp_load_batch_broadcast", "get_batch"}
 
 
 class GroupKindMismatch(Rule):
@@ -11,8 +11,13 @@ class GroupKindMismatch(Rule):
 
     The writer sets ``group_kind`` from the op: ``pp`` for ``send_*``/``recv_*``, ``dp`` for
     ``dp_allreduce`` (and V3 ``ddp_grad_comm``), ``ep`` for ``ep_allreduce`` (the *embedding* group, not
-    expert parallelism), ``None`` for compute ops; ``tp_*`` ops carry ``tp`` or ``None``.  Unknown ops
-    are left to TL113.
+    expert parallelism), ``pep`` for ``pep_allreduce``, ``ep_dp``/``exp_dp`` for the expert-gradient
+    reductions of moe_mg, ``None`` for compute ops; ``tp_*`` ops carry ``tp`` or ``None``.  ``get_batch``
+    carries ``None`` in realistic mode and ``tp`` in scaling mode, where the writer hard-codes
+    ``group_kind="tp"`` (``megatron/profiler/utils.py``, the simulated forward's ``get_batch`` CMD): its
+    sub-operations broadcast the batch over TP.  Unknown ops are left to TL113.  The writer passes a
+    literal ``group_kind`` at every CMD it creates (``schedules.py``, ``finalize_model_grads.py``,
+    ``training.py``), so another value is an error (docs/formats/megatron-trace.md, "Records").
 
     Why it matters:
         Simulators route a collective by its group kind: a send labelled ``dp`` is replayed as a
@@ -32,10 +37,10 @@ class GroupKindMismatch(Rule):
         op, kind = record.op, record.group_kind
         if op in GROUP_KIND_OF_OP:
             expected: set[str | None] = {GROUP_KIND_OF_OP[op]}
-        elif op in COMPUTE_OPS:
-            expected = {None}
         elif op in _TP_OPS:
             expected = {"tp", None}
+        elif op in COMPUTE_OPS:
+            expected = {None}
         else:
             return
         if kind not in expected:

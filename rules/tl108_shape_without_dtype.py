@@ -10,6 +10,10 @@ class ShapeWithoutDtype(Rule):
     The instrumentation records the shape and the dtype of the same tensor together: both are set, or
     both are ``None`` (ops without a tensor).  This holds for ops and for their sub-operations.
 
+    Writer: ``CMD`` takes ``input__shape`` and ``input__dtype`` together
+    (``set_tensor_shape_and_dtype``), and the trace decorator reads both attributes of the same tensor
+    (``get_trace_decorator``, ``megatron/profiler/cmd.py``), so this is an error.
+
     Why it matters:
         The consumer computes every message size as ``prod(shape) * sizeof(dtype)``; with one of the two
         missing the size is unknown and the collective is dropped or costed as zero bytes.

@@ -11,6 +11,9 @@ class UnknownDtype(Rule):
     float32/int32 4, float16/bfloat16/int16 2, int8/uint8/bool 1 (with or without ``torch.``), and the
     other ``torch`` dtypes (complex, float8, unsigned).
 
+    Writer: dtypes are ``str(torch.dtype)`` of real tensors (``megatron/profiler/cmd.py``), always one
+    of torch's, so this is an error.
+
     Why it matters:
         A misspelt or unknown dtype makes the size of that message unknown: the collective is simulated
         with zero bytes, or the consumer stops.

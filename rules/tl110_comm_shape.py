@@ -4,7 +4,7 @@ from lint.models.megatron_trace import P2P_OPS, OpRecord
 from lint.rule import Rule, Severity, Violation, at
 from lint.rulekit import format_shape
 
-# Dimensions of the tensor each communication op moves (FORMATS.md, megatron-trace input__shape).
+# Dimensions of the tensor each communication op moves (docs/formats/megatron-trace.md, "Ops").
 _DIMENSIONS = {**{op: (3, "[seq, micro_batch, hidden]") for op in P2P_OPS},
                "dp_allreduce": (1, "[number_of_parameters]"), "ep_allreduce": (2, "[vocab_shard, hidden]")}
 
@@ -15,6 +15,9 @@ class CommShape(Rule):
     Point-to-point ops move the activation ``[seq, micro_batch, hidden]``; ``dp_allreduce`` reduces
     ``[number_of_parameters]`` and ``ep_allreduce`` the word-embedding shard ``[vocab_shard, hidden]``.
     Every ``send_*``/``recv_*`` of one rank moves the same activation shape and dtype.
+
+    Writer: the p2p CMDs in ``schedules.py`` take the pipeline tensor's shape
+    (``output_tensor[0].shape``, ``recv_tensor_shapes[0]``), one per run, so this is an error.
 
     Why it matters:
         The message size of a collective is derived from this tensor: a missing tensor is simulated as

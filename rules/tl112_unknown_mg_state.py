@@ -10,6 +10,9 @@ class UnknownMgState(Rule):
     The pipeline schedule marks each op with its phase: ``warmup``, ``steady``, ``cooldown``, ``help``,
     ``finalize``, or ``None`` in simulation output.
 
+    Writer: ``args.simu_state`` is set to these literals in ``schedules.py`` (and ``None`` in scaling
+    mode, ``megatron/profiler/utils.py``), so this is an error.
+
     Why it matters:
         Tools split a step into its phases by this field (warm-up depth, steady-state throughput,
         finalize cost); an unknown phase drops the op from every phase.

@@ -14,6 +14,10 @@ class UnknownOp(Rule):
     This is a warning: newer writers add ops (``ddp_grad_comm`` was one), and a consumer that does not
     know an op skips it rather than failing.
 
+    The writers' ops are listed in docs/formats/megatron-trace.md (``name_cmd`` of every ``CMD`` in
+    ``schedules.py``, ``finalize_model_grads.py``, ``training.py``; moe_mg adds
+    ``ep_dp_allreduce``/``exp_dp_allreduce``).
+
     Why it matters:
         A misspelt op (``forward_stpe``) is skipped by the simulator, so its time and its collectives
         vanish from the simulated step.

@@ -11,6 +11,9 @@ class BatchIdRegression(Rule):
     up to ``optimizer_step``, after which a writer may start counting again - the batch ids of one op
     never decrease.
 
+    Writer: ``micro_batch_ids_dict[name_cmd] += 1`` in ``CMD.__enter__`` and ``CMD.no_trace_update``
+    (``megatron/profiler/cmd.py``), so this is an error.
+
     Why it matters:
         Pairing a forward with its backward, a send with its receive, and per-micro-batch timing all key
         on ``batch_id``; a counter that goes backwards pairs the wrong records.

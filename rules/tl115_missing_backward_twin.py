@@ -17,6 +17,12 @@ class MissingBackwardTwin(Rule):
     20 ``normlinear_bwd`` of [4096, 5120]).  The loss's cross-entropy reductions and the embedding's
     backward all-reduce are not layer collectives.  Forward and backward steps pair by ``batch_id``.
 
+    Writer: the traced ``_reduce``/``allreduce`` of every layer are called in both passes
+    (``megatron/core/tensor_parallel/mappings.py``, ``layers.py``), so this is an error.  The last
+    stage's backward ``_reduce`` of ``[s, b, h]`` without ``func`` (the LM head's input gradient,
+    ``_CopyToModelParallelRegion.backward``; ``embedding_bwd_async`` in older writer versions) has no
+    forward twin and is not a layer collective.
+
     Why it matters:
         A missing twin means a layer was traced in one direction only: the simulated backward pass is
         missing (or has extra) TP traffic, and cross-rank matching of collectives breaks.

@@ -1,11 +1,10 @@
-from collections.abc import Iterator
 
-from lint.models.simai_workload import Comm, Header
-from lint.rule import RuleOptions, Severity, Violation
-from lint.rulekit import OncePerLayerComm
+from lint.models.simai_workload import Comm
+from lint.rule import Severity
+from lint.rulekit import AicbOnly, OncePerLayerComm
 
 
-class NoneCommWithSize(OncePerLayerComm):
+class NoneCommWithSize(AicbOnly, OncePerLayerComm):
     """A ``NONE`` comm column has a non-zero size, in a file that does not come from AICB.
 
     ``NONE`` means no communication.  Both consumers ignore the size next to it: SimAI
@@ -34,14 +33,6 @@ class NoneCommWithSize(OncePerLayerComm):
     name = "none-comm-with-size"
     severity = Severity.INFO
     formats = ("simai-workload",)
-
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
-        self.from_aicb = False
-
-    def check_header(self, header: Header) -> Iterator[Violation]:
-        self.from_aicb = header.from_aicb
-        return iter(())
 
     def problem(self, comm: Comm) -> str | None:
         if self.from_aicb or comm.type != "NONE" or comm.size == 0:

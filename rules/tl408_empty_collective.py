@@ -1,15 +1,15 @@
 import re
 from collections.abc import Iterator
 
-from lint.models.simai_workload import EXPERT_SUFFIXES, Comm, Header, LayerRow
+from lint.models.simai_workload import EXPERT_SUFFIXES, Comm, LayerRow
 from lint.rule import RuleOptions, Severity, Violation
-from lint.rulekit import OncePerLayerComm
+from lint.rulekit import AicbOnly, OncePerLayerComm
 
 # AICB's sequence-parallel column layers: `attention_column`, `mlp_column`, `final_column`.
 _COLUMN_LAYER = re.compile(r".*column.*")
 
 
-class EmptyCollective(OncePerLayerComm):
+class EmptyCollective(AicbOnly, OncePerLayerComm):
     """A collective moves 0 bytes where its writer means traffic.
 
     ``ALLREDUCE``, ``ALLGATHER``, ``REDUCESCATTER`` and ``ALLTOALL`` (with any suffix) communicate; a
@@ -45,11 +45,6 @@ class EmptyCollective(OncePerLayerComm):
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.expert_traffic = False
-        self.from_aicb = False
-
-    def check_header(self, header: Header) -> Iterator[Violation]:
-        self.from_aicb = header.from_aicb
-        return iter(())
 
     def problem(self, comm: Comm) -> str | None:
         if comm.family is None or comm.size != 0:

@@ -1,10 +1,11 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Header, LayerRow
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
+from lint.models.simai_workload import LayerRow
+from lint.rule import RuleOptions, Severity, Violation, at
+from lint.rulekit import AicbOnly
 
 
-class TpSizeVaries(Rule):
+class TpSizeVaries(AicbOnly):
     """Instances of one AICB layer carry TP collectives of different sizes.
 
     AICB writes one group of rows per layer instance and micro-batch, and sizes every TP collective of
@@ -42,16 +43,11 @@ class TpSizeVaries(Rule):
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
-        self.from_aicb = False
         self.previous: LayerRow | None = None
         self.place = 0  # of the current row in its run of one name
         # (layer, place in its run, phase) -> first row there and its size
         self.first: dict[tuple[str, int, str], tuple[LayerRow, int]] = {}
         self.reported: set[tuple[str, int, str, int]] = set()
-
-    def check_header(self, header: Header) -> Iterator[Violation]:
-        self.from_aicb = header.from_aicb
-        return iter(())
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
         self.place = self.place + 1 if self.previous is not None and self.previous.name == row.name else 0

@@ -1,14 +1,14 @@
 import re
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Comm, Header, LayerRow
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
-from lint.rulekit import TpActivation, quotient
+from lint.models.simai_workload import Comm, LayerRow
+from lint.rule import RuleOptions, Severity, Violation, at
+from lint.rulekit import AicbOnly, TpActivation, quotient
 
 CROSS_ENTROPY = re.compile(r"cross_entropy[0-9]*")
 
 
-class CrossEntropySize(Rule):
+class CrossEntropySize(AicbOnly):
     """A cross-entropy all-reduce is not ``seq·mbs·4`` bytes.
 
     AICB's ``cross_entropy1..3`` rows all-reduce one fp32 per token of a micro-batch: ``seq·mbs·4``
@@ -49,11 +49,6 @@ class CrossEntropySize(Rule):
         super().__init__(options)
         self.activation = TpActivation()
         self.reductions: list[tuple[LayerRow, Comm]] = []
-        self.from_aicb = False
-
-    def check_header(self, header: Header) -> Iterator[Violation]:
-        self.from_aicb = header.from_aicb
-        return iter(())
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
         self.activation.add(row)

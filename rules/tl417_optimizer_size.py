@@ -1,13 +1,14 @@
 import re
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Header, LayerRow
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
+from lint.models.simai_workload import LayerRow
+from lint.rule import Severity, Violation, at
+from lint.rulekit import AicbOnly
 
 OPTIMIZER = re.compile(r"optimizer[0-9]*")
 
 
-class OptimizerSize(Rule):
+class OptimizerSize(AicbOnly):
     """An optimizer all-reduce does not move 4 bytes.
 
     AICB's ``optimizer1..4`` rows all-reduce one fp32 scalar each: ``forward_comm_size=4`` in both
@@ -35,14 +36,6 @@ class OptimizerSize(Rule):
     name = "optimizer-size"
     severity = Severity.ERROR
     formats = ("simai-workload",)
-
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
-        self.from_aicb = False
-
-    def check_header(self, header: Header) -> Iterator[Violation]:
-        self.from_aicb = header.from_aicb
-        return iter(())
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
         if not self.from_aicb or not OPTIMIZER.fullmatch(row.name):

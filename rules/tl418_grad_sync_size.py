@@ -1,12 +1,13 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Comm, Header, LayerRow
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
+from lint.models.simai_workload import Comm, LayerRow
+from lint.rule import RuleOptions, Severity, Violation, at
+from lint.rulekit import AicbOnly
 
 Transfer = tuple[LayerRow, Comm]
 
 
-class GradSyncSize(Rule):
+class GradSyncSize(AicbOnly):
     """The gradient reduce-scatter does not move twice the gradient all-gather.
 
     AICB models the gradient synchronisation as a data-parallel ``ALLGATHER`` of ``2·params`` bytes and
@@ -46,11 +47,6 @@ class GradSyncSize(Rule):
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.transfers: dict[str, list[Transfer]] = {"ALLGATHER": [], "REDUCESCATTER": []}
-        self.from_aicb = False
-
-    def check_header(self, header: Header) -> Iterator[Violation]:
-        self.from_aicb = header.from_aicb
-        return iter(())
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
         if row.name.startswith("grad_"):

@@ -8,14 +8,17 @@ class DuplicateRank(Rule):
     """Two files of one run claim the same rank.
 
     A run has one trace file per rank; a rank is read from the file's records (``rank:R:``) and, for a
-    file without records, from its name.
+    file without records, from its name.  The writer (``megatron/profiler/cmd.py``
+    ``write_list_to_file``) names each file ``…_rank{R}_{time stamp}.txt`` with the rank it traced, so
+    files of one run never share a rank; a file that names rank R again under a later time stamp is a
+    re-run, grouped as another run (docs/formats/megatron-trace.md, "File names and runs").
 
     Why it matters:
         Two files for one rank are two runs mixed in one directory (a re-run, a copy): every cross-rank
         check would compare this rank against itself from another job, and a simulator would replay it twice.
 
     Example:
-        ``trace_rank3_20241224105912.txt`` and ``trace_rank3_20241225080000.txt`` both hold ``rank:3:`` records
+        ``trace_rank3_20241224105912.txt`` and ``trace_rank7_20241224105912.txt`` both hold ``rank:3:`` records
         -> rank 3 is also claimed by traces/trace_rank3_20241224105912.txt
     """
 

@@ -13,6 +13,10 @@ class StageMap(Rule):
     names its ``optprime-log`` (``log`` in ``[tool.tlint.runs."<glob>"]``), the ``stage2rank`` printed there
     decides instead.
 
+    Writer: Megatron's ``initialize_model_parallel`` (and the profiler's ``ParallelGroupManager`` in
+    scaling mode, ``megatron/profiler/parallel_group_manager.py``) builds pipeline groups with this
+    order, so this is an error.
+
     Why it matters:
         A rank in the wrong stage sends its activations to the wrong neighbours: the simulator builds
         a pipeline that the real job never ran, and p2p pairing breaks for two stages.

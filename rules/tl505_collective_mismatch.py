@@ -21,6 +21,9 @@ class CollectiveMismatch(Rule):
     stage (on a tie, every rank is named).  All-to-all shapes depend on routing and are not compared;
     p2p ops are TL506's.
 
+    Writer: the ranks of a stage run the same model shard under the same traced calls
+    (``megatron/profiler/cmd.py`` decorator), so this is an error.
+
     Why it matters:
         In a real job a rank whose collective differs from its peers' hangs the group or corrupts the
         reduction; in a trace it means the rank ran another model configuration, and a simulation built on

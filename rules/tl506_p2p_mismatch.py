@@ -20,6 +20,10 @@ class P2pMismatch(Rule):
     dangle.  When the two sides differ, the culprit is the side whose tensor differs from the run's usual
     activation.
 
+    Writer: each send CMD and its receive CMD in ``schedules.py`` carry the pipeline tensor shape, and
+    the 1F1B schedule pairs them per micro-batch, so this is an error.  A peer whose file is absent (one
+    node's directory, a sampled run) is not judged.
+
     Why it matters:
         A real pipeline hangs on an unmatched send or receive, and a receive of another size corrupts the
         activation; a trace that shows one was cut, merged from two jobs, or mislabelled.

@@ -17,6 +17,10 @@ class Schedule(Rule):
     - stage ``s`` runs ``min(pp − s, micro-batches)`` forwards before its first backward: ``pp − s − 1``
       warm-up forwards, then the first steady one.
 
+    Writer: ``forward_backward_pipelining_without_interleaving`` in
+    ``megatron/core/pipeline_parallel/schedules.py`` with ``num_warmup_microbatches = pp - stage - 1``,
+    so this is an error.
+
     Why it matters:
         A schedule that is not 1F1B changes the pipeline bubble and the activation memory a simulator
         derives; a rank with fewer micro-batches than its peers is a truncated or mislabelled trace.

@@ -12,7 +12,14 @@ class EmbeddingGroup(Rule):
     With pipeline parallelism the first stage (input embedding) and the last stage (output layer) hold
     tied word-embedding weights and all-reduce their gradients in the embedding group
     (``ep_allreduce``, description ``_allreduce_word_embedding_grads``) once per iteration; no other stage
-    is in that group, and both sides reduce the same ``[vocab_shard, hidden]`` tensor.
+    is in that group, and both sides reduce the same ``[vocab_shard, hidden]`` tensor.  The writer
+    records it on every rank of the embedding group when pp > 1 (``finalize_model_grads`` in
+    ``megatron/core/distributed/finalize_model_grads.py``; ``training.py`` in scaling mode).
+
+    With untied input and output embeddings (``--untie-embeddings-and-output-weights``) there is no
+    shared weight and moe_mg writes no ``ep_allreduce`` at all: a run in which no rank has one is not
+    reported.  Once one rank of the run has it, the embeddings are tied, and every rank of the first and
+    the last stage must have it.
 
     Why it matters:
         An embedding all-reduce on a middle stage, or on only one side, is a collective no peer joins: a
@@ -34,6 +41,8 @@ class EmbeddingGroup(Rule):
         if pp < 2:
             return
         ends = {0, pp - 1}
+        if not any(summary.ops("ep_allreduce") for summary in run.ranks.values()):
+            return  # untied embeddings: no embedding group to reduce in
         shapes = Counter(
             step.collectives[0][2:] for summary in run.ranks.values() for step in summary.ops("ep_allreduce") if step.collectives
         )

@@ -13,6 +13,15 @@ class LayerCoverage(Rule):
     count is stated, e.g. ``layers`` in ``[tool.tlint.runs."<glob>"]``), and only the last stage reduces
     the cross-entropy loss.
 
+    With tp = 1 there is no TP traffic to count: no layer collectives, and - in moe_mg - no
+    cross-entropy reduction either (Megatron-LM's decorated ``_reduce`` records one even then,
+    ``megatron/core/tensor_parallel/mappings.py``); the rule then checks nothing.  tp comes from the
+    layout (file names, configuration) or, when none states it, from whether any forward step holds a
+    TP layer collective.  Each stage builds ``num_layers // pp`` layers (``get_num_layers_to_build`` in
+    ``megatron/core/transformer/transformer_block.py``; scaling mode skips the divisibility check, so
+    96 layers over 64 stages build one each): the stages cover ``layers // pp × pp`` of them, and only a
+    run with a file for every stage is checked for coverage.
+
     Why it matters:
         A stage with an odd number of layer collectives lost one (a layer runs without its TP reduction);
         a run that covers fewer layers than the model is not the model that was configured; a loss on
@@ -31,6 +40,10 @@ class LayerCoverage(Rule):
     scope = Scope.RUN
 
     def check_run(self, run: Run) -> Iterator[Violation]:
+        tp = run.layout.tp
+        has_tp_layers = any(step.layer_collectives for summary in run.ranks.values() for step in summary.ops("forward_step"))
+        if tp == 1 or (tp is None and not has_tp_layers):
+            return
         last = run.layout.pp - 1
         layers_of_stage: dict[int, int] = {}
         for stage, ranks in run.stages().items():
@@ -50,7 +63,7 @@ class LayerCoverage(Rule):
                 yield Violation(step.line, 1, f"stage {stage} reduces the cross-entropy loss; only the last stage ({last}) does", rank, path=run.ranks[rank].path)
         model = run.layout.layers
         covered = sum(layers_of_stage.values())
-        if model is not None and layers_of_stage and covered != model:
+        if model is not None and len(layers_of_stage) == run.layout.pp and covered != model // run.layout.pp * run.layout.pp:
             source = next((c.source for c in run.layout.claims if c.dimension == "layers"), "the configuration")
             parts = ", ".join(str(n) for n in layers_of_stage.values())
             yield Violation(None, None, f"the stages cover {covered} layers ({parts}, from their forward TP all-reduces); the model has {model} (layers from {source})")

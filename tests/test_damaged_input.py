@@ -92,6 +92,23 @@ def test_an_empty_file_named_on_the_command_line_is_a_finding(tmp_path: Path) ->
     assert "Checked 1 file: 1 error." in err
 
 
+@pytest.mark.parametrize(
+    ("trace_format", "message"),
+    [
+        ("megatron-trace", "expected megatron-trace records, found an empty file"),
+        ("optprime-log", "expected optprime-log records, found an empty file"),
+        ("neusight-tsv", "expected the header row, found an empty file"),
+        ("simai-workload", "expected a parallelism such as HYBRID_TRANSFORMER or DATA, found an empty file"),
+    ],
+)
+def test_an_empty_file_read_as_a_forced_format_is_a_finding(tmp_path: Path, trace_format: str, message: str) -> None:
+    path = tmp_path / "trace.txt"
+    path.write_bytes(b"")
+    code, found, _ = findings(str(path), "--trace-format", trace_format)
+    assert code == 1
+    assert [(f["line"], f["code"], f["message"]) for f in found] == [(1, "TL001", message)]
+
+
 def test_an_unknown_named_file_names_the_closest_format_and_why(tmp_path: Path) -> None:
     path = tmp_path / "trace_rank7.txt"
     record = MEGATRON.read_text(encoding="utf-8").splitlines()[0]

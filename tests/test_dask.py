@@ -78,4 +78,4 @@ def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path, faulty_run: P
 def test_without_distributed_the_option_says_what_to_install(faulty_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)  # what an environment without the package raises
     code, _, err = run("check", str(faulty_run), "--dask-scheduler", "tcp://127.0.0.1:9")
-    assert (code, err) == (2, "tlint: error: --dask-scheduler needs the 'distributed' package: pip install 'tlint[dask]'\n")
+    assert (code, err) == (2, "tlint: error: --dask-scheduler needs the 'distributed' package: pip install 'tlint-traces[dask]'\n")

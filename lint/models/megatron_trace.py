@@ -1,4 +1,4 @@
-"""Records of a ``megatron-trace`` file (FORMATS.md section 1)."""
+"""Records of a ``megatron-trace`` file (docs/formats/megatron-trace.md)."""
 
 from __future__ import annotations
 
@@ -20,16 +20,28 @@ DTYPE_SIZES: dict[str, int] = {
 
 COMPUTE_OPS = frozenset({"get_batch", "forward_step", "loss_func", "backward_step", "optimizer_step"})
 P2P_OPS = frozenset({"recv_forward", "send_forward", "recv_backward", "send_backward"})
-COMM_OPS = P2P_OPS | {"tp_allreduce", "tp_load_batch_broadcast", "dp_allreduce", "ep_allreduce", "ddp_grad_comm"}
+# Gradient reductions of the finalize phase: data-parallel, embedding group (``ep``), position-embedding
+# group (``pep``), and - in moe_mg - the expert parameters' data-parallel group under either name.
+GRADIENT_OPS = frozenset({"dp_allreduce", "ep_allreduce", "pep_allreduce", "ep_dp_allreduce", "exp_dp_allreduce"})
+COMM_OPS = P2P_OPS | GRADIENT_OPS | {"tp_allreduce", "tp_load_batch_broadcast", "ddp_grad_comm"}
 KNOWN_OPS = COMPUTE_OPS | COMM_OPS
+# Steps the 1F1B schedule runs once per micro-batch on a stage (schedules.py): which of them a rank runs
+# depends on its stage, but a rank that runs one runs it for every micro-batch.
+MICRO_BATCH_OPS = P2P_OPS | {"get_batch", "forward_step", "loss_func", "backward_step"}
 MG_STATES = frozenset({"warmup", "steady", "cooldown", "help", "finalize"})
 
 
 # Collective kinds per op, as the writer sets group_kind (compute ops carry none).
 GROUP_KIND_OF_OP = {
     "recv_forward": "pp", "send_forward": "pp", "recv_backward": "pp", "send_backward": "pp",
-    "dp_allreduce": "dp", "ep_allreduce": "ep", "ddp_grad_comm": "dp",
+    "dp_allreduce": "dp", "ep_allreduce": "ep", "pep_allreduce": "pep", "ddp_grad_comm": "dp",
+    "ep_dp_allreduce": "ep_dp", "exp_dp_allreduce": "exp_dp",
 }
+
+# A batched p2p call: the writer times the send and copies its timestamp and duration to the receive
+# (``cmd_recv.no_trace_update(cmd_send.duration, cmd_send.time_stamp)`` in schedules.py), which it
+# writes on the next line.
+BATCHED_P2P = {"send_forward": "recv_backward", "send_backward": "recv_forward"}
 
 
 # Every spelling the trace may use, with and without the "torch." prefix.
@@ -159,11 +171,22 @@ class DdpGradCommRecord:
 
 
 class _LayerCalls(dict):  # type: ignore[type-arg]
-    """(func_name, trace_src_func) -> whether that traced call is a transformer layer's collective."""
+    """(func_name, trace_src_func) -> whether that traced call is a transformer layer's collective.
+
+    Not a layer's: the loss (``crossEntropy_fwd_*``), the embedding (``embedding_fwd``, and the
+    output layer's input-gradient all-reduce, ``embedding_bwd_async``/``embedding_bwd*`` in older writer
+    versions), and a ``_reduce`` without ``func``: ``_CopyToModelParallelRegion.backward`` in
+    ``megatron/core/tensor_parallel/mappings.py`` - the LM head's input gradient on the last stage,
+    identity in forward.  Layer collectives always pass a ``func`` (``linear_fwd``, ``normlinear_bwd``).
+    """
 
     def __missing__(self, call: tuple[str | None, str]) -> bool:
         func_name, source = call
-        is_layer = not (func_name or "").startswith(("crossEntropy", "embedding")) and not source.startswith("embedding")
+        is_layer = (
+            not (func_name or "").startswith(("crossEntropy", "embedding"))
+            and not source.startswith("embedding")
+            and not (func_name is None and source == "_reduce")
+        )
         self[call] = is_layer
         return is_layer
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lint.config import ConfigError, RunLayout
 from lint.runs.described import DescriptionError, described_layout
-from lint.runs.discovery import RunKey
+from lint.runs.discovery import RunKey, name_layout
 from lint.runs.model import DIMENSIONS, Layout, LayoutClaim, Run
 from lint.runs.summary import RankSummary
 
@@ -82,7 +82,8 @@ def assemble(
     if len(ranks) < max(minimum_ranks, 1):
         return None
     claims, pattern = sources.for_run(key)
-    layout = _layout(ranks, claims)
+    named = [LayoutClaim(dimension=d, value=v, source="the file names") for d, v in name_layout(key.stem).items()]
+    layout = _layout(ranks, claims + named)
     if pattern in sources.stage2ranks:
         stage2rank, source = sources.stage2ranks[pattern]
         layout = layout.model_copy(update={"stage2rank": stage2rank, "stage2rank_source": source})
@@ -90,28 +91,54 @@ def assemble(
 
 
 def _layout(ranks: dict[int, RankSummary], claims: list[LayoutClaim]) -> Layout:
-    stages = [s.stage for s in ranks.values() if s.stage is not None]
+    stage_of = {rank: s.stage for rank, s in ranks.items() if s.stage is not None}
+    stated = _stated(claims)
     inferred: list[LayoutClaim] = []
-    if stages:
-        inferred.append(LayoutClaim(dimension="pp", value=max(stages) + 1, source="the stage ids of the traces"))
+    if stage_of:
+        seen = max(stage_of.values()) + 1
+        # The stage ids only bound pp from below when ranks are missing (one node's files, or one
+        # sampled rank per stage): a larger stated pp then is no disagreement.
+        partial = stated["world"] is not None and len(ranks) < stated["world"]
+        if not (partial and stated["pp"] is not None and stated["pp"] > seen):
+            inferred.append(LayoutClaim(dimension="pp", value=seen, source="the stage ids of the traces"))
     # The traces' own evidence comes first: when a stated layout disagrees (TL504), grouping ranks by
     # what the files show keeps one wrong setting from turning into a finding on every rank.
     all_claims = inferred + claims
-    stated = {d: next((c.value for c in all_claims if c.dimension == d), None) for d in DIMENSIONS}
+    stated = _stated(all_claims)
     pp = stated["pp"] or 1
     tp, dp = stated["tp"], stated["dp"]
-    world = max(ranks) + 1
-    if world % pp:  # the highest ranks are missing: the fullest stage tells the stage size
-        world = pp * max((stages.count(s) for s in set(stages)), default=1)
     if stated["world"] is not None:
         world = stated["world"]
     elif tp is not None and dp is not None:
         world = tp * pp * dp
-    elif tp is not None and dp is None and world % (pp * tp) == 0:
+    else:
+        world = _world_of_ranks(stage_of, max(ranks) + 1, pp)
+    if tp is not None and dp is None and world % (pp * tp) == 0:
         dp = world // (pp * tp)
     elif dp is not None and tp is None and world % (pp * dp) == 0:
         tp = world // (pp * dp)
     return Layout(tp=tp, pp=pp, dp=dp, ep=stated["ep"], world=world, layers=stated["layers"], claims=all_claims)
+
+
+def _stated(claims: list[LayoutClaim]) -> dict[str, int | None]:
+    return {d: next((c.value for c in claims if c.dimension == d), None) for d in DIMENSIONS}
+
+
+def _world_of_ranks(stage_of: dict[int, int], highest: int, pp: int) -> int:
+    """The world size when no source states it: from the ranks present and the stages they name.
+
+    Megatron puts the stage outermost (stage = rank // ranks_per_stage), so each rank R of stage S > 0
+    bounds the stage size by R // S; the largest size all ranks agree with is taken.  That holds for a
+    run with only some ranks written (one node's, or one sampled rank per stage: ranks 0, 128, …, 8064
+    of stages 0-63 give 128 ranks per stage), which the count of files would not tell.
+    """
+    if highest % pp == 0:
+        return highest
+    bounds = [rank // stage for rank, stage in stage_of.items() if stage > 0]
+    per_stage = min(bounds, default=0)
+    if per_stage and all(rank // per_stage == stage for rank, stage in stage_of.items()) and per_stage * pp >= highest:
+        return per_stage * pp
+    return -(-highest // pp) * pp  # the highest ranks are missing: round up to whole stages
 
 
 def stated_layout_misfit(run: Run, command_line: dict[str, int]) -> str | None:

@@ -1,16 +1,29 @@
-"""Which megatron-trace files belong together: one directory, one name stem, one file per rank."""
+"""Which megatron-trace files belong together: one directory, one name stem, one run identity, one file per rank.
+
+The writer (fwyc0573/Megatron-LM ``megatron/profiler/cmd.py`` ``write_list_to_file``, also used by
+fwyc0573/moe_mg) names each rank's file ``{name_args}_rank{R}_{time.strftime('%Y%m%d%H%M%S')}.txt``, where
+``name_args`` is ``wd{world}_tp{tp}_pp{pp}[_exp{ep}_expNum{experts}]_(numl|l){layers}_bs{mbs}[_{tokenizer}]``
+(``megatron/training/training.py``).  The stem is what comes before the rank; the time stamp after it
+is the run's identity: several runs that share a stem may sit in one directory (the writer's own
+``realistic_trace/`` folder) and only their time stamps tell them apart.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from lint.source import printable_path
 
-# The writer names files {prefix}_rank{R}_{YYYYmmddHHMMSS}.txt: the stem is what comes before the rank
-# (the time stamp after it differs between ranks that started a second apart).
-DEFAULT_RANK_REGEX = re.compile(r"^(?P<stem>.*)rank(?P<rank>[0-9]+)")
+DEFAULT_RANK_REGEX = re.compile(r"^(?P<stem>.*)rank(?P<rank>[0-9]+)(?:_(?P<stamp>[0-9]{14})(?![0-9]))?")
+
+# Layout dimensions the writer puts in name_args, by the prefix it gives them; only a stem that starts
+# like name_args is read, so that another naming scheme's "tp2" is not taken for a layout.
+_NAME_ARGS = re.compile(r"^wd[0-9]+_tp[0-9]+_pp[0-9]+_")
+_NAME_DIMENSIONS = re.compile(r"(?:^|_)(?P<key>wd|tp|pp|exp|numl|l)(?P<value>[0-9]+)(?=_|$)")
+_DIMENSION_OF_KEY = {"wd": "world", "tp": "tp", "pp": "pp", "exp": "ep", "numl": "layers", "l": "layers"}
 
 
 class RankRegexError(ValueError):
@@ -33,24 +46,37 @@ def compile_rank_regex(text: str | None) -> re.Pattern[str]:
 class RunKey:
     directory: str
     stem: str
+    started: str = ""  # the time stamp of the run's first file, when the names carry one
 
     @property
     def label(self) -> str:
-        """How findings about the whole run name it: ``traces/trace_rank*``."""
-        return printable_path(str(Path(self.directory) / f"{self.stem}*"))
+        """How findings about the whole run name it: ``traces/trace_rank*`` (``… (run of 20250320144110)``)."""
+        glob = printable_path(str(Path(self.directory) / f"{self.stem}*"))
+        return f"{glob} (run of {self.started})" if self.started else glob
 
 
-def run_key(path: Path, pattern: re.Pattern[str]) -> tuple[RunKey, int] | None:
-    """The run a file's name puts it in and the rank it names, or None for a name without a rank."""
+@dataclass(frozen=True)
+class NamedFile:
+    """What a file's name says: its run (before the split by time stamp), its rank, its time stamp."""
+
+    path: Path
+    key: RunKey
+    rank: int
+    stamp: str
+
+
+def run_key(path: Path, pattern: re.Pattern[str]) -> NamedFile | None:
+    """The run stem, rank and time stamp a file's name gives, or None for a name without a rank."""
     match = pattern.search(path.name)
     if match is None:
         return None
     stem = path.name[: match.start("rank")]
-    return RunKey(str(path.parent), stem), int(match.group("rank"))
+    stamp = (match.groupdict().get("stamp") or "") if "stamp" in pattern.groupindex else ""
+    return NamedFile(path, RunKey(str(path.parent), stem), int(match.group("rank")), stamp)
 
 
-def siblings(key: RunKey, pattern: re.Pattern[str]) -> list[Path]:
-    """Every file of the directory whose name puts it in run ``key`` (sorted)."""
+def siblings(key: RunKey, pattern: re.Pattern[str]) -> list[NamedFile]:
+    """Every file of the directory whose name puts it in the stem of run ``key`` (sorted)."""
     directory = Path(key.directory)
     try:
         entries = sorted(directory.iterdir())
@@ -59,6 +85,44 @@ def siblings(key: RunKey, pattern: re.Pattern[str]) -> list[Path]:
     found = []
     for entry in entries:
         named = run_key(entry, pattern)
-        if named is not None and named[0] == key and not entry.name.startswith(".") and entry.is_file():
-            found.append(entry)
+        if named is not None and named.key == RunKey(key.directory, key.stem) and not entry.name.startswith(".") and entry.is_file():
+            found.append(named)
+    return found
+
+
+def split_by_time(files: Iterable[NamedFile]) -> dict[RunKey, list[NamedFile]]:
+    """The runs among the files of one stem, told apart by the time stamps in their names.
+
+    Each process writes its file once, when it has finished (``write_list_to_file``): the files of one
+    run carry one time stamp, or - in scaling mode, where each rank is profiled by its own process one
+    after the other - increasing ones.  Taken in time order, a rank that comes again starts the next run.
+    Files without a time stamp form one run.  Only when a stem holds several runs does a run's key
+    (and so its label) carry the time stamp of its first file.
+    """
+    files = list(files)
+    runs: dict[RunKey, list[NamedFile]] = {}
+    unstamped = sorted((f for f in files if not f.stamp), key=lambda f: (f.rank, f.path))
+    if unstamped:
+        runs[unstamped[0].key] = unstamped
+    current: list[NamedFile] = []
+    ranks: set[int] = set()
+    for named in sorted((f for f in files if f.stamp), key=lambda f: (f.stamp, f.rank, f.path)):
+        if not current or named.rank in ranks:
+            current, ranks = [], set()
+            runs[RunKey(named.key.directory, named.key.stem, named.stamp)] = current
+        current.append(named)
+        ranks.add(named.rank)
+    stamped = [key for key in runs if key.started]
+    if len(stamped) == 1 and not unstamped:  # one run: its stem names it
+        return {RunKey(key.directory, key.stem): runs[key] for key in stamped}
+    return runs
+
+
+def name_layout(stem: str) -> dict[str, int]:
+    """Layout dimensions the writer put in a file name's stem: ``wd16_tp1_pp2_exp2_…`` -> world 16, tp 1, …"""
+    found: dict[str, int] = {}
+    if not _NAME_ARGS.match(stem):
+        return found
+    for match in _NAME_DIMENSIONS.finditer(stem):
+        found.setdefault(_DIMENSION_OF_KEY[match.group("key")], int(match.group("value")))
     return found

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -76,7 +76,7 @@ class Run(BaseModel):
         return self.layout.expected_stage(rank)
 
 
-def majority(values: dict[int, T]) -> tuple[T | None, list[int]]:
+def majority(values: Mapping[int, T]) -> tuple[T | None, list[int]]:
     """The value most ranks have (None on a tie) and the ranks that have another one.
 
     Culprits are decided by majority, not by which rank came first; on a tie every rank is named.

@@ -1,4 +1,4 @@
-"""Consistent multi-rank Megatron runs in the ``megatron-trace`` format (FORMATS.md section 1, layout V1).
+"""Consistent multi-rank Megatron runs in the ``megatron-trace`` format (docs/formats/megatron-trace.md, layout V1).
 
 Every rank's records are what Megatron's ``CMD`` instrumentation writes for a GPT model trained with
 the non-interleaved 1F1B schedule (``forward_backward_pipelining_without_interleaving``):

@@ -45,7 +45,7 @@ from lint.engine import CheckOptions, check_file
 from lint.executor import run_all
 from lint.models.megatron_trace import P2P_OPS, tensor_bytes
 from lint.runs.assemble import LayoutSources, assemble
-from lint.runs.discovery import RunKey, run_key
+from lint.runs.discovery import RunKey, run_key, split_by_time
 from lint.runs.model import Run
 from lint.runs.summary import Collective, OpStep, RankSummary
 from lint.source import Source
@@ -76,13 +76,15 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
 
 def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[Run, list[str]]:
     named = [run_key(source.path, options.rank_regex) for source in sources]
-    stems = sorted({key.stem for key, _ in filter(None, named)})
-    if len(stems) > 1:
-        raise DiffInputError(f"{path}: holds the files of {len(stems)} runs ({', '.join(s + '*' for s in stems)}); name one")
+    stems = sorted({name.key.stem for name in filter(None, named)})
+    runs = [f"{key.stem}*" + (f" (run of {key.started})" if key.started else "")
+            for stem in stems for key in split_by_time(n for n in named if n is not None and n.key.stem == stem)]
+    if len(runs) > 1:
+        raise DiffInputError(f"{path}: holds the files of {len(runs)} runs ({', '.join(runs)}); name one")
     reading = CheckOptions()  # summaries only: no rule runs, so the default selection is never consulted
     read = run_all(_summary, reading, sources, options.backend)
     # A rank named by neither records nor file name is numbered by its place.
-    files = [(summary, name[1] if name else index) for index, ((summary, _), name) in enumerate(zip(read, named, strict=True))]
+    files = [(summary, name.rank if name else index) for index, ((summary, _), name) in enumerate(zip(read, named, strict=True))]
     broken = [broken_note(source.display, []) for source, (_, parsed) in zip(sources, read, strict=True) if not parsed]
     if not any(summary.steps for summary, _ in files):
         raise DiffInputError(f"{path}: no {NAME} record could be read")

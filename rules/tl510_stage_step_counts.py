@@ -1,0 +1,68 @@
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+
+from lint.models.megatron_trace import MICRO_BATCH_OPS
+from lint.rule import Rule, Scope, Severity, Violation
+from lint.runs.model import Run, majority, rank_list
+
+_COUNTED_ELSEWHERE = frozenset({"forward_step", "ep_allreduce"})  # by TL507 and TL508
+
+
+class StageStepCounts(Rule):
+    """A rank runs an op more or fewer times in an iteration than the other ranks of its stage.
+
+    All ranks of a pipeline stage run one schedule (``forward_backward_pipelining_without_interleaving``
+    in ``megatron/core/pipeline_parallel/schedules.py``, with the run's one micro-batch count) and one
+    finalize phase (``finalize_model_grads`` in ``megatron/core/distributed/finalize_model_grads.py``,
+    then the optimizer step), and the writer records every step of it on every rank
+    (``megatron/profiler/cmd.py``).  So in each iteration the ranks of a stage write each op -
+    ``backward_step``, the p2p calls, ``loss_func``, the gradient all-reduces, ``optimizer_step`` - the
+    same number of times.  The rank that differs from the majority of its stage is named; on a tie
+    every rank is.  Forward steps are TL507's (micro-batches per rank), the embedding all-reduce is
+    TL508's, and a gap inside one file is TL116's.
+
+    Why it matters:
+        A rank whose file lacks its last micro-batch's backward step, or its gradient all-reduce, was cut
+        short or lost records: its stage's peers wait on a collective it never joins, and a simulator
+        replays a different iteration on it.
+
+    Example:
+        ranks 4-7 of stage 1 run 8 backward_steps in iteration 0, rank 5 runs 7
+        -> rank 5 runs backward_step 7 times in iteration 0; ranks 4, 6 and 7 of stage 1 run it 8 times
+    """
+
+    code = "TL510"
+    name = "stage-step-counts"
+    severity = Severity.ERROR
+    formats = ("megatron-trace",)
+    scope = Scope.RUN
+
+    def check_run(self, run: Run) -> Iterator[Violation]:
+        for stage, ranks in run.stages().items():
+            if len(ranks) < 2:
+                continue
+            ran = {rank: Counter((s.iteration, s.op) for s in run.ranks[rank].steps) for rank in ranks}
+            seen = {key for counted in ran.values() for key in counted if key[1] not in _COUNTED_ELSEWHERE}
+            counts: dict[tuple[int, str], dict[int, int]] = defaultdict(dict)  # (iteration, op) -> rank -> count
+            for iteration, op in seen:
+                forwards = {rank: ran[rank][iteration, "forward_step"] for rank in ranks}
+                micro_batches = majority(forwards)[0]
+                for rank in ranks:
+                    # A rank that ran fewer micro-batches (TL507's finding) runs fewer of each of their steps.
+                    if op not in MICRO_BATCH_OPS or forwards[rank] == micro_batches:
+                        counts[iteration, op][rank] = ran[rank][iteration, op]
+            for (iteration, op), by_rank in sorted(counts.items()):
+                most, culprits = majority(by_rank)
+                for rank in culprits:
+                    peers = [r for r, n in by_rank.items() if r != rank and n == most] or [r for r in by_rank if r != rank]
+                    theirs = by_rank[peers[0]]
+                    yield Violation(
+                        None, None,
+                        f"rank {rank} runs {op} {_times(by_rank[rank])} in iteration {iteration}; {rank_list(peers)} of stage {stage} "
+                        f"{'runs' if len(peers) == 1 else 'run'} it {_times(theirs)}",
+                        rank, path=run.ranks[rank].path,
+                    )
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
