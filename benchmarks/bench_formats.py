@@ -26,8 +26,8 @@ from measure import ROOT, TLINT_CHECK, first_cpu, run_measured
 
 sys.path.insert(0, str(ROOT))  # the workload generator lives in the checkout's test tree
 
-from tests.synth.megatron_run import RunSpec  # noqa: E402
-from tests.synth.simai_workload import write_workload  # noqa: E402
+from tests.synth.megatron_run import RunSpec
+from tests.synth.simai_workload import write_workload
 
 TARGET_MB_PER_S = {"megatron-trace": 80.0}
 OTHER_TARGET_MB_PER_S = 30.0

@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the generator lives in the checkout's test tree
 
-from tests.synth.megatron_run import RunSpec, write_run  # noqa: E402
+from tests.synth.megatron_run import RunSpec, write_run
 
 # A 7B-class GPT (32 layers, hidden 4096) in bfloat16.
 MODEL = {"layers": 32, "hidden": 4096, "seq": 2048, "micro_batch_size": 1, "vocab": 50432, "dtype": "torch.bfloat16"}

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the generator lives in the checkout's test tree
 
-from lint.formats import parser  # noqa: E402
-from tests.synth.megatron_run import RunSpec, rank_records, write_records  # noqa: E402
+from lint.formats import parser
+from tests.synth.megatron_run import RunSpec, rank_records, write_records
 
 MB = 10**6
 TRACE_SPEC = RunSpec(tp=2, pp=4, dp=1, micro_batches=32, layers=40, hidden=5120, seq=2048, micro_batch_size=2, vocab=50432)

@@ -261,10 +261,8 @@ def prune(limit: int | None = None) -> int:
     for _, size_, path in sorted(files):
         if total <= limit:
             break
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(path)  # another process may have removed or replaced it: either way it is gone
-        except OSError:
-            pass
         total -= size_
         removed += 1
     return removed

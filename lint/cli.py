@@ -7,11 +7,12 @@ set-up) imports nothing of tlint's, and a check does not import the differ or th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from lint import __version__
 
@@ -26,7 +27,7 @@ DASK_HELP = "read the files as tasks on this running Dask cluster (e.g. tcp://ho
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_ERROR, f"tlint: error: {message}\n")
 
 
@@ -148,10 +149,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
 
 def _silence(stream: TextIO) -> None:
     """Point a closed pipe at /dev/null so that Python's final flush of it does not fail again."""
-    try:
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-    except (OSError, ValueError, io.UnsupportedOperation):
-        pass
 
 
 def _rule(key: str | None, every: bool, out: TextIO, err: TextIO) -> int:

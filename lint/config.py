@@ -9,6 +9,7 @@ over the file: its ``--select`` starts the selection afresh (the file's ``ignore
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import tomllib
 from collections.abc import Iterable
@@ -96,10 +97,8 @@ class Selection:
         if not self.per_path_ignores:
             return frozenset()
         candidates = {PurePosixPath(Path(path).as_posix())}
-        try:
+        with contextlib.suppress(ValueError):  # a path outside the root matches the patterns as given only
             candidates.add(PurePosixPath(Path(path).resolve().relative_to(self.root.resolve()).as_posix()))
-        except ValueError:
-            pass
         codes: set[str] = set()
         for pattern, ignored in self.per_path_ignores:
             if any(fnmatch.fnmatchcase(str(candidate), pattern) for candidate in candidates):

@@ -329,7 +329,7 @@ def check(paths: list[str], options: CheckOptions, progress: executor.Progress |
     summary = report.summary
     tasks = _plan(paths, options, report)
     runs: dict[RunKey, list[tuple[_Task, FileOutcome]]] = defaultdict(list)
-    for task, (outcome, error) in zip(tasks, _execute(tasks, options, progress)):
+    for task, (outcome, error) in zip(tasks, _execute(tasks, options, progress), strict=True):
         if error is not None:
             if task.asked:
                 summary.input_errors.append(error)
@@ -385,7 +385,7 @@ def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: f
     if options.use_cache and None not in entries:
         entry = cache.run_key([
             repr(key), options.rank_regex.pattern, repr(options.layout),
-            *sorted(f"{entry} {task.named_rank} {task.source.display} {task.source.display in asked}" for entry, (task, _) in zip(entries, members)),
+            *sorted(f"{entry} {task.named_rank} {task.source.display} {task.source.display in asked}" for entry, (task, _) in zip(entries, members, strict=True)),
         ])
         if (hit := cache.load_findings(entry)) is not None:
             return hit, None
@@ -426,6 +426,7 @@ def check_run(run: Run, format_name: str, options: CheckOptions) -> list[Finding
     collector = _Collector(run.label, options.selection, options.max_findings)
     for rule in options.selection.rules_for(format_name, Scope.RUN):
         try:
+            # Run rules define check_run; Rule does not declare it (a RunRule base the tl5* rules derive from would).
             for violation in rule.check_run(run):  # type: ignore[attr-defined]
                 if violation.path is not None and violation.path not in run.asked:
                     where = f" ({violation.path}, line {violation.line})" if violation.line else f" ({violation.path})"

@@ -9,8 +9,8 @@ matched at C speed while rejected lines are re-parsed by Lark to say exactly whe
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
 
@@ -181,7 +181,7 @@ class _Deriver:
         else:
             if name not in self.rules:
                 raise NotRegularError(f"grammar {self.grammar.name!r}: no rule {name!r}")
-            body = self._node(self.rules[name], stack + (name,), repeated)
+            body = self._node(self.rules[name], (*stack, name), repeated)
         if name in self.fields and not repeated and name not in self.named:
             self.named.append(name)
             return f"(?P<{name}>{body})"
@@ -238,7 +238,7 @@ def _ebnf(text: str) -> _Ebnf:
         if name not in terminals:
             if name in stack or name not in terminal_trees:
                 raise NotRegularError(f"terminal {name!r} is undefined or recursive")
-            terminals[name] = _ebnf_regex(terminal_trees[name], lambda inner, _repeated: f"(?:{terminal(inner, stack + (name,))})")
+            terminals[name] = _ebnf_regex(terminal_trees[name], lambda inner, _repeated: f"(?:{terminal(inner, (*stack, name))})")
         return terminals[name]
 
     for name in terminal_trees:

@@ -7,6 +7,7 @@ the engine stamps code, name, severity and path on them (as yamllint does).
 
 from __future__ import annotations
 
+import copyreg
 import importlib.util
 import inspect
 import re
@@ -136,7 +137,7 @@ def registry() -> dict[str, type[Rule]]:
         if rule.Options.__module__ == module_name:
             # Rule modules are loaded from files, not imported by name, so another process (a Dask worker)
             # could not find an options class by its name: the options travel as their rule's code and values.
-            rule.Options.__reduce__ = _rebuilt_by_code(rule.code)  # type: ignore[method-assign,assignment]
+            copyreg.dispatch_table[rule.Options] = _rebuilt_by_code(rule.code)
     return rules
 
 

@@ -47,10 +47,6 @@ def format_shape(shape: tuple[int, ...] | None) -> str:
     return "None" if shape is None else "[" + ", ".join(map(str, shape)) + "]"
 
 
-def is_finite(value: float | None) -> bool:
-    return value is None or math.isfinite(value)
-
-
 def quotient(dividend: int, divisor: int) -> str:
     """``dividend / divisor`` as a message shows it: a whole number when it is one."""
     whole, rest = divmod(dividend, divisor)
@@ -349,12 +345,12 @@ class StepsByStage(OptprimeLayout):
         return iter(())
 
     def check_layer_timing(self, record: LayerTimingRecord) -> Iterator[Violation]:
-        opened = self.open.get(record.rank)
+        opened = self.open.get(record.rank) if record.rank is not None else None
         if opened is not None:
             opened[1].append((record.layer, record.ops))
         return iter(())
 
-    def _close(self, rank: int | None) -> None:
+    def _close(self, rank: int) -> None:
         opened = self.open.pop(rank, None)
         if opened is None:
             return

@@ -22,11 +22,14 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, TypeAlias
 
 import zstandard
 
 from lint.models.common import SyntaxProblem
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
 
 ENCODING_CODE = "TL003"
 TRUNCATED_CODE = "TL004"
@@ -43,6 +46,10 @@ _MAGIC = (
     (re.compile(rb"\xfd7zXZ\x00"), "xz"),
     (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd"),
 )
+
+
+# An open file, or a reader that decompresses one as it is read.
+ByteStream: TypeAlias = BinaryIO | io.BufferedIOBase
 
 
 class InputError(Exception):
@@ -62,7 +69,7 @@ class _ZstdReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+    def readinto(self, buffer: Buffer) -> int:
         while not self._pending and not self._finished:
             chunk = self._raw.read(1 << 16)
             if not chunk:
@@ -75,21 +82,22 @@ class _ZstdReader(io.RawIOBase):
                 rest = self._frame.unused_data
                 self._frame = self._decompressor.decompressobj()
                 self._pending += self._frame.decompress(rest)
-        count = min(len(buffer), len(self._pending))
-        buffer[:count] = self._pending[:count]
+        with memoryview(buffer) as view:
+            count = min(len(view), len(self._pending))
+            view[:count] = self._pending[:count]
         self._pending = self._pending[count:]
         return count
 
 
-def _decompressed(raw: BinaryIO, compression: str | None) -> BinaryIO:
+def _decompressed(raw: BinaryIO, compression: str | None) -> ByteStream:
     if compression == "gzip":
-        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+        return gzip.GzipFile(fileobj=raw)
     if compression == "bzip2":
-        return bz2.BZ2File(raw)  # type: ignore[return-value]
+        return bz2.BZ2File(raw)
     if compression == "xz":
-        return lzma.LZMAFile(raw)  # type: ignore[return-value]
+        return lzma.LZMAFile(raw)
     if compression == "zstd":
-        return io.BufferedReader(_ZstdReader(raw))  # type: ignore[return-value]
+        return io.BufferedReader(_ZstdReader(raw))
     return raw
 
 
@@ -114,7 +122,7 @@ class Source:
         except OSError as error:
             raise InputError(f"{self.display}: cannot read: {error.strerror or error}") from None
 
-    def open(self) -> BinaryIO:
+    def open(self) -> ByteStream:
         """The file's bytes, decompressed when its first bytes are a compression format's magic."""
         raw = self._open_raw()
         start = raw.read(10)

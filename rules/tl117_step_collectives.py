@@ -66,7 +66,7 @@ class StepCollectives(Rule):
                 continue
             kinds: dict[frozenset[tuple[Call, int]], list[tuple[int, int]]] = defaultdict(list)
             for calls, steps in in_order.items():
-                kinds[frozenset(Counter(calls).items())] += zip(steps.lines, steps.batches)
+                kinds[frozenset(Counter(calls).items())] += zip(steps.lines, steps.batches, strict=True)
             if len(kinds) < 2:
                 continue
             ranked = sorted(kinds.items(), key=lambda item: -len(item[1]))

@@ -31,9 +31,9 @@ class Stage2rankLayout(OptprimeLayout):
 
     def finish(self) -> Iterator[Violation]:
         stage_map, pp, dp, tp = self.stage_map, self.setting("pp"), self.setting("dp"), self.setting("tp")
-        if stage_map is None:
+        count = self.stage_count()  # known whenever stage2rank is
+        if stage_map is None or count is None:
             return
-        count = self.stage_count()
         if sorted(stage_map.stages) != list(range(count)):
             source = f"{pp} gives" if pp is not None else f"a pipeline of {count} stages has"
             yield at(stage_map, f"stage2rank lists stages {spans(stage_map.stages)}; {source} stages {spans(range(count))}")

@@ -31,7 +31,7 @@ class StepCountMismatch(Rule):
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.last: dict[int, TimingHeaderRecord] = {}  # rank -> its latest header
-        self.completed: set[int] = set()
+        self.completed: set[int | None] = set()  # the ranks that printed ``run completed``
 
     def check_timing_header(self, record: TimingHeaderRecord) -> Iterator[Violation]:
         self.last[record.rank] = record

@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from lint.models.neusight_tsv import LayerRecord
-from lint.rule import Rule, Severity, Violation, at
+from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 
 class GradRowWithoutLayer(Rule):
@@ -34,7 +34,7 @@ class GradRowWithoutLayer(Rule):
     severity = Severity.ERROR
     formats = ("neusight-tsv",)
 
-    def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.grad: LayerRecord | None = None  # the previous row, when it is a gradient row
 

@@ -3,7 +3,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from lint.models.neusight_tsv import LayerRecord
-from lint.rule import Rule, Severity, Violation, at
+from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 # Layer names are torch.fx node names: a leaf module's path with "_" for "." (nn.LayerNorm, nn.Linear,
 # nn.Embedding), or a traced call's function name with a "_N" counter (GPT-2's Conv1D becomes addmm).
@@ -78,7 +78,7 @@ class GradSize(Rule):
     severity = Severity.WARNING
     formats = ("neusight-tsv",)
 
-    def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.grads: list[tuple[LayerRecord, Check]] = []  # gradient rows of recognised layers, in file order
 

@@ -58,10 +58,10 @@ class PpCommSize(Rule):
 
     def finish(self) -> Iterator[Violation]:
         header, activation = self.header, self.activation.size()
-        if header is None or not header.from_aicb or activation is None or (header.read("pp") or 0) <= 1 or not header.read("pp_comm"):
+        if header is None or not header.from_aicb or activation is None or (header.read("pp") or 0) <= 1:
             return
         pp_comm, tp = header.read("pp_comm"), header.read("tp") or 1
-        if pp_comm == activation.size or pp_comm * tp == activation.size:
+        if not pp_comm or pp_comm == activation.size or pp_comm * tp == activation.size:
             return
         sharded = f" nor that size ÷ model_parallel_NPU_group {tp} = {quotient(activation.size, tp)} (sequence parallelism)" if tp > 1 else ""
         yield at(header, f"pp_comm: {header.pp_comm} is neither {activation}{sharded}")

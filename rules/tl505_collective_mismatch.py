@@ -73,7 +73,7 @@ def _difference(step: OpStep, reference: tuple[Collective, ...], rank: int, peer
     for kind, group in sorted(mine.keys() | theirs.keys(), key=str):
         if mine[kind, group] != theirs[kind, group]:
             return f"rank {rank} has {mine[kind, group]} {kind} ({group}) in {where}; {others} {have} {theirs[kind, group]}"
-    for index, (own, other) in enumerate(zip(step.collectives, reference), 1):
+    for index, (own, other) in enumerate(zip(step.collectives, reference, strict=True), 1):
         if own != other:
             return (
                 f"collective {index} of {where}: rank {rank} runs {_describe(own)}; {others} {'runs' if len(peers) == 1 else 'run'} {_describe(other)}"

@@ -72,7 +72,7 @@ def test_sarif_is_valid_sarif_2_1_0_with_every_rule_and_every_finding(checked: P
 
     results = sarif_run["results"]
     assert len(results) == len(findings)
-    for result, finding in zip(results, findings):
+    for result, finding in zip(results, findings, strict=True):
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == finding["code"]
         assert result["level"] == {"error": "error", "warning": "warning"}[finding["severity"]]
         (location,) = result["locations"]
@@ -106,7 +106,7 @@ def test_github_writes_one_annotation_per_finding(checked: Path, findings: list[
     commands = read_github(out)
     assert code == 1 and len(commands) == len(findings)
     assert err.splitlines()[-1].startswith("Checked 2 files")
-    for (name, properties, data), finding in zip(commands, findings):
+    for (name, properties, data), finding in zip(commands, findings, strict=True):
         assert name == {"error": "error", "warning": "warning"}[finding["severity"]]
         assert properties["file"] == finding["path"]
         assert properties["title"] == f"{finding['code']} {finding['name']}"

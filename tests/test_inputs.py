@@ -10,7 +10,7 @@ import lzma
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 import zstandard
@@ -156,7 +156,12 @@ def test_an_unchanged_file_is_not_even_hashed_again(tmp_path: Path, broken_trace
     path.write_bytes(broken_trace)
     first = findings(str(path))
     hashed: list[object] = []
-    monkeypatch.setattr("lint.cache.open", lambda *a, **k: hashed.append(a) or open(*a, **k), raising=False)
+
+    def recording_open(*args: Any, **kwargs: Any) -> IO[Any]:
+        hashed.append(args)
+        return open(*args, **kwargs)
+
+    monkeypatch.setattr("lint.cache.open", recording_open, raising=False)
     assert findings(str(path)) == first and hashed == []
     path.write_bytes(broken_trace + b"\n")
     findings(str(path))

@@ -264,14 +264,14 @@ def differences(before: Run, after: Run) -> set[tuple[int, int | None, str]]:
     found = {(rank, None, "file") for rank in before.keys() ^ after.keys()}
     for rank in before.keys() & after.keys():
         assert len(before[rank]) == len(after[rank])
-        for line, (old, new) in enumerate(zip(before[rank], after[rank]), 1):
+        for line, (old, new) in enumerate(zip(before[rank], after[rank], strict=True), 1):
             found |= {(rank, line, f.name) for f in dataclasses.fields(OpRecord) if getattr(old, f.name) != getattr(new, f.name)}
     return found
 
 
 def changed_sub_operation(old: OpRecord, new: OpRecord) -> tuple[dict[str, object], dict[str, object]]:
     """The one sub-operation that differs, as (old fields, new fields) restricted to what differs."""
-    (index,) = [i for i, (a, b) in enumerate(zip(old.sub_operations, new.sub_operations)) if a != b]
+    (index,) = [i for i, (a, b) in enumerate(zip(old.sub_operations, new.sub_operations, strict=True)) if a != b]
     a, b = dataclasses.asdict(old.sub_operations[index]), dataclasses.asdict(new.sub_operations[index])
     return {k: v for k, v in a.items() if v != b[k]}, {k: v for k, v in b.items() if v != a[k]}
 
@@ -335,7 +335,7 @@ def test_remove_rank_file_removes_only_that_rank(run: Run) -> None:
 
 def test_faults_leave_their_input_alone_and_land_on_the_line_they_name(tmp_path: Path, run: Run) -> None:
     faulty, fault = change_collective_shape(run, 3)
-    faulty, missing = remove_rank_file(faulty, 0)
+    faulty, _ = remove_rank_file(faulty, 0)
     paths = write_run(SMALL, tmp_path, run=faulty)
     assert run == generate_run(SMALL)
     assert len(paths) == SMALL.world_size - 1 and not any("_rank0_" in path.name for path in paths)
@@ -351,7 +351,7 @@ def test_slow_down_stage_stretches_that_stage_only_and_time_still_runs_forward(r
     assert_time_runs_forward(SMALL, slower)
     for rank, records in run.items():
         stage = SMALL.position(rank).stage
-        for old, new in zip(records, slower[rank]):
+        for old, new in zip(records, slower[rank], strict=True):
             assert untimed(old) == untimed(new)
             assert ticks(new.duration) == (round(ticks(old.duration) * 1.5) if stage == 2 else ticks(old.duration))
 
@@ -361,7 +361,7 @@ def test_drop_layer_collective_pair_removes_one_forward_and_its_backward_twin_ev
     dropped = drop_layer_collective_pair(SMALL, run, layer)
     for rank, records in run.items():
         stage = SMALL.position(rank).stage
-        for old, new in zip(records, dropped[rank]):
+        for old, new in zip(records, dropped[rank], strict=True):
             lost = len(old.sub_operations) - len(new.sub_operations)
             assert lost == (1 if stage == 2 and old.op in ("forward_step", "backward_step") else 0)
             assert all(sub in old.sub_operations for sub in new.sub_operations)

@@ -14,9 +14,9 @@ Keys: ``layers`` (count), ``layer {i} {phase}`` (collectives per pass), ``layers
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from statistics import median
 
 from lint.diff.profile import Items, Profile, Timing, put, typical_message
-from statistics import median
 
 LAYER_GROUPS = frozenset({"tp", "ep"})
 PHASES = ("fwd", "bwd")

@@ -24,10 +24,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-from lint.diff.profile import Items, Profile, Scalar, Timing
 from statistics import median
 
+from lint.diff.profile import Items, Profile, Scalar, Timing
 from lint.diff.stats import holm, mann_whitney_p, quantile
 from lint.diff.wording import ARROW, is_number, key_template, natural_key, number_ranges, percent, subject, value
 from lint.models.diff import CATEGORIES, Category, CategoryCount, Change, DiffReport, DiffSide, DiffSummary, PlotSeries, Spread
@@ -122,7 +121,7 @@ def _timing(before: Profile, after: Profile, options: DiffOptions) -> Iterator[C
     # The step time is the question asked first, tested alone; the breakdown is one family, Holm-corrected.
     step_key = before.step_key or after.step_key
     breakdown = [k for k in keys if k != step_key]
-    adjusted = dict(zip(breakdown, holm([p_values[k] for k in breakdown])))
+    adjusted = dict(zip(breakdown, holm([p_values[k] for k in breakdown]), strict=True))
     adjusted.update({k: p_values[k] for k in keys if k == step_key})
     step_ms = before.step_ms or after.step_ms
     for key in keys:
@@ -163,7 +162,7 @@ def spread(timing: Timing) -> Spread | None:
 
 def _collapse(changes: list[Change]) -> list[Change]:
     """Changes alike but for the last number in their keys (layer 0..39, row#0..15) become one: 'layer 0-39'."""
-    groups: dict[tuple[object, ...], list[tuple[int, Change]]] = defaultdict(list)
+    groups: dict[tuple[str, *tuple[object, ...]], list[tuple[int, Change]]] = defaultdict(list)  # (key pattern, what else is alike)
     kept: list[Change] = []
     for change in changes:
         template = key_template(change.key) if change.category != "timing" else None

@@ -18,6 +18,7 @@ from lint.runs.discovery import DEFAULT_RANK_REGEX
 from lint.source import InputError, Source
 from lint.walk import expand
 
+
 class DiffInputError(Exception):
     """A side that cannot be compared: missing, unreadable, or of no or of several formats."""
 
@@ -48,10 +49,10 @@ def load_side(path: str, options: SideOptions) -> Profile:
     if not by_format:
         raise DiffInputError(f"{path}: no file of a known format (use --trace-format to force one)")
     if len(by_format) > 1:
-        found = ", ".join(f"{len(found)} {name}" for name, found in sorted(by_format.items()))
-        raise DiffInputError(f"{path}: holds files of several formats ({found}); name one file or run")
+        counts = ", ".join(f"{len(sources)} {name}" for name, sources in sorted(by_format.items()))
+        raise DiffInputError(f"{path}: holds files of several formats ({counts}); name one file or run")
     ((format_name, found),) = by_format.items()
-    adapter: Adapter = importlib.import_module(formats.diff_adapter(format_name))  # type: ignore[assignment]
+    adapter: Adapter = importlib.import_module(formats.diff_adapter(format_name))
     try:
         return adapter.load(path, found, options)
     except InputError as error:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from lint.models.diff import Change
 
@@ -13,7 +13,7 @@ _NUMBER = re.compile(r"\d+")
 _SPLIT = re.compile(r"(\d+)")
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 

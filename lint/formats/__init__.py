@@ -8,7 +8,7 @@ format added there is everywhere at once.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
@@ -83,8 +83,9 @@ def layout_keys() -> tuple[str, ...]:
     return tuple(f.states_layout for f in descriptor.FORMATS if f.states_layout is not None)
 
 
-def _module(name: str) -> Any:
-    return importlib.import_module(named(name).parser)
+def _module(name: str) -> _FormatModule:
+    module: _FormatModule = importlib.import_module(named(name).parser)
+    return module
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,15 @@ class Evidence:
         """Recognised when more than half of the ``lines`` non-empty first lines are ``shape``; ``also`` is what
         else the detector saw."""
         return cls(2 * matched > lines, matched / lines if lines else 0.0, f"{also}{matched} of {lines} non-empty lines {shape}")
+
+
+class _FormatModule(Protocol):
+    """What every format's parser module (its descriptor's ``parser``) defines."""
+
+    Parser: Callable[[], Parser]
+
+    def detect(self, lines: list[str], /) -> Evidence: ...
+
 
 
 @dataclass(frozen=True)

@@ -169,8 +169,8 @@ class Parser:
     def _build(self, rule: str, number: int, texts: tuple[Any, ...]) -> OpRecord | DdpGradCommRecord:
         """The record of layout ``rule`` from its field texts (None: a field the line leaves out)."""
         if self._positional.get(rule):
-            return OpRecord(number, 1, _VARIANT_RULES[rule], *[convert(text) for (_, convert), text in zip(self._plans[rule], texts)])
-        values = {attribute: convert(text) for (attribute, convert), text in zip(self._plans[rule], texts)}
+            return OpRecord(number, 1, _VARIANT_RULES[rule], *[convert(text) for (_, convert), text in zip(self._plans[rule], texts, strict=True)])
+        values = {attribute: convert(text) for (attribute, convert), text in zip(self._plans[rule], texts, strict=True)}
         if rule == "ddp_grad_comm":
             op = values.pop("op")
             if op != "ddp_grad_comm":

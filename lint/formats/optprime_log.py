@@ -29,7 +29,14 @@ from lint.formats import Evidence
 from lint.grammar import Grammar
 from lint.models.common import SyntaxProblem
 from lint.models.optprime_log import (
-    RECORD_TYPES, SETTINGS, DeviceMesh, LayerTimingRecord, OtherRecord, Record, flat_ints, layer_position,
+    RECORD_TYPES,
+    SETTINGS,
+    DeviceMesh,
+    LayerTimingRecord,
+    OtherRecord,
+    Record,
+    flat_ints,
+    layer_position,
 )
 from lint.pyliteral import read_literal
 from lint.resources import grammar_path
@@ -534,7 +541,7 @@ def _render_mesh(mesh: DeviceMesh) -> str:
     if mesh.style == "device_list":
         return f"DeviceMesh({mesh.device!r}, {list(mesh.ranks or ())}{names})"
     sizes = mesh.sizes or ()
-    dims = f"({', '.join(f'{n}={s}' for n, s in zip(mesh.dim_names, sizes))})" if mesh.dim_names is not None else repr(sizes)
+    dims = f"({', '.join(f'{n}={s}' for n, s in zip(mesh.dim_names, sizes, strict=False))})" if mesh.dim_names is not None else repr(sizes)
     ranks = f", Mesh: {list(mesh.ranks)}" if mesh.ranks is not None else ""
     return f"DeviceMesh({dims}, {mesh.device!r}, stride={mesh.stride!r}{ranks})"
 

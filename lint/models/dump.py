@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -16,14 +15,11 @@ def _adapter(record_type: type) -> TypeAdapter[Any]:
 
 def dump_record(record: Any) -> dict[str, Any]:
     """``{"kind": ..., field: value, ...}`` in JSON types, validated by pydantic on the way."""
-    return {"kind": record.kind, **_adapter(type(record)).dump_python(record, mode="json")}
+    record_type: type = type(record)  # as type[Any], mypy would take it for unhashable (python/mypy#11470)
+    return {"kind": record.kind, **_adapter(record_type).dump_python(record, mode="json")}
 
 
 def load_record(record_type: type, data: dict[str, Any]) -> Any:
     """Validate a dump back into a record (the inverse of :func:`dump_record`)."""
     fields = {key: value for key, value in data.items() if key != "kind"}
     return _adapter(record_type).validate_python(fields)
-
-
-def dump_records(records: Iterable[Any]) -> list[dict[str, Any]]:
-    return [dump_record(record) for record in records]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from operator import attrgetter
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import ClassVar
 
 # Bytes per element, as the trace's consumer computes message sizes (with or without "torch.").
@@ -229,7 +229,7 @@ def layer_tensors(record: OpRecord) -> Counter[tuple[tuple[int, ...] | None, str
     if first is not None and all(s.input__shape is first.input__shape and s.input__dtype == first.input__dtype for s in layer):
         tensors = Counter({(first.input__shape, first.input__dtype): len(layer)})
     else:
-        tensors = Counter(zip(map(_SHAPE, layer), map(_DTYPE, layer)))
+        tensors = Counter(zip(map(_SHAPE, layer), map(_DTYPE, layer), strict=True))
     _last_layer_tensors = (record, tensors)
     return tensors
 

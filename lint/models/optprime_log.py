@@ -398,6 +398,7 @@ class TimingHeaderRecord(Record):
     kind: ClassVar[str] = "timing_header"
     stage: int
     step: int
+    rank: int = field(kw_only=True)  # the header prints it: a block of timings always belongs to a rank
 
 
 @dataclass(slots=True)

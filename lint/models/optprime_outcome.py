@@ -28,7 +28,7 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any
 
-from lint.models.optprime_log import FAILURE_MESSAGES
+from lint.models.optprime_log import FAILURE_MESSAGES, TracebackFrameRecord
 
 # Exceptions torchrun raises in its own process: they report a failure, they are not one.
 _LAUNCHER_EXCEPTIONS = frozenset({"ChildFailedError", "SignalException"})
@@ -80,10 +80,10 @@ class RunOutcome:
     completed_ranks: set[int] = field(default_factory=set)
     failure_signs: int = 0
     first_sign: Any = None
-    worker_exceptions: list[tuple[Any, Any]] = field(default_factory=list)  # (exception, the frame it names)
+    worker_exceptions: list[tuple[Any, TracebackFrameRecord | None]] = field(default_factory=list)  # (exception, the frame it names)
     launcher_exceptions: list[Any] = field(default_factory=list)  # raised in torchrun's own process
     critical_logs: list[Any] = field(default_factory=list)  # a worker's CRITICAL/ERROR log lines (opt_prime's aborts)
-    frames: dict[int | None, list[Any]] = field(default_factory=dict)  # rank -> frames of its open traceback
+    frames: dict[int | None, list[TracebackFrameRecord]] = field(default_factory=dict)  # rank -> frames of its open traceback
     death: Any = None
     child_failed: Any = None
     root_cause: _Exit | None = None
@@ -179,24 +179,24 @@ class RunOutcome:
             return None
         return _Exit(child.line, child.column, None, child.exitcode)
 
-    def _exception_of(self, rank: int | None) -> tuple[Any, Any] | None:
+    def _exception_of(self, rank: int | None) -> tuple[Any, TracebackFrameRecord | None] | None:
         """The first exception of ``rank``, else the first worker exception of the log (with its frame)."""
         own = [found for found in self.worker_exceptions if rank is not None and found[0].rank == rank]
         candidates = own or self.worker_exceptions
         return candidates[0] if candidates else None
 
 
-def _launcher_frame(frame: Any) -> bool:
+def _launcher_frame(frame: TracebackFrameRecord) -> bool:
     """A frame of torchrun's own process (its entry point or torch/distributed/run.py)."""
     path = frame.path.replace("\\", "/")
     return path.endswith(("/torchrun", "torch/distributed/run.py"))
 
 
-def _raising_frame(frames: list[Any]) -> Any:
+def _raising_frame(frames: list[TracebackFrameRecord]) -> TracebackFrameRecord | None:
     """The frame a user reads first: the innermost one of the training script or opt_prime, not of a library
     (the innermost of all where every frame is a library's; None: the log shows no frame)."""
     own = [frame for frame in frames if not frame.in_library]
-    return (own or frames or [None])[-1]
+    return (own or frames)[-1] if frames else None
 
 
 def _who(rank: int | None) -> str:

@@ -43,7 +43,7 @@ class CheckSummary(BaseModel):
     baseline_suppressed: int | None = Field(default=None, description="findings hidden by --baseline")
     baseline_stale: int | None = Field(default=None, description="baseline entries that matched no finding")
 
-    @computed_field  # type: ignore[prop-decorator]
+    @computed_field  # type: ignore[prop-decorator]  # mypy rejects decorated properties (python/mypy#1362; pydantic's docs)
     @property
     def findings(self) -> int:
         return self.errors + self.warnings + self.infos

@@ -5,7 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID  # rich is imported only when a bar is drawn
 
 SHOW_AFTER_SECONDS = 1.0  # a check that ends sooner never draws a bar
 
@@ -21,7 +24,7 @@ def progress_bar(stream: TextIO, *, enabled: bool) -> Iterator[Callable[[int, in
     started = time.monotonic()
     bar = Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True,
                    console=Console(file=stream))
-    task: list[int] = []
+    task: list[TaskID] = []
 
     def advance(done: int, total: int) -> None:
         if not task and time.monotonic() - started >= SHOW_AFTER_SECONDS:

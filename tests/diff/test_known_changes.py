@@ -16,7 +16,13 @@ import pytest
 from lint.models.diff import DiffReport
 from tests.diff.conftest import SEEDS, diff_of, keyed, significant
 from tests.synth.megatron_run import (
-    RunSpec, drop_layer_collective_pair, generate_run, rescale_durations, slow_down_stage, write_records, write_run,
+    RunSpec,
+    drop_layer_collective_pair,
+    generate_run,
+    rescale_durations,
+    slow_down_stage,
+    write_records,
+    write_run,
 )
 from tests.test_synth import parse_file
 

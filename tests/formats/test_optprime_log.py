@@ -18,7 +18,14 @@ from lint.formats.optprime_log import detect as claims_optprime_log
 from lint.models.common import SyntaxProblem
 from lint.models.dump import dump_record
 from lint.models.optprime_log import (
-    RECORD_TYPES, SETTINGS, DeviceMesh, ExceptionRecord, LayerTimingRecord, OptprimeLog, OtherRecord, Record,
+    RECORD_TYPES,
+    SETTINGS,
+    DeviceMesh,
+    ExceptionRecord,
+    LayerTimingRecord,
+    OptprimeLog,
+    OtherRecord,
+    Record,
     layer_position,
 )
 from tests.shared_corpus import corpus_files
@@ -130,7 +137,7 @@ def test_seed_holds_the_invariants_formats_md_lists() -> None:
         assert step.rank in SUMMARY.stage2rank[step.stage]
         order = [layer_position(name) for name in step.layers]
         assert order == sorted(order)
-        for name, total, ops, avg in zip(step.layers, step.total_ms, step.ops, step.avg_ms):
+        for name, total, ops, avg in zip(step.layers, step.total_ms, step.ops, step.avg_ms, strict=True):
             assert abs(total / ops - avg) <= 0.0005 + 1e-9
             if name in ("embed", "lm_head"):
                 assert ops == config["gas"]

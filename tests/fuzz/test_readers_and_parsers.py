@@ -16,6 +16,7 @@ from lint.source import Source
 from tests.fuzz.budget import fuzz_settings
 from tests.fuzz.inputs import any_bytes, damaged_files, fuzzed_files
 
+
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where each example's bytes are written (module-scoped: hypothesis reruns the test body in it)."""

@@ -167,7 +167,7 @@ def _templates(spec: RunSpec, stage: int) -> dict[str, _OpTemplate]:
             _Call("_reduce", (seq, mbs), "torch.float32", f"crossEntropy_fwd_{i}", "tp", "allreduce", (0.02, 0.05))
             for i in (1, 2, 3)
         )
-        backward = (_Call("embedding_bwd_async", activation, dtype, "embedding_bwd_async", "tp", "allreduce", (40.0, 130.0)),) + backward
+        backward = (_Call("embedding_bwd_async", activation, dtype, "embedding_bwd_async", "tp", "allreduce", (40.0, 130.0)), *backward)
     loss = _Call("allreduce", (1,), "torch.float32", "loss_func", "dp", "allreduce", (0.05, 0.1))
     receive = _OpTemplate("pp", activation, dtype, None, (), (0.5, 40.0))
     send = _OpTemplate("pp", activation, dtype, None, (), (0.5, 5.0))

@@ -36,11 +36,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
+from statistics import median
 
 from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Items, Profile, Timing, put, typical_message
 from lint.diff.sides import DiffInputError, SideOptions, broken_note
-from statistics import median
 from lint.engine import read_summary
 from lint.executor import run_all
 from lint.layout import Sizes
@@ -250,8 +250,8 @@ def _name(collective: Collective) -> str:
 
 def _comm(view: _RunView, comm: Items) -> float:
     """Fills ``comm``; returns the bytes per step of all kinds together."""
-    step_bytes: Counter[str] = Counter()
-    step_calls: Counter[str] = Counter()
+    step_bytes: dict[str, float] = defaultdict(float)  # sums of medians
+    step_calls: dict[str, float] = defaultdict(float)
     messages: dict[str, list[int]] = defaultdict(list)
     dtypes: dict[str, Counter[str]] = defaultdict(Counter)
     for stage in view.stages:
@@ -295,10 +295,11 @@ def _comm(view: _RunView, comm: Items) -> float:
 
 
 def _wall_time(iteration: Iteration) -> float | None:
-    timed = [step for step in iteration if step.end is not None and step.duration is not None]
+    timed = [(step.end, step.duration) for step in iteration if step.end is not None and step.duration is not None]
     if not timed:
         return None
-    return timed[-1].end - (timed[0].end - timed[0].duration)  # type: ignore[operator]
+    (first_end, first_duration), (last_end, _) = timed[0], timed[-1]
+    return last_end - (first_end - first_duration)
 
 
 def _timing(view: _RunView) -> dict[str, Timing]:

@@ -51,7 +51,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     for step in steps:
         put(profile.structure, f"stage {step.stage}", layers=" ".join(step.layers))
         stage_samples[step.stage].append(sum(step.total_ms))
-        for layer, total in zip(step.layers, step.total_ms):
+        for layer, total in zip(step.layers, step.total_ms, strict=True):
             layer_samples[f"layer {layer} forward"].append(total)
     timing = {key: Timing(samples=samples) for key, samples in layer_samples.items()}
     timing |= {f"stage {stage} forward": Timing(samples=samples) for stage, samples in sorted(stage_samples.items())}
@@ -73,10 +73,10 @@ def _layers(steps: list[StepTimes], gas: int | str | None) -> LayerProfileBuilde
     micro_batches = gas if isinstance(gas, int) and gas > 0 else 1
     per_step: dict[tuple[int, int], float] = defaultdict(float)  # (step, layer) -> ms over the stages sharing it
     for step in steps:
-        for layer, total in zip(step.layers, step.total_ms):
+        for layer, total in zip(step.layers, step.total_ms, strict=True):
             if layer.isdigit():
                 per_step[step.step, int(layer)] += total
-    for (_, layer), total in sorted(per_step.items()):
-        builder.layer_pass(layer)
-        builder.compute(layer, "fwd", total / micro_batches)
+    for (_, index), total in sorted(per_step.items()):
+        builder.layer_pass(index)
+        builder.compute(index, "fwd", total / micro_batches)
     return builder

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from lint.diff.common import LayerProfileBuilder
-from lint.diff.profile import Items, Profile, Timing, put, typical_message
+from lint.diff.profile import Items, Profile, Scalar, Timing, put, typical_message
 from lint.diff.sides import SideOptions, records, single_source
 from lint.layout import Sizes, simai_sizes
 from lint.models.simai_workload import CHECKPOINT_KEYS, SETTING_FIELDS, Comm, Header, LayerRow, Workload
@@ -114,7 +114,7 @@ def _micro_batch_copies(rows: list[LayerRow], copies: int) -> tuple[int, int, in
 
 def _config(header: Header, config: Items) -> None:
     settings = {key: getattr(header, field) for key, field in SETTING_FIELDS.items()}
-    written: dict[str, object] = {"kind": header.parallelism}
+    written: dict[str, Scalar] = {"kind": header.parallelism}
     for key in header.key_order:
         if key in settings:
             written[key] = settings[key]
@@ -122,7 +122,7 @@ def _config(header: Header, config: Items) -> None:
             written[key] = " ".join(map(str, getattr(header, key)))
         else:
             written[key] = header.unknown[key]
-    config["header"] = written  # type: ignore[assignment]
+    config["header"] = written
     if (dp := _sizes(header).dp) is not None:
         put(config, "layout", dp=dp)
 

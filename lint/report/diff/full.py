@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from rich.console import Console, Group
+from rich.console import Console, Group, JustifyMethod
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -46,8 +46,11 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
 def _table(category: str, changes: list[Change], *, bars: bool) -> Table:
     timing = category == "timing"
     table = Table(title=f"{category} ({sum(c.significant for c in changes)}/{len(changes)} significant)", title_justify="left")
-    for name, justify in (("", "left"), ("key", "left"), ("field", "left"), ("before", "right"), ("after", "right"), ("Δ", "right"), ("rel", "right")):
-        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("", "left"), ("key", "left"), ("field", "left"), ("before", "right"), ("after", "right"), ("Δ", "right"), ("rel", "right"),
+    )
+    for name, justify in columns:
+        table.add_column(name, justify=justify, overflow="fold")
     if timing and bars:
         table.add_column("distribution a / b (p10 ─ p25 ━ median ┃ p75 ━ p90 ─)")
     if timing:

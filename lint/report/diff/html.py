@@ -124,7 +124,7 @@ def _plot(series: list[PlotSeries], rows_title: str) -> str:
     for index, row in enumerate(series):
         top = index * _ROW_HEIGHT + 24
         shapes.append(f'<text x="4" y="{top + 17}">{escape(row.label)}</text>')
-        for offset, (spread, colour) in enumerate(zip((row.before, row.after), _COLOURS)):
+        for offset, (spread, colour) in enumerate(zip((row.before, row.after), _COLOURS, strict=True)):
             if spread is not None:
                 shapes.append(_box(spread, top + 4 + offset * 13, colour, x))
     axis = height - 40
