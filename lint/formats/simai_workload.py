@@ -1,10 +1,14 @@
 """``simai-workload``: parse SimAI / ASTRA-sim text workloads into :mod:`lint.models.simai_workload`.
 
 Line 1 is the header, the next non-blank line the row count, every later non-blank line a layer row:
-SimAI reads past blank lines with ``>>``.  Each line is parsed on its own by the grammar
-(``grammars/simai-workload.lark``); workloads are small, so there is no derived fast path.  Before a
-row meets the grammar its tokens are counted as SimAI would read them, so that a row with a missing
-or extra column gets a column-count finding (TL002) instead of a misleading syntax error.
+SimAI reads past blank lines with ``>>``.  Each line is judged on its own by the grammar
+(``grammars/simai-workload.lark``).  Layer rows - nearly every line, and an AICB workload can have
+millions - take the fast path: a regex derived from the grammar's row rule
+(:meth:`lint.grammar.Grammar.derive`) accepts exactly the rows the grammar does, and its groups are the
+columns.  The header and the count, and every row the regex rejects, are parsed by Lark, which says
+where and why.  Before a rejected row meets Lark its tokens are counted as SimAI would read them, so
+that a row with a missing or extra column gets a column-count finding (TL002) instead of a misleading
+syntax error.
 
 SimAI and ASTRA-sim 1.0 read exactly the declared number of rows and then stop
 (``Workload::initialize_workload``): a line after them that is not a layer row - free-text notes, a
@@ -14,6 +18,7 @@ error.  A well-formed row there stays a layer row (TL403 reports it: it was mean
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
@@ -79,6 +84,14 @@ class Parser:
     def __init__(self) -> None:
         self.grammar = Grammar(NAME, start=["header", "count", "row", "customized_row"])
         self._row_fields = {rule: self.grammar.field_names(rule) for rule in ("row", "customized_row")}
+        self._row_regexes = {rule: self.grammar.derive(rule, set(fields)).regex for rule, fields in self._row_fields.items()}
+        row_attributes = [spec.name for spec in dataclasses.fields(LayerRow)][2:]
+        if any(fields != row_attributes[: len(fields)] for fields in self._row_fields.values()):  # rows are built positionally
+            raise ValueError(f"grammar {NAME!r}: the row rules' columns {self._row_fields} are not LayerRow's fields")
+        # Per row rule, whether each column is read as an integer, in column order.
+        self._integer_columns = {
+            rule: tuple(self.grammar.alternatives(field)[0] in _INTEGER_TERMINALS for field in fields) for rule, fields in self._row_fields.items()
+        }
 
     # -- streaming ------------------------------------------------------------------------------
 
@@ -122,6 +135,19 @@ class Parser:
             return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message)
 
     def _row(self, number: int, text: str, rule: str) -> Iterator[LayerRow | SyntaxProblem]:
+        match = self._row_regexes[rule].fullmatch(text)
+        if match is not None:
+            try:
+                columns = [int(column) if integer else column for integer, column in zip(self._integer_columns[rule], match.groups())]
+            except ValueError:  # beyond Python's limit on digits: Lark's path says where
+                pass
+            else:
+                yield LayerRow(number, 1, *columns)
+                return
+        yield from self._row_slowly(number, text, rule)
+
+    def _row_slowly(self, number: int, text: str, rule: str) -> Iterator[LayerRow | SyntaxProblem]:
+        """A row the fast path cannot prove valid: counted, then judged by Lark."""
         expected = len(self._row_fields[rule])
         # Only the expected columns become match objects: a long line of tiny tokens would otherwise
         # cost a hundred bytes of memory per byte of input.
