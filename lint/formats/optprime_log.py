@@ -25,8 +25,8 @@ from typing import Any
 from lark import Lark, Tree
 from lark.exceptions import UnexpectedInput
 
-from lint.formats import Evidence
-from lint.grammar import Grammar
+from lint.formats import Evidence, fits_int64, int64
+from lint.grammar import Grammar, quote
 from lint.models.common import SyntaxProblem
 from lint.models.optprime_log import (
     RECORD_TYPES, SETTINGS, DeviceMesh, LayerTimingRecord, OtherRecord, Record, flat_ints, layer_position,
@@ -137,13 +137,13 @@ _INT_FIELDS = (
 )
 _FLOAT_FIELDS = ("total_ms", "avg_ms", "lr", "ms_per_batch", "loss", "ppl", "seconds")
 _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
-    **{name: _optional(int) for name in _INT_FIELDS},
+    **{name: _optional(int64) for name in _INT_FIELDS},
     **{name: _optional(float) for name in _FLOAT_FIELDS},
     "prefix_space": _present,
     "split_mark": _present,
     "post_split": _present,
     "root_cause_heading": _present,
-    "parameters": _optional(lambda text: int(text.replace(",", ""))),
+    "parameters": _optional(lambda text: int64(text.replace(",", ""))),
     "getitem_module": _optional(lambda text: text[1:-1]),
     "exception_message": _optional(lambda text: text[len(": "):]),
     "failure_label": _optional(lambda text: text.strip().rstrip(":").strip()),
@@ -183,7 +183,9 @@ class _RecordRule:
 class Parser:
     """Builds the grammar, the start regexes and one derived regex per record rule; ``parse`` streams records."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, fast: bool = True) -> None:
+        """``fast=False``: Lark parses every record the regexes delimit (the agreement tests compare the two)."""
+        self.fast = fast
         rules = _START_RULE.findall(grammar_path(NAME).read_text(encoding="utf-8"))
         self.grammar = Grammar(NAME, start=[*rules, "exception"], positions=True)
         self._starts = self._alternation(rules)
@@ -269,9 +271,14 @@ class Parser:
     def _record_at(self, rule: str, number: int, text: str, position: int, line_rank: int | None) -> tuple[Record | SyntaxProblem, int]:
         """The record of ``rule`` at ``position`` and where it ends, or the syntax problem that breaks it."""
         match = self._patterns[rule].match(text, position)
-        if match is not None and self._ends(rule, text, match.end()):
+        if match is None or not self._ends(rule, text, match.end()):
+            return self._parse_slowly(rule, number, text, position, line_rank)
+        if not self.fast:
+            return self._parse_slowly(rule, number, text, position, line_rank, match.end())
+        try:
             return self._build(rule, number, position + 1, match.groupdict()), match.end()
-        return self._parse_slowly(rule, number, text, position, line_rank)
+        except _Overflow:  # Lark decides and explains
+            return self._parse_slowly(rule, number, text, position, line_rank, match.end())
 
     def _ends(self, rule: str, text: str, end: int) -> bool:
         """A record ends at the end of the line, where another record starts, or is a prefix."""
@@ -308,23 +315,41 @@ class Parser:
             return self._starts.match(text, match.end()) is None or self._complete_at(text, match.end())
         return self._ends(rule, text, match.end())  # type: ignore[arg-type]
 
-    def _parse_slowly(self, rule: str, number: int, text: str, position: int, line_rank: int | None) -> tuple[Record | SyntaxProblem, int]:
-        """Lark decides what the fast path rejected: it explains the error, or (should the two ever
-        disagree) the record runs to the end of the line."""
-        rest = text[position:]
+    def _parse_slowly(
+        self, rule: str, number: int, text: str, position: int, line_rank: int | None, end: int | None = None,
+    ) -> tuple[Record | SyntaxProblem, int]:
+        """Lark decides what the fast path rejected (the record at ``position``, up to ``end`` where the
+        regexes delimit it): it explains the error, or (should the two ever disagree) the record runs to
+        ``end`` or the end of the line."""
+        rest = text[position:end]
         try:
             tree = self.grammar.lark.parse(rest, start=rule)
         except UnexpectedInput as exc:
             error = self.grammar.explain(_expecting_only(exc, self._terminals[rule]), rest)
-            rank = self._start_ranks[rule].match(text, position) if rule in self._start_ranks else None
-            problem = SyntaxProblem(number, position + error.column, SYNTAX_CODE, error.message, int(rank["rank"]) if rank else line_rank)
-            return problem, self._next_concurrent(text, position + 1)
-        texts = {str(child.data): rest[child.meta.start_pos:child.meta.end_pos] for child in tree.children if isinstance(child, Tree)}
-        return self._build(rule, number, position + 1, texts), len(text)
+            return self._problem(rule, number, text, position, line_rank, position + error.column, error.message)
+        fields = {str(child.data): child for child in tree.children if isinstance(child, Tree)}
+        texts: dict[str, str | None] = {name: rest[child.meta.start_pos:child.meta.end_pos] for name, child in fields.items()}
+        try:
+            return self._build(rule, number, position + 1, texts), len(text) if end is None else end
+        except _Overflow as overflow:
+            value = texts[overflow.field] or ""
+            terminal = self.grammar.alternatives(overflow.field)[0]
+            message = f"expected {self.grammar.describe({terminal})}, found {quote(value)}, which overflows a 64-bit integer"
+            return self._problem(rule, number, text, position, line_rank, position + fields[overflow.field].meta.start_pos + 1, message)
+
+    def _problem(self, rule: str, number: int, text: str, position: int, line_rank: int | None, column: int, message: str) -> tuple[SyntaxProblem, int]:
+        """The finding on a broken record at ``position``; what follows it is read again from the next record there."""
+        rank = self._start_ranks[rule].match(text, position) if rule in self._start_ranks else None
+        rank_number = int(rank["rank"]) if rank and fits_int64(rank["rank"]) else line_rank
+        return SyntaxProblem(number, column, SYNTAX_CODE, message, rank_number), self._next_concurrent(text, position + 1)
 
     def _build(self, rule: str, number: int, column: int, texts: dict[str, str | None]) -> Record:
+        """The record of ``rule`` from its field texts; :class:`_Overflow` for an integer beyond an int64."""
         spec = self._records[rule]
-        values = {name: convert(texts.get(grammar_name)) for grammar_name, name, convert in spec.fields}
+        try:
+            values = {name: convert(texts.get(grammar_name)) for grammar_name, name, convert in spec.fields}
+        except OverflowError:
+            raise _Overflow(next(grammar_name for grammar_name, _, convert in spec.fields if _overflows(convert, texts.get(grammar_name)))) from None
         return spec.record_type(line=number, column=column, **values, **spec.constants)  # type: ignore[call-arg]
 
     def _mesh_groups(self, text: str) -> list[DeviceMesh]:
@@ -349,6 +374,22 @@ class Parser:
         """The text the writer prints for ``record``: parse(render(r)) == r, and a line is the
         concatenation of its records' renderings."""
         return _RENDER[record.kind](record)
+
+
+class _Overflow(Exception):
+    """A field the grammar accepts holds an integer beyond an int64, which no writer prints."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__(field)
+        self.field = field
+
+
+def _overflows(convert: Callable[[str | None], Any], text: str | None) -> bool:
+    try:
+        convert(text)
+    except OverflowError:
+        return True
+    return False
 
 
 def _terminals_of(lark: Lark, rule: str) -> frozenset[str]:
