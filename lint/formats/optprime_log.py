@@ -205,7 +205,7 @@ class Parser:
             )
             for rule in rules
         }
-        self._terminals = {rule: _terminals_of(self.grammar.lark, rule) for rule in rules}
+        self._terminals: dict[str, frozenset[str]] = {}  # per rule, filled when a record first fails: Lark is built only then
         self._mesh_group = self.grammar.derive("mesh_group", {"group_name"}).regex
         self._mesh_styles = {
             style: self.grammar.derive(f"mesh_{style}", set(self.grammar.field_names(f"mesh_{style}"))).regex
@@ -325,6 +325,8 @@ class Parser:
         try:
             tree = self.grammar.lark.parse(rest, start=rule)
         except UnexpectedInput as exc:
+            if rule not in self._terminals:
+                self._terminals[rule] = _terminals_of(self.grammar.lark, rule)
             error = self.grammar.explain(_expecting_only(exc, self._terminals[rule]), rest)
             return self._problem(rule, number, text, position, line_rank, position + error.column, error.message)
         fields = {str(child.data): child for child in tree.children if isinstance(child, Tree)}
