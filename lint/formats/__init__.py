@@ -102,4 +102,5 @@ def detect(head: list[str]) -> str | None:
 @cache
 def parser(name: str) -> Parser:
     """The (stateless, reusable) parser of format ``name``; grammars are built on first use."""
-    return _module(name).Parser()
+    built: Parser = _module(name).Parser()
+    return built

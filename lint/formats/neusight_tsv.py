@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 from lark import Token, Tree
 
@@ -130,8 +130,8 @@ class Parser:
         if isinstance(tree, SyntaxProblem):
             return tree
         values: dict[str, Any] = {}
-        for field in tree.children:
-            token = field.children[0]
+        for field in cast(list[Tree[Token]], tree.children):  # the row rule's children are its field rules
+            token = cast(Token, field.children[0])  # a field rule is one terminal
             try:
                 value = _CONVERTERS[token.type](token.value)
             except OverflowError:
@@ -143,10 +143,11 @@ class Parser:
 
     def _unusable_number(self, number: int, token: Token, overflowed: str) -> SyntaxProblem:
         message = f"expected {self.grammar.describe({token.type})}, found {quote(token.value)}, which overflows {overflowed}"
-        return SyntaxProblem(number, token.column, SYNTAX_CODE, message)
+        return SyntaxProblem(number, token.column or 1, SYNTAX_CODE, message)
 
-    def _parse(self, number: int, text: str, start: str) -> Tree | SyntaxProblem:
+    def _parse(self, number: int, text: str, start: str) -> Tree[Token] | SyntaxProblem:
         try:
-            return self.grammar.parse(text, start)
+            tree: Tree[Token] = self.grammar.parse(text, start)
         except GrammarSyntaxError as error:
             return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message)
+        return tree

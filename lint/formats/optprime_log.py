@@ -20,7 +20,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from lark import Lark, Tree
 from lark.exceptions import UnexpectedInput
@@ -89,7 +89,7 @@ def detect(lines: list[str]) -> Evidence:
     """At least two distinct opt_prime record kinds among the first lines, valid or broken, on a fair part of them."""
     from lint import formats  # the shared parser: its grammar is built once per process
 
-    parser = formats.parser(NAME)
+    parser = cast(Parser, formats.parser(NAME))
     texts = [text for text in lines if text.strip()]
     kinds_per_line = [_specific_kinds(parser.kinds_in([text])) for text in texts]
     kinds = set().union(*kinds_per_line)
@@ -196,7 +196,7 @@ class Parser:
         rules.append("exception")
         self._patterns = {rule: self.grammar.derive(rule, set(self.grammar.field_names(rule))).regex for rule in rules}
         types = {record_type.kind: record_type for record_type in RECORD_TYPES}
-        converters = {**_CONVERTERS, "mesh_groups": self._mesh_groups}
+        converters = {**_CONVERTERS, "mesh_groups": _optional(self._mesh_groups)}
         self._records = {
             rule: _RecordRule(
                 types[_RULE_KINDS.get(rule, rule)],
@@ -219,7 +219,9 @@ class Parser:
     def kinds_in(self, lines: list[str]) -> set[str]:
         """The kinds of the records in ``lines``, and of those a line starts and then breaks."""
         kinds = {item.kind for item in self.parse(enumerate(lines, 1))}
-        kinds.update(_RULE_KINDS.get(start.lastgroup, start.lastgroup) for line in lines if (start := self._starts.match(line)))  # type: ignore[arg-type]
+        starts = (self._starts.match(line) for line in lines)
+        rules = (start.lastgroup for start in starts if start is not None and start.lastgroup is not None)
+        kinds.update(_RULE_KINDS.get(rule, rule) for rule in rules)
         return kinds
 
     # -- streaming ------------------------------------------------------------------------------
@@ -307,13 +309,13 @@ class Parser:
         start = self._starts.match(text, position)
         if start is None:
             return False
-        rule = start.lastgroup
-        match = self._patterns[rule].match(text, position)  # type: ignore[index]
+        rule = cast(str, start.lastgroup)  # every alternative of the start regex is a named group
+        match = self._patterns[rule].match(text, position)
         if match is None:
             return False
         if rule in _PREFIX_RULES:
             return self._starts.match(text, match.end()) is None or self._complete_at(text, match.end())
-        return self._ends(rule, text, match.end())  # type: ignore[arg-type]
+        return self._ends(rule, text, match.end())
 
     def _parse_slowly(
         self, rule: str, number: int, text: str, position: int, line_rank: int | None, end: int | None = None,
@@ -349,10 +351,10 @@ class Parser:
         """The record of ``rule`` from its field texts; :class:`_Overflow` for an integer beyond an int64."""
         spec = self._records[rule]
         try:
-            values = {name: convert(texts.get(grammar_name)) for grammar_name, name, convert in spec.fields}
+            values: dict[str, Any] = {name: convert(texts.get(grammar_name)) for grammar_name, name, convert in spec.fields}
         except OverflowError:
             raise _Overflow(next(grammar_name for grammar_name, _, convert in spec.fields if _overflows(convert, texts.get(grammar_name)))) from None
-        return spec.record_type(line=number, column=column, **values, **spec.constants)  # type: ignore[call-arg]
+        return spec.record_type(line=number, column=column, **(values | spec.constants))
 
     def _mesh_groups(self, text: str) -> list[DeviceMesh]:
         return [self._mesh(group["group_name"], group.group()) for group in self._mesh_group.finditer(text)]

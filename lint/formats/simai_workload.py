@@ -22,7 +22,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from lark import Token, Tree
 
@@ -130,7 +130,7 @@ class Parser:
             number, text = first
             yield SyntaxProblem(number, len(text) + 1, SYNTAX_CODE, "expected the number of layer rows on the next line, found end of file")
 
-    def _parse_line(self, number: int, text: str, rule: str, build: Callable[[int, Tree], _Record]) -> _Record | SyntaxProblem:
+    def _parse_line(self, number: int, text: str, rule: str, build: Callable[[int, Tree[Token]], _Record]) -> _Record | SyntaxProblem:
         try:
             return build(number, self.grammar.parse(text, rule))
         except (GrammarSyntaxError, _Rejected) as error:
@@ -140,7 +140,7 @@ class Parser:
         match = self._row_regexes[rule].fullmatch(text) if self.fast else None
         if match is not None:
             try:
-                columns = [int(column) if integer else column for integer, column in zip(self._integer_columns[rule], match.groups())]
+                columns: list[Any] = [int(column) if integer else column for integer, column in zip(self._integer_columns[rule], match.groups())]
             except ValueError:  # beyond Python's limit on digits: Lark's path says where
                 pass
             else:
@@ -175,23 +175,24 @@ class Parser:
     def _past_declared_rows(self, number: int, text: str, rule: str, declared: int, last_read: int) -> Iterator[LayerRow | TrailingText]:
         """A line the simulators never read: a well-formed row stays a row, anything else is trailing text."""
         items = list(self._row(number, text, rule))
-        if all(isinstance(item, LayerRow) for item in items):
-            yield from items  # type: ignore[misc]
+        rows = [item for item in items if isinstance(item, LayerRow)]
+        if len(rows) == len(items):
+            yield from rows
         else:
             yield TrailingText(number, 1, text, last_read, declared)
 
     # -- building records -------------------------------------------------------------------------
 
-    def _header(self, number: int, tree: Tree) -> Header:
-        kind, *settings = tree.children
+    def _header(self, number: int, tree: Tree[Token]) -> Header:
+        kind, *settings = _rules(tree)
         header = Header(number, 1, str(kind.children[0]))
         keys: list[str] = []
         for setting in settings:
             if setting.data == "dlrm_last_bottom_layer":
-                (layer,) = setting.children
-                header.dlrm_last_bottom_layer = _integer(layer, layer.column)
+                (layer,) = _tokens(setting)
+                header.dlrm_last_bottom_layer = _integer(layer, _column(layer))
                 continue
-            key_token, *values = setting.children
+            key_token, *values = _tokens(setting)
             key = key_token.removesuffix(":")
             keys.append(key)
             if setting.data == "setting":
@@ -205,8 +206,8 @@ class Parser:
         header.key_order = tuple(keys)
         return header
 
-    def _layer_row(self, number: int, tree: Tree) -> LayerRow:
-        values = {column.data: _value(column.children[0]) for column in tree.children}
+    def _layer_row(self, number: int, tree: Tree[Token]) -> LayerRow:
+        values: dict[str, Any] = {str(column.data): _value(_tokens(column)[0]) for column in _rules(tree)}
         return LayerRow(number, 1, **values)
 
     # -- writing ----------------------------------------------------------------------------------
@@ -224,13 +225,28 @@ class Parser:
         return "\t".join([*columns, *record.extra_columns])
 
 
-def _count(number: int, tree: Tree) -> LayerCount:
-    count = tree.children[0]
-    return LayerCount(number, 1, _integer(count, count.column))
+def _rules(tree: Tree[Token]) -> list[Tree[Token]]:
+    """The children of a rule made of named rules only (its separators are filtered out)."""
+    return cast(list[Tree[Token]], tree.children)
+
+
+def _tokens(tree: Tree[Token]) -> list[Token]:
+    """The children of a rule made of terminals only."""
+    return cast(list[Token], tree.children)
+
+
+def _column(token: Token, end: bool = False) -> int:
+    """Where ``token`` starts (or ends): Lark's lexer sets the positions of every token it makes."""
+    return cast(int, token.end_column if end else token.column)
+
+
+def _count(number: int, tree: Tree[Token]) -> LayerCount:
+    count = _tokens(tree)[0]
+    return LayerCount(number, 1, _integer(count, _column(count)))
 
 
 def _value(token: Token) -> int | str:
-    return _integer(token, token.column) if token.type in _INTEGER_TERMINALS else str(token)
+    return _integer(token, _column(token)) if token.type in _INTEGER_TERMINALS else str(token)
 
 
 def _integer(text: str, column: int) -> int:
@@ -243,14 +259,14 @@ def _integer(text: str, column: int) -> int:
 def _header_number(token: Token) -> HeaderNumber:
     if "." in token:
         return float(token)
-    return _integer(token, token.column)
+    return _integer(token, _column(token))
 
 
 def _checkpoint_layers(key: Token, count: Token, layers: Token | None = None) -> tuple[int, ...]:
     """The layers after ``checkpoints: n``: SimAI reads exactly n of them, so n must match."""
-    text, start = (layers, layers.column) if layers is not None else ("", count.end_column)
+    text, start = (str(layers), _column(layers)) if layers is not None else ("", _column(count, end=True))
     found = [(_integer(match.group(), start + match.start()), start + match.start()) for match in _INTEGER.finditer(text)]
-    declared = _integer(count, count.column)
+    declared = _integer(count, _column(count))
     if declared != len(found):
         column = found[declared][1] if declared < len(found) else start + len(text)
         raise _Rejected(column, f"expected {declared} layer numbers after '{key} {count}', found {len(found)}")
