@@ -129,7 +129,7 @@ class Comm:
     @property
     def is_tp_collective(self) -> bool:
         """An activation collective of the tensor-parallel group: no suffix on a forward or input-gradient column."""
-        return self.phase != "wg" and self.suffix == "" and self.family in ("ALLREDUCE", "ALLGATHER", "REDUCESCATTER")
+        return _is_tp_collective(self.phase, self.type)
 
     def __str__(self) -> str:
         return f"{self.phase}_comm_type {self.type} with {self.phase}_comm_size {self.size}"
@@ -198,6 +198,12 @@ class LayerRow:
 @lru_cache(maxsize=4096)
 def _comms(fwd_type: str, fwd_size: int, ig_type: str, ig_size: int, wg_type: str, wg_size: int) -> tuple[Comm, ...]:
     return Comm(PHASES[0], fwd_type, fwd_size), Comm(PHASES[1], ig_type, ig_size), Comm(PHASES[2], wg_type, wg_size)
+
+
+@lru_cache(maxsize=1024)
+def _is_tp_collective(phase: str, comm_type: str) -> bool:
+    family, suffix = _family_and_suffix(comm_type)
+    return phase != "wg" and suffix == "" and family in ("ALLREDUCE", "ALLGATHER", "REDUCESCATTER")
 
 
 @lru_cache(maxsize=1024)
