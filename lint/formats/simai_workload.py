@@ -79,7 +79,7 @@ class _Rejected(Exception):
 
 
 class Parser:
-    """Builds the grammar once; ``parse`` then streams a header, a row count and layer rows."""
+    """Builds the grammar and its derived row regexes once; ``parse`` then streams a header, a row count and layer rows."""
 
     def __init__(self, *, fast: bool = True) -> None:
         """``fast=False``: Lark parses every line (the agreement tests compare the two paths)."""
