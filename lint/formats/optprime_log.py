@@ -20,6 +20,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, cast
 
 from lark import Lark, Tree
@@ -126,8 +127,19 @@ def _optional(convert: Callable[[str], Any]) -> Callable[[str | None], Any]:
 
 
 def _literal(convert: Callable[[Any], Any]) -> Callable[[str | None], Any]:
-    """A Python literal (a dict, list or tuple repr) whose syntax the grammar has checked."""
-    return lambda text: None if text is None else convert(read_literal(text))
+    """A Python literal (a dict, list or tuple repr) whose syntax the grammar has checked; ``convert``
+    builds the record's value from it and must not change it (it is shared: see _read_literal)."""
+    return lambda text: None if text is None else convert(_read_literal(text) if len(text) <= _CACHED_LITERAL else read_literal(text))
+
+
+# Every rank prints the same stage map and meshes: each is read once.  Bounded in count and in length,
+# so that a file of endlessly new or huge literals cannot grow memory.
+_CACHED_LITERAL = 4096
+
+
+@lru_cache(maxsize=1024)
+def _read_literal(text: str) -> Any:
+    return read_literal(text)
 
 
 _INT_FIELDS = (
