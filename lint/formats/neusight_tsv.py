@@ -1,10 +1,13 @@
 """``neusight-tsv``: parse per-layer workload tables into :mod:`lint.models.neusight_tsv`.
 
-The first non-empty line is the header and every later line a layer row, each parsed on its own by
-``grammars/neusight-tsv.lark`` (the tables have a few hundred lines: no fast path is needed).  A row is
-first counted: with the wrong number of tab-separated fields every later value would sit under the wrong
-column, so the count is reported (TL002) instead of whichever field first fails to match.  The header
-is not counted: a missing or extra column is best told by naming the column the grammar expected there.
+The first non-empty line is the header and every later line a layer row, each judged on its own by
+``grammars/neusight-tsv.lark``.  Valid lines take the fast path: a regex derived from the grammar's
+``header`` or ``row`` rule (:meth:`lint.grammar.Grammar.derive`) accepts exactly the lines the grammar
+does, and its groups are the row's fields.  A line the regex rejects, or whose number overflows what the
+readers convert it to, is parsed by Lark, which says where and why.  A rejected row is first counted:
+with the wrong number of tab-separated fields every later value would sit under the wrong column, so the
+count is reported (TL002) instead of whichever field first fails to match.  The header is not counted: a
+missing or extra column is best told by naming the column the grammar expected there.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 from lark import Token, Tree
 
@@ -51,10 +54,18 @@ def detect(lines: list[str]) -> Evidence:
 
 
 class Parser:
-    """Builds the grammar once; ``parse`` then streams records."""
+    """Builds the grammar and its derived regexes once; ``parse`` then streams records."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, fast: bool = True) -> None:
+        """``fast=False``: Lark parses every line (the agreement tests compare the two paths)."""
+        self.fast = fast
         self.grammar = Grammar(NAME, start=["header", "row"])
+        self._header_regex = self.grammar.derive("header").regex
+        row = self.grammar.derive("row", set(COLUMNS))
+        if row.fields != COLUMNS:  # records are built positionally from the groups
+            raise ValueError(f"grammar {NAME!r}: the row's fields {row.fields} are not the columns {COLUMNS}")
+        self._row_regex = row.regex
+        self._row_converters = tuple(_CONVERTERS[self.grammar.alternatives(column)[0]] for column in COLUMNS)
 
     # -- writing ----------------------------------------------------------------------------------
 
@@ -89,12 +100,26 @@ class Parser:
             yield SyntaxProblem(1, 1, SYNTAX_CODE, "expected the header row, found an empty file")
 
     def _header(self, number: int, text: str) -> HeaderRecord | SyntaxProblem:
+        if self.fast and self._header_regex.fullmatch(text):  # the eleven names, tab-separated
+            return HeaderRecord(line=number, column=1, columns=tuple(text.split("\t")))
         tree = self._parse(number, text, "header")
         if isinstance(tree, SyntaxProblem):
             return tree
         return HeaderRecord(line=number, column=1, columns=tuple(str(token) for token in tree.children))
 
     def _row(self, number: int, text: str) -> LayerRecord | SyntaxProblem:
+        match = self._row_regex.fullmatch(text) if self.fast else None
+        if match is not None:
+            try:
+                values = [convert(field) for convert, field in zip(self._row_converters, match.groups())]
+            except OverflowError:
+                return self._row_slowly(number, text)
+            if math.inf not in values:
+                return LayerRecord(number, 1, *values)
+        return self._row_slowly(number, text)
+
+    def _row_slowly(self, number: int, text: str) -> LayerRecord | SyntaxProblem:
+        """A row the fast path cannot prove valid: counted, then judged by Lark."""
         fields = text.split("\t")
         if len(fields) != len(COLUMNS):
             # Too many: point at the first extra field; too few: at the end, where the next one is missing.
@@ -105,8 +130,8 @@ class Parser:
         if isinstance(tree, SyntaxProblem):
             return tree
         values: dict[str, Any] = {}
-        for field in tree.children:
-            token = field.children[0]
+        for field in cast(list[Tree[Token]], tree.children):  # the row rule's children are its field rules
+            token = cast(Token, field.children[0])  # a field rule is one terminal
             try:
                 value = _CONVERTERS[token.type](token.value)
             except OverflowError:
@@ -118,10 +143,11 @@ class Parser:
 
     def _unusable_number(self, number: int, token: Token, overflowed: str) -> SyntaxProblem:
         message = f"expected {self.grammar.describe({token.type})}, found {quote(token.value)}, which overflows {overflowed}"
-        return SyntaxProblem(number, token.column, SYNTAX_CODE, message)
+        return SyntaxProblem(number, token.column or 1, SYNTAX_CODE, message)
 
-    def _parse(self, number: int, text: str, start: str) -> Tree | SyntaxProblem:
+    def _parse(self, number: int, text: str, start: str) -> Tree[Token] | SyntaxProblem:
         try:
-            return self.grammar.parse(text, start)
+            tree: Tree[Token] = self.grammar.parse(text, start)
         except GrammarSyntaxError as error:
             return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message)
+        return tree

@@ -20,13 +20,14 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from functools import lru_cache
+from typing import Any, cast
 
 from lark import Lark, Tree
 from lark.exceptions import UnexpectedInput
 
-from lint.formats import Evidence
-from lint.grammar import Grammar
+from lint.formats import Evidence, fits_int64, int64
+from lint.grammar import Grammar, quote
 from lint.models.common import SyntaxProblem
 from lint.models.optprime_log import (
     RECORD_TYPES,
@@ -96,7 +97,7 @@ def detect(lines: list[str]) -> Evidence:
     """At least two distinct opt_prime record kinds among the first lines, valid or broken, on a fair part of them."""
     from lint import formats  # the shared parser: its grammar is built once per process
 
-    parser = formats.parser(NAME)
+    parser = cast(Parser, formats.parser(NAME))
     texts = [text for text in lines if text.strip()]
     kinds_per_line = [_specific_kinds(parser.kinds_in([text])) for text in texts]
     kinds = set().union(*kinds_per_line)
@@ -133,8 +134,19 @@ def _optional(convert: Callable[[str], Any]) -> Callable[[str | None], Any]:
 
 
 def _literal(convert: Callable[[Any], Any]) -> Callable[[str | None], Any]:
-    """A Python literal (a dict, list or tuple repr) whose syntax the grammar has checked."""
-    return lambda text: None if text is None else convert(read_literal(text))
+    """A Python literal (a dict, list or tuple repr) whose syntax the grammar has checked; ``convert``
+    builds the record's value from it and must not change it (it is shared: see _read_literal)."""
+    return lambda text: None if text is None else convert(_read_literal(text) if len(text) <= _CACHED_LITERAL else read_literal(text))
+
+
+# Every rank prints the same stage map and meshes: each is read once.  Bounded in count and in length,
+# so that a file of endlessly new or huge literals cannot grow memory.
+_CACHED_LITERAL = 4096
+
+
+@lru_cache(maxsize=1024)
+def _read_literal(text: str) -> Any:
+    return read_literal(text)
 
 
 _INT_FIELDS = (
@@ -144,13 +156,13 @@ _INT_FIELDS = (
 )
 _FLOAT_FIELDS = ("total_ms", "avg_ms", "lr", "ms_per_batch", "loss", "ppl", "seconds")
 _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
-    **{name: _optional(int) for name in _INT_FIELDS},
+    **{name: _optional(int64) for name in _INT_FIELDS},
     **{name: _optional(float) for name in _FLOAT_FIELDS},
     "prefix_space": _present,
     "split_mark": _present,
     "post_split": _present,
     "root_cause_heading": _present,
-    "parameters": _optional(lambda text: int(text.replace(",", ""))),
+    "parameters": _optional(lambda text: int64(text.replace(",", ""))),
     "getitem_module": _optional(lambda text: text[1:-1]),
     "exception_message": _optional(lambda text: text[len(": "):]),
     "failure_label": _optional(lambda text: text.strip().rstrip(":").strip()),
@@ -190,7 +202,9 @@ class _RecordRule:
 class Parser:
     """Builds the grammar, the start regexes and one derived regex per record rule; ``parse`` streams records."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, fast: bool = True) -> None:
+        """``fast=False``: Lark parses every record the regexes delimit (the agreement tests compare the two)."""
+        self.fast = fast
         rules = _START_RULE.findall(grammar_path(NAME).read_text(encoding="utf-8"))
         self.grammar = Grammar(NAME, start=[*rules, "exception"], positions=True)
         self._starts = self._alternation(rules)
@@ -201,7 +215,7 @@ class Parser:
         rules.append("exception")
         self._patterns = {rule: self.grammar.derive(rule, set(self.grammar.field_names(rule))).regex for rule in rules}
         types = {record_type.kind: record_type for record_type in RECORD_TYPES}
-        converters = {**_CONVERTERS, "mesh_groups": self._mesh_groups}
+        converters = {**_CONVERTERS, "mesh_groups": _optional(self._mesh_groups)}
         self._records = {
             rule: _RecordRule(
                 types[_RULE_KINDS.get(rule, rule)],
@@ -210,7 +224,7 @@ class Parser:
             )
             for rule in rules
         }
-        self._terminals = {rule: _terminals_of(self.grammar.lark, rule) for rule in rules}
+        self._terminals: dict[str, frozenset[str]] = {}  # per rule, filled when a record first fails: Lark is built only then
         self._mesh_group = self.grammar.derive("mesh_group", {"group_name"}).regex
         self._mesh_styles = {
             style: self.grammar.derive(f"mesh_{style}", set(self.grammar.field_names(f"mesh_{style}"))).regex
@@ -224,7 +238,9 @@ class Parser:
     def kinds_in(self, lines: list[str]) -> set[str]:
         """The kinds of the records in ``lines``, and of those a line starts and then breaks."""
         kinds = {item.kind for item in self.parse(enumerate(lines, 1))}
-        kinds.update(_RULE_KINDS.get(start.lastgroup, start.lastgroup) for line in lines if (start := self._starts.match(line)))  # type: ignore[arg-type]
+        starts = (self._starts.match(line) for line in lines)
+        rules = (start.lastgroup for start in starts if start is not None and start.lastgroup is not None)
+        kinds.update(_RULE_KINDS.get(rule, rule) for rule in rules)
         return kinds
 
     # -- streaming ------------------------------------------------------------------------------
@@ -276,9 +292,14 @@ class Parser:
     def _record_at(self, rule: str, number: int, text: str, position: int, line_rank: int | None) -> tuple[Record | SyntaxProblem, int]:
         """The record of ``rule`` at ``position`` and where it ends, or the syntax problem that breaks it."""
         match = self._patterns[rule].match(text, position)
-        if match is not None and self._ends(rule, text, match.end()):
+        if match is None or not self._ends(rule, text, match.end()):
+            return self._parse_slowly(rule, number, text, position, line_rank)
+        if not self.fast:
+            return self._parse_slowly(rule, number, text, position, line_rank, match.end())
+        try:
             return self._build(rule, number, position + 1, match.groupdict()), match.end()
-        return self._parse_slowly(rule, number, text, position, line_rank)
+        except _Overflow:  # Lark decides and explains
+            return self._parse_slowly(rule, number, text, position, line_rank, match.end())
 
     def _ends(self, rule: str, text: str, end: int) -> bool:
         """A record ends at the end of the line, where another record starts, or is a prefix."""
@@ -307,32 +328,52 @@ class Parser:
         start = self._starts.match(text, position)
         if start is None:
             return False
-        rule = start.lastgroup
-        match = self._patterns[rule].match(text, position)  # type: ignore[index]
+        rule = cast(str, start.lastgroup)  # every alternative of the start regex is a named group
+        match = self._patterns[rule].match(text, position)
         if match is None:
             return False
         if rule in _PREFIX_RULES:
             return self._starts.match(text, match.end()) is None or self._complete_at(text, match.end())
-        return self._ends(rule, text, match.end())  # type: ignore[arg-type]
+        return self._ends(rule, text, match.end())
 
-    def _parse_slowly(self, rule: str, number: int, text: str, position: int, line_rank: int | None) -> tuple[Record | SyntaxProblem, int]:
-        """Lark decides what the fast path rejected: it explains the error, or (should the two ever
-        disagree) the record runs to the end of the line."""
-        rest = text[position:]
+    def _parse_slowly(
+        self, rule: str, number: int, text: str, position: int, line_rank: int | None, end: int | None = None,
+    ) -> tuple[Record | SyntaxProblem, int]:
+        """Lark decides what the fast path rejected (the record at ``position``, up to ``end`` where the
+        regexes delimit it): it explains the error, or (should the two ever disagree) the record runs to
+        ``end`` or the end of the line."""
+        rest = text[position:end]
         try:
             tree = self.grammar.lark.parse(rest, start=rule)
         except UnexpectedInput as exc:
+            if rule not in self._terminals:
+                self._terminals[rule] = _terminals_of(self.grammar.lark, rule)
             error = self.grammar.explain(_expecting_only(exc, self._terminals[rule]), rest)
-            rank = self._start_ranks[rule].match(text, position) if rule in self._start_ranks else None
-            problem = SyntaxProblem(number, position + error.column, SYNTAX_CODE, error.message, int(rank["rank"]) if rank else line_rank)
-            return problem, self._next_concurrent(text, position + 1)
-        texts = {str(child.data): rest[child.meta.start_pos:child.meta.end_pos] for child in tree.children if isinstance(child, Tree)}
-        return self._build(rule, number, position + 1, texts), len(text)
+            return self._problem(rule, number, text, position, line_rank, position + error.column, error.message)
+        fields = {str(child.data): child for child in tree.children if isinstance(child, Tree)}
+        texts: dict[str, str | None] = {name: rest[child.meta.start_pos:child.meta.end_pos] for name, child in fields.items()}
+        try:
+            return self._build(rule, number, position + 1, texts), len(text) if end is None else end
+        except _Overflow as overflow:
+            value = texts[overflow.field] or ""
+            terminal = self.grammar.alternatives(overflow.field)[0]
+            message = f"expected {self.grammar.describe({terminal})}, found {quote(value)}, which overflows a 64-bit integer"
+            return self._problem(rule, number, text, position, line_rank, position + fields[overflow.field].meta.start_pos + 1, message)
+
+    def _problem(self, rule: str, number: int, text: str, position: int, line_rank: int | None, column: int, message: str) -> tuple[SyntaxProblem, int]:
+        """The finding on a broken record at ``position``; what follows it is read again from the next record there."""
+        rank = self._start_ranks[rule].match(text, position) if rule in self._start_ranks else None
+        rank_number = int(rank["rank"]) if rank and fits_int64(rank["rank"]) else line_rank
+        return SyntaxProblem(number, column, SYNTAX_CODE, message, rank_number), self._next_concurrent(text, position + 1)
 
     def _build(self, rule: str, number: int, column: int, texts: dict[str, str | None]) -> Record:
+        """The record of ``rule`` from its field texts; :class:`_Overflow` for an integer beyond an int64."""
         spec = self._records[rule]
-        values = {name: convert(texts.get(grammar_name)) for grammar_name, name, convert in spec.fields}
-        return spec.record_type(line=number, column=column, **values, **spec.constants)  # type: ignore[call-arg]
+        try:
+            values: dict[str, Any] = {name: convert(texts.get(grammar_name)) for grammar_name, name, convert in spec.fields}
+        except OverflowError:
+            raise _Overflow(next(grammar_name for grammar_name, _, convert in spec.fields if _overflows(convert, texts.get(grammar_name)))) from None
+        return spec.record_type(line=number, column=column, **(values | spec.constants))
 
     def _mesh_groups(self, text: str) -> list[DeviceMesh]:
         return [self._mesh(group["group_name"], group.group()) for group in self._mesh_group.finditer(text)]
@@ -356,6 +397,22 @@ class Parser:
         """The text the writer prints for ``record``: parse(render(r)) == r, and a line is the
         concatenation of its records' renderings."""
         return _RENDER[record.kind](record)
+
+
+class _Overflow(Exception):
+    """A field the grammar accepts holds an integer beyond an int64, which no writer prints."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__(field)
+        self.field = field
+
+
+def _overflows(convert: Callable[[str | None], Any], text: str | None) -> bool:
+    try:
+        convert(text)
+    except OverflowError:
+        return True
+    return False
 
 
 def _terminals_of(lark: Lark, rule: str) -> frozenset[str]:

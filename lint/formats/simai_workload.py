@@ -1,10 +1,14 @@
 """``simai-workload``: parse SimAI / ASTRA-sim text workloads into :mod:`lint.models.simai_workload`.
 
 Line 1 is the header, the next non-blank line the row count, every later non-blank line a layer row:
-SimAI reads past blank lines with ``>>``.  Each line is parsed on its own by the grammar
-(``grammars/simai-workload.lark``); workloads are small, so there is no derived fast path.  Before a
-row meets the grammar its tokens are counted as SimAI would read them, so that a row with a missing
-or extra column gets a column-count finding (TL002) instead of a misleading syntax error.
+SimAI reads past blank lines with ``>>``.  Each line is judged on its own by the grammar
+(``grammars/simai-workload.lark``).  Layer rows - nearly every line, and an AICB workload can have
+millions - take the fast path: a regex derived from the grammar's row rule
+(:meth:`lint.grammar.Grammar.derive`) accepts exactly the rows the grammar does, and its groups are the
+columns.  The header and the count, and every row the regex rejects, are parsed by Lark, which says
+where and why.  Before a rejected row meets Lark its tokens are counted as SimAI would read them, so
+that a row with a missing or extra column gets a column-count finding (TL002) instead of a misleading
+syntax error.
 
 SimAI and ASTRA-sim 1.0 read exactly the declared number of rows and then stop
 (``Workload::initialize_workload``): a line after them that is not a layer row - free-text notes, a
@@ -14,10 +18,11 @@ error.  A well-formed row there stays a layer row (TL403 reports it: it was mean
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from lark import Token, Tree
 
@@ -74,11 +79,21 @@ class _Rejected(Exception):
 
 
 class Parser:
-    """Builds the grammar once; ``parse`` then streams a header, a row count and layer rows."""
+    """Builds the grammar and its derived row regexes once; ``parse`` then streams a header, a row count and layer rows."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, fast: bool = True) -> None:
+        """``fast=False``: Lark parses every line (the agreement tests compare the two paths)."""
+        self.fast = fast
         self.grammar = Grammar(NAME, start=["header", "count", "row", "customized_row"])
         self._row_fields = {rule: self.grammar.field_names(rule) for rule in ("row", "customized_row")}
+        self._row_regexes = {rule: self.grammar.derive(rule, set(fields)).regex for rule, fields in self._row_fields.items()}
+        row_attributes = [spec.name for spec in dataclasses.fields(LayerRow)][2:]
+        if any(fields != row_attributes[: len(fields)] for fields in self._row_fields.values()):  # rows are built positionally
+            raise ValueError(f"grammar {NAME!r}: the row rules' columns {self._row_fields} are not LayerRow's fields")
+        # Per row rule, whether each column is read as an integer, in column order.
+        self._integer_columns = {
+            rule: tuple(self.grammar.alternatives(field)[0] in _INTEGER_TERMINALS for field in fields) for rule, fields in self._row_fields.items()
+        }
 
     # -- streaming ------------------------------------------------------------------------------
 
@@ -115,13 +130,26 @@ class Parser:
             number, text = first
             yield SyntaxProblem(number, len(text) + 1, SYNTAX_CODE, "expected the number of layer rows on the next line, found end of file")
 
-    def _parse_line(self, number: int, text: str, rule: str, build: Callable[[int, Tree], _Record]) -> _Record | SyntaxProblem:
+    def _parse_line(self, number: int, text: str, rule: str, build: Callable[[int, Tree[Token]], _Record]) -> _Record | SyntaxProblem:
         try:
             return build(number, self.grammar.parse(text, rule))
         except (GrammarSyntaxError, _Rejected) as error:
             return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message)
 
     def _row(self, number: int, text: str, rule: str) -> Iterator[LayerRow | SyntaxProblem]:
+        match = self._row_regexes[rule].fullmatch(text) if self.fast else None
+        if match is not None:
+            try:
+                columns: list[Any] = [int(column) if integer else column for integer, column in zip(self._integer_columns[rule], match.groups())]
+            except ValueError:  # beyond Python's limit on digits: Lark's path says where
+                pass
+            else:
+                yield LayerRow(number, 1, *columns)
+                return
+        yield from self._row_slowly(number, text, rule)
+
+    def _row_slowly(self, number: int, text: str, rule: str) -> Iterator[LayerRow | SyntaxProblem]:
+        """A row the fast path cannot prove valid: counted, then judged by Lark."""
         expected = len(self._row_fields[rule])
         # Only the expected columns become match objects: a long line of tiny tokens would otherwise
         # cost a hundred bytes of memory per byte of input.
@@ -147,23 +175,24 @@ class Parser:
     def _past_declared_rows(self, number: int, text: str, rule: str, declared: int, last_read: int) -> Iterator[LayerRow | TrailingText]:
         """A line the simulators never read: a well-formed row stays a row, anything else is trailing text."""
         items = list(self._row(number, text, rule))
-        if all(isinstance(item, LayerRow) for item in items):
-            yield from items  # type: ignore[misc]
+        rows = [item for item in items if isinstance(item, LayerRow)]
+        if len(rows) == len(items):
+            yield from rows
         else:
             yield TrailingText(number, 1, text, last_read, declared)
 
     # -- building records -------------------------------------------------------------------------
 
-    def _header(self, number: int, tree: Tree) -> Header:
-        kind, *settings = tree.children
+    def _header(self, number: int, tree: Tree[Token]) -> Header:
+        kind, *settings = _rules(tree)
         header = Header(number, 1, str(kind.children[0]))
         keys: list[str] = []
         for setting in settings:
             if setting.data == "dlrm_last_bottom_layer":
-                (layer,) = setting.children
-                header.dlrm_last_bottom_layer = _integer(layer, layer.column)
+                (layer,) = _tokens(setting)
+                header.dlrm_last_bottom_layer = _integer(layer, _column(layer))
                 continue
-            key_token, *values = setting.children
+            key_token, *values = _tokens(setting)
             key = key_token.removesuffix(":")
             keys.append(key)
             if setting.data == "setting":
@@ -177,8 +206,8 @@ class Parser:
         header.key_order = tuple(keys)
         return header
 
-    def _layer_row(self, number: int, tree: Tree) -> LayerRow:
-        values = {column.data: _value(column.children[0]) for column in tree.children}
+    def _layer_row(self, number: int, tree: Tree[Token]) -> LayerRow:
+        values: dict[str, Any] = {str(column.data): _value(_tokens(column)[0]) for column in _rules(tree)}
         return LayerRow(number, 1, **values)
 
     # -- writing ----------------------------------------------------------------------------------
@@ -196,13 +225,28 @@ class Parser:
         return "\t".join([*columns, *record.extra_columns])
 
 
-def _count(number: int, tree: Tree) -> LayerCount:
-    count = tree.children[0]
-    return LayerCount(number, 1, _integer(count, count.column))
+def _rules(tree: Tree[Token]) -> list[Tree[Token]]:
+    """The children of a rule made of named rules only (its separators are filtered out)."""
+    return cast(list[Tree[Token]], tree.children)
+
+
+def _tokens(tree: Tree[Token]) -> list[Token]:
+    """The children of a rule made of terminals only."""
+    return cast(list[Token], tree.children)
+
+
+def _column(token: Token, end: bool = False) -> int:
+    """Where ``token`` starts (or ends): Lark's lexer sets the positions of every token it makes."""
+    return cast(int, token.end_column if end else token.column)
+
+
+def _count(number: int, tree: Tree[Token]) -> LayerCount:
+    count = _tokens(tree)[0]
+    return LayerCount(number, 1, _integer(count, _column(count)))
 
 
 def _value(token: Token) -> int | str:
-    return _integer(token, token.column) if token.type in _INTEGER_TERMINALS else str(token)
+    return _integer(token, _column(token)) if token.type in _INTEGER_TERMINALS else str(token)
 
 
 def _integer(text: str, column: int) -> int:
@@ -215,14 +259,14 @@ def _integer(text: str, column: int) -> int:
 def _header_number(token: Token) -> HeaderNumber:
     if "." in token:
         return float(token)
-    return _integer(token, token.column)
+    return _integer(token, _column(token))
 
 
 def _checkpoint_layers(key: Token, count: Token, layers: Token | None = None) -> tuple[int, ...]:
     """The layers after ``checkpoints: n``: SimAI reads exactly n of them, so n must match."""
-    text, start = (layers, layers.column) if layers is not None else ("", count.end_column)
+    text, start = (str(layers), _column(layers)) if layers is not None else ("", _column(count, end=True))
     found = [(_integer(match.group(), start + match.start()), start + match.start()) for match in _INTEGER.finditer(text)]
-    declared = _integer(count, count.column)
+    declared = _integer(count, _column(count))
     if declared != len(found):
         column = found[declared][1] if declared < len(found) else start + len(text)
         raise _Rejected(column, f"expected {declared} layer numbers after '{key} {count}', found {len(found)}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -49,7 +50,14 @@ class LayerRecord:
     @property
     def grad_of(self) -> str | None:
         """The layer whose data-parallel gradient this row all-reduces (``X`` for ``X_grad``), else None."""
-        return self.name.removesuffix(GRAD_SUFFIX) if self.name.endswith(GRAD_SUFFIX) else None
+        return _grad_of(self.name)
+
+
+# Cached: every neusight rule asks each row, and a table repeats the same few layer names.  Bounded, so
+# that a file of endlessly new names cannot grow memory.
+@lru_cache(maxsize=4096)
+def _grad_of(name: str) -> str | None:
+    return name.removesuffix(GRAD_SUFFIX) if name.endswith(GRAD_SUFFIX) else None
 
 
 # The table's columns are the row's fields after its position, in file order.

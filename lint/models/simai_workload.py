@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import ClassVar
 
 from pydantic import BaseModel, Field
@@ -120,18 +121,17 @@ class Comm:
     @property
     def family(self) -> str | None:
         """The collective the type names, or None for NONE and BROADCAST, which move nothing."""
-        return next((family for family in COMM_FAMILIES if self.type.startswith(family)), None)
+        return _family_and_suffix(self.type)[0]
 
     @property
     def suffix(self) -> str:
         """What follows the family: SimAI picks the collective's group from it."""
-        family = self.family
-        return self.type[len(family) :] if family else ""
+        return _family_and_suffix(self.type)[1]
 
     @property
     def is_tp_collective(self) -> bool:
         """An activation collective of the tensor-parallel group: no suffix on a forward or input-gradient column."""
-        return self.phase != "wg" and self.suffix == "" and self.family in ("ALLREDUCE", "ALLGATHER", "REDUCESCATTER")
+        return _is_tp_collective(self.phase, self.type)
 
     def __str__(self) -> str:
         return f"{self.phase}_comm_type {self.type} with {self.phase}_comm_size {self.size}"
@@ -192,7 +192,26 @@ class LayerRow:
 
     def comms(self) -> tuple[Comm, ...]:
         """The forward, input-gradient and weight-gradient communication, in column order."""
-        return tuple(Comm(phase, getattr(self, f"{phase}_comm_type"), getattr(self, f"{phase}_comm_size")) for phase in PHASES)
+        return _comms(self.fwd_comm_type, self.fwd_comm_size, self.ig_comm_type, self.ig_comm_size, self.wg_comm_type, self.wg_comm_size)
+
+
+# Cached: every rule asks each row for its comms, and a workload repeats the same few layers over and
+# over.  Bounded, so that a file of endlessly new values cannot grow memory.
+@lru_cache(maxsize=4096)
+def _comms(fwd_type: str, fwd_size: int, ig_type: str, ig_size: int, wg_type: str, wg_size: int) -> tuple[Comm, ...]:
+    return Comm(PHASES[0], fwd_type, fwd_size), Comm(PHASES[1], ig_type, ig_size), Comm(PHASES[2], wg_type, wg_size)
+
+
+@lru_cache(maxsize=1024)
+def _is_tp_collective(phase: str, comm_type: str) -> bool:
+    family, suffix = _family_and_suffix(comm_type)
+    return phase != "wg" and suffix == "" and family in ("ALLREDUCE", "ALLGATHER", "REDUCESCATTER")
+
+
+@lru_cache(maxsize=1024)
+def _family_and_suffix(comm_type: str) -> tuple[str | None, str]:
+    family = next((family for family in COMM_FAMILIES if comm_type.startswith(family)), None)
+    return family, comm_type[len(family) :] if family else ""
 
 
 class Workload(BaseModel):
