@@ -111,7 +111,7 @@ class Parser:
         match = self._row_regex.fullmatch(text) if self.fast else None
         if match is not None:
             try:
-                values = [convert(field) for convert, field in zip(self._row_converters, match.groups())]
+                values = [convert(field) for convert, field in zip(self._row_converters, match.groups(), strict=True)]
             except OverflowError:
                 return self._row_slowly(number, text)
             if math.inf not in values:

@@ -140,7 +140,7 @@ class Parser:
         match = self._row_regexes[rule].fullmatch(text) if self.fast else None
         if match is not None:
             try:
-                columns: list[Any] = [int(column) if integer else column for integer, column in zip(self._integer_columns[rule], match.groups())]
+                columns: list[Any] = [int(column) if integer else column for integer, column in zip(self._integer_columns[rule], match.groups(), strict=True)]
             except ValueError:  # beyond Python's limit on digits: Lark's path says where
                 pass
             else:
