@@ -19,8 +19,8 @@ class ShapeWithoutDtype(Rule):
         missing the size is unknown and the collective is dropped or costed as zero bytes.
 
     Example:
-        ``rank:7:send_forward(...,input__shape=[2048, 2, 5120],input__dtype=None,...)``
-        -> send_forward has a shape [2048, 2, 5120] but no dtype
+        ``rank:7:send_backward(...,input__shape=[2048, 2, 5120],input__dtype=None,...)``
+        -> send_backward has a shape but no dtype
     """
 
     code = "TL108"

@@ -19,8 +19,8 @@ class UnknownDtype(Rule):
         with zero bytes, or the consumer stops.
 
     Example:
-        ``...,input__dtype=torch.flaot32,...``
-        -> unknown dtype 'torch.flaot32' on send_forward: its message size cannot be computed
+        ``rank:7:dp_allreduce(...,input__dtype=torch.flaot32,...)``
+        -> unknown dtype 'torch.flaot32' on dp_allreduce: its message size cannot be computed
     """
 
     code = "TL109"

@@ -28,9 +28,10 @@ class LayerCoverage(Rule):
         another stage means the stages are mislabelled.
 
     Example:
-        a 10-layer model whose four stages each hold 4 layer all-reduces per forward
-        -> the stages cover 8 layers (2, 2, 2 and 2, from their forward TP all-reduces); the model has 10
-        (layers from [tool.tlint.runs."traces/*"])
+        ``layers = 4`` in ``[tool.tlint.runs."*"]`` for a pp 2 run whose stages each hold 2 forward TP
+        all-reduces
+        -> the stages cover 2 layers (1, 1, from their forward TP all-reduces); the model has 4 (layers from
+        [tool.tlint.runs."*"])
     """
 
     code = "TL509"
