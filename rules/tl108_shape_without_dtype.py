@@ -35,7 +35,7 @@ class ShapeWithoutDtype(Rule):
             yield _half(record, record.op, record.input__dtype)
         for index, sub in enumerate(record.sub_operations, 1):
             if (sub.input__shape is None) != (sub.input__dtype is None):
-                yield _half(record, f"sub-operation {index} ({sub.func_name or sub.trace_src_func})", sub.input__dtype)
+                yield _half(record, f"sub-operation {index} of {record.op} (trace_src_func={sub.trace_src_func})", sub.input__dtype)
 
 
 def _half(record: OpRecord, what: str, dtype: str | None) -> Violation:

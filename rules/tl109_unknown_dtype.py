@@ -34,7 +34,7 @@ class UnknownDtype(Rule):
             yield _unknown(record, dtype, record.op)
         for index, sub in enumerate(record.sub_operations, 1):
             if sub.input__dtype is not None and sub.input__dtype not in KNOWN_DTYPES:
-                yield _unknown(record, sub.input__dtype, f"sub-operation {index} ({sub.func_name or sub.trace_src_func})")
+                yield _unknown(record, sub.input__dtype, f"sub-operation {index} of {record.op} (trace_src_func={sub.trace_src_func})")
 
     check_op = _check
     check_ddp_grad_comm = _check
