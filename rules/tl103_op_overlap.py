@@ -31,8 +31,10 @@ class OpOverlap(Rule):
         start time instead of the end time; every duration and gap a simulator derives from it is wrong.
 
     Example:
-        Line 4 ends at 100.00 ms; line 5 has ``duration=30.0,timestamp=120.0`` and so starts at 90.00 ms
-        -> forward_step starts at 90.00 ms, 10.00 ms before the previous op (line 4) ended at 100.00 ms
+        line 3 ``forward_step(...)`` ends at ``timestamp=4509233040.71``; line 4 is
+        ``loss_func(...,duration=5.4,...,timestamp=4509233042.32,...)``
+        -> loss_func starts at 4509233036.92 ms, 3.79 ms before the previous op (forward_step, line 3) ended at
+        4509233040.71 ms
     """
 
     code = "TL103"

@@ -27,9 +27,10 @@ class SubOpOutsideOp(Rule):
         per-phase communication time and the overlap of compute and communication are misread.
 
     Example:
-        ``forward_step(duration=10.0,timestamp=110.0,...)`` holding
-        ``'trace_src_func=allreduce,duration=0.5,timestamp=130.0,...'``
-        -> sub-operation 1 (allreduce) ends at 130.00 ms, after its op's window [100.00, 110.00] ms
+        ``loss_func(...,duration=0.4,...,timestamp=4509233042.32,...)`` holding
+        ``'trace_src_func=allreduce,duration=0.07,timestamp=4509233052.19,...'``
+        -> sub-operation 1 of loss_func (trace_src_func=allreduce) ends at 4509233052.19 ms, after its op's
+        window [4509233041.92, 4509233042.32] ms
     """
 
     code = "TL104"
@@ -48,6 +49,6 @@ class SubOpOutsideOp(Rule):
             if sub.timestamp > high:
                 yield at(
                     record,
-                    f"sub-operation {index} ({sub.func_name or sub.trace_src_func}) ends at {sub.timestamp:.2f} ms, "
+                    f"sub-operation {index} of {record.op} (trace_src_func={sub.trace_src_func}) ends at {sub.timestamp:.2f} ms, "
                     f"after its op's window [{start:.2f}, {end:.2f}] ms",
                 )

@@ -22,8 +22,8 @@ class InvalidTime(Rule):
         simulators either crash on it or silently produce a negative step time.
 
     Example:
-        ``rank:7:backward_step(...,duration=-3.5,...)``
-        -> backward_step has a negative duration (-3.5 ms)
+        ``rank:7:send_backward(...,duration=-2.9,...)``
+        -> send_backward has a negative duration (-2.9 ms)
     """
 
     code = "TL105"
@@ -38,7 +38,7 @@ class InvalidTime(Rule):
         for index, sub in enumerate(record.sub_operations, 1):
             # One chained comparison rejects negative, nan and inf alike; explain only then.
             if not (0.0 <= sub.duration < _INF and -_INF < sub.timestamp < _INF):
-                problem = _problem(f"sub-operation {index} ({sub.func_name or sub.trace_src_func})", sub.duration, sub.timestamp)
+                problem = _problem(f"sub-operation {index} of {record.op} (trace_src_func={sub.trace_src_func})", sub.duration, sub.timestamp)
                 if problem:
                     yield at(record, problem)
 

@@ -19,8 +19,8 @@ class ShapeWithoutDtype(Rule):
         missing the size is unknown and the collective is dropped or costed as zero bytes.
 
     Example:
-        ``rank:7:send_forward(...,input__shape=[2048, 2, 5120],input__dtype=None,...)``
-        -> send_forward has a shape [2048, 2, 5120] but no dtype
+        ``rank:7:send_backward(...,input__shape=[2048, 2, 5120],input__dtype=None,...)``
+        -> send_backward has a shape but no dtype
     """
 
     code = "TL108"
@@ -35,7 +35,7 @@ class ShapeWithoutDtype(Rule):
             yield _half(record, record.op, record.input__dtype)
         for index, sub in enumerate(record.sub_operations, 1):
             if (sub.input__shape is None) != (sub.input__dtype is None):
-                yield _half(record, f"sub-operation {index} ({sub.func_name or sub.trace_src_func})", sub.input__dtype)
+                yield _half(record, f"sub-operation {index} of {record.op} (trace_src_func={sub.trace_src_func})", sub.input__dtype)
 
 
 def _half(record: OpRecord, what: str, dtype: str | None) -> Violation:

@@ -19,8 +19,8 @@ class UnknownDtype(Rule):
         with zero bytes, or the consumer stops.
 
     Example:
-        ``...,input__dtype=torch.flaot32,...``
-        -> unknown dtype 'torch.flaot32' on send_forward: its message size cannot be computed
+        ``rank:7:dp_allreduce(...,input__dtype=torch.flaot32,...)``
+        -> unknown dtype 'torch.flaot32' on dp_allreduce: its message size cannot be computed
     """
 
     code = "TL109"
@@ -34,7 +34,7 @@ class UnknownDtype(Rule):
             yield _unknown(record, dtype, record.op)
         for index, sub in enumerate(record.sub_operations, 1):
             if sub.input__dtype is not None and sub.input__dtype not in KNOWN_DTYPES:
-                yield _unknown(record, sub.input__dtype, f"sub-operation {index} ({sub.func_name or sub.trace_src_func})")
+                yield _unknown(record, sub.input__dtype, f"sub-operation {index} of {record.op} (trace_src_func={sub.trace_src_func})")
 
     check_op = _check
     check_ddp_grad_comm = _check

@@ -25,8 +25,8 @@ class CommShape(Rule):
         message of another size (a hang in a real job).
 
     Example:
-        ``send_forward(...,input__shape=[2048, 5120],...)`` while the other p2p ops carry [2048, 2, 5120]
-        -> send_forward moves [2048, 5120]; a p2p activation is [seq, micro_batch, hidden] (3 dimensions)
+        ``send_backward(...,input__shape=[2048, 5120],...)`` where a p2p activation is ``[2048, 2, 5120]``
+        -> send_backward moves [2048, 5120]; its tensor is [seq, micro_batch, hidden] (3 dimensions)
     """
 
     code = "TL110"

@@ -23,8 +23,8 @@ class UnknownOp(Rule):
         vanish from the simulated step.
 
     Example:
-        ``rank:7:forward_stpe(stage_id=3,...)``
-        -> unknown op 'forward_stpe'
+        ``rank:7:optimizer_stpe(stage_id=3,...)``
+        -> unknown op 'optimizer_stpe'
     """
 
     code = "TL113"

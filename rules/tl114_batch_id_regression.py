@@ -19,8 +19,9 @@ class BatchIdRegression(Rule):
         on ``batch_id``; a counter that goes backwards pairs the wrong records.
 
     Example:
-        ``forward_step(...,batch_id=4,...)`` then, before any optimizer_step, ``forward_step(...,batch_id=2,...)``
-        -> forward_step batch_id 2 after batch_id 4 (line 20) in the same iteration
+        line 1 ``send_forward(...,batch_id=1,...)``, then, before any optimizer_step,
+        ``send_forward(...,batch_id=0,...)``
+        -> send_forward batch_id 0 after batch_id 1 (line 1) in the same iteration
     """
 
     code = "TL114"

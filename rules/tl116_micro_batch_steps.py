@@ -56,9 +56,9 @@ class MicroBatchSteps(Rule):
         per-micro-batch pairing after it (forward/backward, send/receive) shifts by one.
 
     Example:
-        the backward_step of micro-batch 2 on line 14 is lost; line 13 is recv_backward of micro-batch 2
-        -> micro-batch 2 has no backward_step (iteration 0): this rank runs one for each of micro-batches 0-7;
-        it belongs after recv_backward of micro-batch 2 (line 13)
+        micro-batches 0-1 of a rank; the backward_step of micro-batch 1 is lost, line 9 is its recv_backward
+        -> micro-batch 1 has no backward_step (iteration 0): this rank runs one for each of micro-batches 0-1;
+        it belongs after recv_backward of micro-batch 1 (line 9)
     """
 
     code = "TL116"

@@ -36,9 +36,10 @@ class StepCollectives(Rule):
         without its communication, and cross-rank matching of the collective fails.
 
     Example:
-        seven backward_steps with 20 ``allreduce normlinear_bwd`` each, one with 19
-        -> backward_step of micro-batch 3 has 19 × normlinear_bwd (allreduce, tp); the other 7 backward_steps
-        of this rank have 20
+        three forward_steps of a rank, two with 2 ``allreduce`` sub-operations ``func_name=linear_fwd``, one
+        with 1
+        -> forward_step of micro-batch 1 has 1 × linear_fwd (allreduce, tp); the other 2 forward_steps of this
+        rank have 2
     """
 
     code = "TL117"

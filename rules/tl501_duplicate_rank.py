@@ -18,8 +18,9 @@ class DuplicateRank(Rule):
         check would compare this rank against itself from another job, and a simulator would replay it twice.
 
     Example:
-        ``trace_rank3_20241224105912.txt`` and ``trace_rank7_20241224105912.txt`` both hold ``rank:3:`` records
-        -> rank 3 is also claimed by traces/trace_rank3_20241224105912.txt
+        ``traces/trace_rank2_20241224105912.txt`` and ``traces/trace_rank9_20241224105912.txt`` both hold
+        ``rank:2:`` records
+        -> rank 2 is also claimed by .../trace_rank2_20241224105912.txt
     """
 
     code = "TL501"

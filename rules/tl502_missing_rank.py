@@ -24,8 +24,8 @@ class MissingRank(Rule):
         collectives cannot be matched, and a simulator replays a job with a hole in it.
 
     Example:
-        a pp 4 run with ranks 0-15 whose directory lacks ``trace_rank5_….txt``
-        -> rank 5 has no trace file (world of 16 ranks; stage 1 holds ranks 4-7)
+        a tp 2, pp 2 run (ranks 0-3) whose directory lacks ``trace_rank1_….txt``
+        -> rank 1 has no trace file (world of 4 ranks; stage 0 holds ranks 0-1)
     """
 
     code = "TL502"

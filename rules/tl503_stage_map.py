@@ -22,8 +22,8 @@ class StageMap(Rule):
         a pipeline that the real job never ran, and p2p pairing breaks for two stages.
 
     Example:
-        ranks 4-7 are stage 1, but ``trace_rank5`` says ``stage_id=2``
-        -> rank 5 is in stage 2, but the rank order puts it in stage 1 (ranks 4-7; 4 ranks per stage, pp 4)
+        a tp 2, pp 2 run whose ``trace_rank3`` says ``stage_id=0``
+        -> rank 3 is in stage 0, but the rank order puts it in stage 1 (ranks 2-3; 2 ranks per stage, pp 2)
     """
 
     code = "TL503"

@@ -16,8 +16,8 @@ class LayoutDisagreement(Rule):
         job the configuration (or the log, or the workload) describes, and comparing them is meaningless.
 
     Example:
-        ``--pp 8`` for a run whose traces hold stage ids 0-3
-        -> pp 4 from the stage ids of the traces disagrees with pp 8 from the command line
+        ``--pp 4`` for a run whose traces hold stage ids 0-1
+        -> pp 2 from the stage ids of the traces disagrees with pp 4 from the command line
     """
 
     code = "TL504"

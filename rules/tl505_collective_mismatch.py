@@ -30,8 +30,9 @@ class CollectiveMismatch(Rule):
         it mixes two jobs.
 
     Example:
-        ranks 4-7 hold 20 TP all-reduces in ``forward_step`` batch 3; rank 5 holds 19
-        -> rank 5 has 19 allreduce (tp) in forward_step batch 3 (iteration 0); ranks 4, 6 and 7 have 20
+        ranks 0-3 of stage 0 all-reduce ``[32, 64]`` in float32 in forward_step batch 0; rank 1 in bfloat16
+        -> collective 1 of forward_step batch 0 (iteration 0, stage 0): rank 1 runs allreduce (tp) of [32, 64]
+        torch.bfloat16; ranks 0, 2 and 3 run allreduce (tp) of [32, 64] torch.float32
     """
 
     code = "TL505"

@@ -29,9 +29,10 @@ class P2pMismatch(Rule):
         activation; a trace that shows one was cut, merged from two jobs, or mislabelled.
 
     Example:
-        rank 2 (stage 0) sends ``[2048, 2, 5120]`` for batch 3; rank 6 (stage 1) receives ``[2048, 1, 5120]``
-        -> recv_forward of micro-batch 3 (iteration 0) receives [2048, 1, 5120] torch.float32 from rank 2, which
-        sends [2048, 2, 5120] torch.float32 (line 30)
+        rank 1 (stage 0) sends ``[16, 2, 64] torch.float32`` for micro-batch 0; rank 3 (stage 1) receives ``[16,
+        2, 64] torch.bfloat16``
+        -> recv_forward of micro-batch 0 (iteration 0) receives [16, 2, 64] torch.bfloat16 from rank 1, which
+        sends [16, 2, 64] torch.float32 (line 3)
     """
 
     code = "TL506"

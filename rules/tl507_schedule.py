@@ -26,8 +26,8 @@ class Schedule(Rule):
         derives; a rank with fewer micro-batches than its peers is a truncated or mislabelled trace.
 
     Example:
-        stage 0 of a pp 4 run with 8 micro-batches runs 3 forwards before its first backward
-        -> stage 0 runs 3 forwards before its first backward in iteration 0; 1F1B runs min(pp - stage, micro-batches) = 4
+        ranks 0-3 of stage 0 run 2 micro-batches in iteration 0; rank 1's file holds only the first
+        -> rank 1 runs 1 micro-batch in iteration 0; ranks 0, 2 and 3 of stage 0 run 2
     """
 
     code = "TL507"
@@ -56,7 +56,7 @@ class Schedule(Rule):
                     peers = [r for r, n in by_rank.items() if r != rank and n == expected] or [r for r in by_rank if r != rank]
                     yield Violation(
                         None, None,
-                        f"rank {rank} runs {by_rank[rank]} micro-batches in iteration {iteration}; {rank_list(peers)} of stage {stage} "
+                        f"rank {rank} runs {by_rank[rank]} micro-batch{'' if by_rank[rank] == 1 else 'es'} in iteration {iteration}; {rank_list(peers)} of stage {stage} "
                         f"{'runs' if len(peers) == 1 else 'run'} {by_rank[peers[0]]}",
                         rank, path=run.ranks[rank].path,
                     )

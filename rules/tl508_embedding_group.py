@@ -26,8 +26,9 @@ class EmbeddingGroup(Rule):
         hang in the real job, a wrong finalize phase in the simulated one.
 
     Example:
-        rank 5 of stage 1 in a pp 4 run runs ``ep_allreduce``
-        -> ep_allreduce on stage 1: only the first and the last stage (0 and 3) are in the embedding group
+        a pp 2 run with tied embeddings whose stage 0 runs ``ep_allreduce`` and stage 1 does not
+        -> stage 1 has no ep_allreduce in iteration 0: the first and the last stage all-reduce their tied
+        embedding gradients
     """
 
     code = "TL508"

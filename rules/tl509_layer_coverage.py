@@ -28,9 +28,10 @@ class LayerCoverage(Rule):
         another stage means the stages are mislabelled.
 
     Example:
-        a 10-layer model whose four stages each hold 4 layer all-reduces per forward
-        -> the stages cover 8 layers (2, 2, 2 and 2, from their forward TP all-reduces); the model has 10
-        (layers from [tool.tlint.runs."traces/*"])
+        ``layers = 4`` in ``[tool.tlint.runs."*"]`` for a pp 2 run whose stages each hold 2 forward TP
+        all-reduces
+        -> the stages cover 2 layers (1 + 1, counted from their forward TP all-reduces); the model has 4 (layers
+        from [tool.tlint.runs."*"])
     """
 
     code = "TL509"
@@ -65,5 +66,5 @@ class LayerCoverage(Rule):
         covered = sum(layers_of_stage.values())
         if model is not None and len(layers_of_stage) == run.layout.pp and covered != model // run.layout.pp * run.layout.pp:
             source = next((c.source for c in run.layout.claims if c.dimension == "layers"), "the configuration")
-            parts = ", ".join(str(n) for n in layers_of_stage.values())
-            yield Violation(None, None, f"the stages cover {covered} layers ({parts}, from their forward TP all-reduces); the model has {model} (layers from {source})")
+            parts = " + ".join(str(n) for n in layers_of_stage.values())
+            yield Violation(None, None, f"the stages cover {covered} layers ({parts}, counted from their forward TP all-reduces); the model has {model} (layers from {source})")

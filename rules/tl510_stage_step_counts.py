@@ -27,8 +27,8 @@ class StageStepCounts(Rule):
         replays a different iteration on it.
 
     Example:
-        ranks 4-7 of stage 1 run 8 backward_steps in iteration 0, rank 5 runs 7
-        -> rank 5 runs backward_step 7 times in iteration 0; ranks 4, 6 and 7 of stage 1 run it 8 times
+        ranks 4-7 of stage 1 run ``dp_allreduce`` once in iteration 0; rank 5's file lacks it
+        -> rank 5 runs dp_allreduce 0 times in iteration 0; ranks 4, 6 and 7 of stage 1 run it once
     """
 
     code = "TL510"
