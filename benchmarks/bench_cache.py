@@ -29,8 +29,10 @@ def main() -> int:
     arguments.add_argument("--keep", action="store_true", help="keep the generated run in benchmarks/data/ for the next run")
     args = arguments.parse_args()
     spec = spec_from(args)
-    with generated_input(run_name(spec), lambda out: write_run(spec, out), args.keep) as directory, \
-            tempfile.TemporaryDirectory(prefix="tlint-cache-") as scratch:
+    with (
+        generated_input(run_name(spec), lambda out: write_run(spec, out), args.keep) as directory,
+        tempfile.TemporaryDirectory(prefix="tlint-cache-") as scratch,
+    ):
         size_mb = sum(path.stat().st_size for path in directory.iterdir()) / 10**6
         env = {**os.environ, "TLINT_CACHE_DIR": str(Path(scratch) / "cache")}
         moved = Path(scratch) / "moved"
@@ -45,8 +47,10 @@ def main() -> int:
             timings[label] = measurement.seconds
             print(f"{label:<6} wall {measurement.seconds:6.2f} s  peak RSS {measurement.peak_rss_mib:6.1f} MiB")
         speed_up = timings["cold"] / timings["warm"]
-        print(f"warm is {speed_up:.1f}x faster than cold (target >= {TARGET_SPEED_UP:g}x: {'met' if speed_up >= TARGET_SPEED_UP else 'NOT met'}); "
-              f"moved tree {timings['cold'] / timings['moved']:.1f}x")
+        print(
+            f"warm is {speed_up:.1f}x faster than cold (target >= {TARGET_SPEED_UP:g}x: {'met' if speed_up >= TARGET_SPEED_UP else 'NOT met'}); "
+            f"moved tree {timings['cold'] / timings['moved']:.1f}x"
+        )
     return 0
 
 

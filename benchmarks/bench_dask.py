@@ -37,8 +37,10 @@ def main() -> int:
     arguments.set_defaults(tp=2, pp=4, dp=125, micro_batches=4, iterations=1)
     args = arguments.parse_args()
     spec = spec_from(args)
-    with tempfile.TemporaryDirectory(prefix="tlint-run-") as scratch, \
-            LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with (
+        tempfile.TemporaryDirectory(prefix="tlint-run-") as scratch,
+        LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+    ):
         directory = Path(scratch)
         write_run(spec, directory)
         size_mb = sum(path.stat().st_size for path in directory.iterdir()) / 10**6
@@ -53,14 +55,18 @@ def main() -> int:
             reports[label] = json.loads(measurement.stdout)
             rates[label] = size_mb / measurement.seconds
             parent = f"{measurement.parent_peak_rss_mib:.1f}" if measurement.parent_peak_rss_mib is not None else "?"
-            print(f"{label:<16} wall {measurement.seconds:6.2f} s  {rates[label]:6.1f} MB/s  parent peak RSS {parent} MiB  "
-                  f"findings {reports[label]['summary']['findings']}")
+            print(
+                f"{label:<16} wall {measurement.seconds:6.2f} s  {rates[label]:6.1f} MB/s  parent peak RSS {parent} MiB  "
+                f"findings {reports[label]['summary']['findings']}"
+            )
         same = len({json.dumps(report, sort_keys=True) for report in reports.values()}) == 1
         print(f"reports identical: {same}")
         per_worker = rates[f"Dask, {WORKERS} workers"] / WORKERS
         hours = PROJECTED_BYTES / 10**6 / (per_worker * PROJECTED_WORKERS) / 3600
-        print(f"projected: 10,000 ranks x 100 MB on {PROJECTED_WORKERS} workers at {per_worker:.1f} MB/s each: {hours:.1f} h "
-              "(start-up and the parent's run rules included in the measured rate)")
+        print(
+            f"projected: 10,000 ranks x 100 MB on {PROJECTED_WORKERS} workers at {per_worker:.1f} MB/s each: {hours:.1f} h "
+            "(start-up and the parent's run rules included in the measured rate)"
+        )
     return 0 if same else 1
 
 

@@ -81,8 +81,10 @@ def main() -> int:
             findings = json.loads(measurement.stdout)["summary"]["findings"]
             rate = size_mb / measurement.seconds
             target = TARGET_MB_PER_S.get(name, OTHER_TARGET_MB_PER_S)
-            print(f"{name:<15} {size_mb:7.1f} MB  {measurement.seconds:7.2f} s  {rate:7.2f} MB/s (target >= {target:g}: "
-                  f"{'met' if rate >= target else 'NOT met'})  peak RSS {measurement.peak_rss_mib:6.1f} MiB  findings {findings}")
+            print(
+                f"{name:<15} {size_mb:7.1f} MB  {measurement.seconds:7.2f} s  {rate:7.2f} MB/s (target >= {target:g}: "
+                f"{'met' if rate >= target else 'NOT met'})  peak RSS {measurement.peak_rss_mib:6.1f} MiB  findings {findings}"
+            )
     return 2 if failed else 0
 
 

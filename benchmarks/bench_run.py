@@ -46,9 +46,11 @@ def main() -> int:
                 return 2
             summary = json.loads(measurement.stdout)["summary"]
             parent = f"{measurement.parent_peak_rss_mib:.1f} MiB" if measurement.parent_peak_rss_mib is not None else "unknown"
-            print(f"--jobs {jobs:<4} wall {measurement.seconds:.2f} s  {size_mb / measurement.seconds:.1f} MB/s  "
-                  f"peak RSS {measurement.peak_rss_mib:.1f} MiB (parent alone {parent})  "
-                  f"findings {summary['findings']} (files checked: {summary['checked']})")
+            print(
+                f"--jobs {jobs:<4} wall {measurement.seconds:.2f} s  {size_mb / measurement.seconds:.1f} MB/s  "
+                f"peak RSS {measurement.peak_rss_mib:.1f} MiB (parent alone {parent})  "
+                f"findings {summary['findings']} (files checked: {summary['checked']})"
+            )
     return 0
 
 

@@ -1,6 +1,6 @@
 """Write a generated multi-rank Megatron run, one megatron-trace file per rank (default: 256 ranks).
 
-    python benchmarks/generate_run.py OUT_DIR [--tp 4] [--pp 8] [--dp 8] [--micro-batches 16] [--iterations 2]
+python benchmarks/generate_run.py OUT_DIR [--tp 4] [--pp 8] [--dp 8] [--micro-batches 16] [--iterations 2]
 """
 
 from __future__ import annotations

@@ -166,8 +166,15 @@ def _packed(finding: Finding, display: str | None) -> list[Any]:
 def _finding(packed: list[Any], display: str | None) -> Finding:
     code, name, severity, where, line, column, rank, message = packed
     return Finding.model_construct(
-        code=code, name=name, severity=Severity(severity), path=display if where is None else where,
-        line=line, column=column, rank=rank, message=message, fingerprint=None,
+        code=code,
+        name=name,
+        severity=Severity(severity),
+        path=display if where is None else where,
+        line=line,
+        column=column,
+        rank=rank,
+        message=message,
+        fingerprint=None,
     )
 
 

@@ -51,15 +51,21 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (walked; default: the current directory)")
     check_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="parse every file as this format")
     check_cmd.add_argument(
-        "--output-format", choices=sorted(CHECK_REPORTERS), default=None,
+        "--output-format",
+        choices=sorted(CHECK_REPORTERS),
+        default=None,
         help="how findings are reported (default: github inside GitHub Actions, else concise)",
     )
     check_cmd.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to this file instead of standard output")
     check_cmd.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary, no progress)")
     check_cmd.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings fail (2 still means the check could not run)")
     check_cmd.add_argument("--config", type=Path, metavar="FILE", help="use this tlint.toml or pyproject.toml")
-    check_cmd.add_argument("--exclude", type=_codes, metavar="PATTERNS", help="gitignore-style patterns left out when walking directories, comma-separated; replaces the defaults")
-    check_cmd.add_argument("--extend-exclude", type=_codes, action="extend", default=[], metavar="PATTERNS", help="patterns left out in addition to the defaults")
+    check_cmd.add_argument(
+        "--exclude", type=_codes, metavar="PATTERNS", help="gitignore-style patterns left out when walking directories, comma-separated; replaces the defaults"
+    )
+    check_cmd.add_argument(
+        "--extend-exclude", type=_codes, action="extend", default=[], metavar="PATTERNS", help="patterns left out in addition to the defaults"
+    )
     check_cmd.add_argument("--no-respect-gitignore", action="store_true", help="walk what .gitignore files exclude too")
     check_cmd.add_argument("--show-settings", action="store_true", help="print the settings a check would use, and exit")
     check_cmd.add_argument("--show-files", action="store_true", help="print the files a check would read, and exit")
@@ -67,14 +73,20 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument("--extend-select", type=_codes, action="extend", default=[], metavar="CODES", help="add rules to the selection")
     check_cmd.add_argument("--ignore", type=_codes, action="extend", default=[], metavar="CODES", help="switch rules off")
     check_cmd.add_argument(
-        "--fail-on", choices=[s.value for s in Severity], default=None,
+        "--fail-on",
+        choices=[s.value for s in Severity],
+        default=None,
         help="lowest severity that makes the exit code 1 (default: error)",
     )
     check_cmd.add_argument("--max-findings", type=int, default=None, metavar="N", help="findings shown per rule and file (0: all; default 1000)")
     check_cmd.add_argument("--statistics", action="store_true", help="print the number of findings per rule, most frequent first")
     check_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
     check_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
-    check_cmd.add_argument("--rank-regex", metavar="REGEX", help="find the rank in a file name: a regex with a (?P<rank>...) group; what precedes it is the run's name stem (default: 'rank<R>')")
+    check_cmd.add_argument(
+        "--rank-regex",
+        metavar="REGEX",
+        help="find the rank in a file name: a regex with a (?P<rank>...) group; what precedes it is the run's name stem (default: 'rank<R>')",
+    )
     for dimension, words in (("tp", "tensor"), ("pp", "pipeline"), ("dp", "data"), ("ep", "expert")):
         check_cmd.add_argument(f"--{dimension}", type=int, metavar="N", help=f"{words}-parallel size of the runs checked")
     check_cmd.add_argument("--no-cache", action="store_true", help="parse every file again instead of reusing cached results of unchanged files")
@@ -85,10 +97,16 @@ def build_parser() -> argparse.ArgumentParser:
     diff_cmd.add_argument("a", metavar="RUN_A", help="a file, or a run directory, of any format")
     diff_cmd.add_argument("b", metavar="RUN_B", help="the file or run directory to compare it with")
     diff_cmd.add_argument("--output-format", choices=sorted(DIFF_REPORTERS), default="concise")
-    diff_cmd.add_argument("--threshold", type=float, default=None, metavar="PERCENT",
-                          help="smallest relative change of a median (timing) or size (comm) that counts (default 5)")
-    diff_cmd.add_argument("--fail-on", type=_codes, default=list(CATEGORIES), metavar="CATEGORY[,CATEGORY]",
-                          help=f"categories whose significant changes make the exit code 1: {', '.join(CATEGORIES)} (default: all)")
+    diff_cmd.add_argument(
+        "--threshold", type=float, default=None, metavar="PERCENT", help="smallest relative change of a median (timing) or size (comm) that counts (default 5)"
+    )
+    diff_cmd.add_argument(
+        "--fail-on",
+        type=_codes,
+        default=list(CATEGORIES),
+        metavar="CATEGORY[,CATEGORY]",
+        help=f"categories whose significant changes make the exit code 1: {', '.join(CATEGORIES)} (default: all)",
+    )
     diff_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="read both sides as this format")
     diff_cmd.add_argument("--rank-regex", metavar="REGEX", help="find the rank in a file name, as for check")
     diff_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
@@ -224,11 +242,17 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     walk = WalkOptions(
         exclude=tuple(exclude) if exclude is not None else DEFAULT_EXCLUDE,
         extend_exclude=(*settings.extend_exclude, *args.extend_exclude),
-        respect_gitignore=settings.respect_gitignore and not args.no_respect_gitignore, root=root,
+        respect_gitignore=settings.respect_gitignore and not args.no_respect_gitignore,
+        root=root,
     )
     options = CheckOptions(
-        trace_format=args.trace_format, selection=settings.selection, backend=_backend(args),
-        rank_regex=rank_regex, layout=layout, use_cache=not args.no_cache, walk=walk,
+        trace_format=args.trace_format,
+        selection=settings.selection,
+        backend=_backend(args),
+        rank_regex=rank_regex,
+        layout=layout,
+        use_cache=not args.no_cache,
+        walk=walk,
     )
     if max_findings is not None:
         options.max_findings = max_findings

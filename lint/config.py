@@ -86,11 +86,7 @@ class Selection:
 
     def rules_for(self, format_name: str, scope: Scope) -> list[Rule]:
         rules = registry()
-        return [
-            rules[code](self.options[code])
-            for code in sorted(self.severities)
-            if rules[code].scope == scope and format_name in rules[code].formats
-        ]
+        return [rules[code](self.options[code]) for code in sorted(self.severities) if rules[code].scope == scope and format_name in rules[code].formats]
 
     def ignored_for(self, path: str) -> frozenset[str]:
         """Codes that per-path ignores switch off for ``path``."""
@@ -151,8 +147,16 @@ def load_settings(config_path: Path | None, overrides: Overrides) -> Settings:
     else:
         file_config, root, source = _read(config_path), config_path.resolve().parent, str(config_path)
     selection = build_selection(file_config, overrides, root, source)
-    return Settings(selection, file_config.fail_on, file_config.max_findings, file_config.runs, source,
-                    file_config.exclude, file_config.extend_exclude, file_config.respect_gitignore)
+    return Settings(
+        selection,
+        file_config.fail_on,
+        file_config.max_findings,
+        file_config.runs,
+        source,
+        file_config.exclude,
+        file_config.extend_exclude,
+        file_config.respect_gitignore,
+    )
 
 
 def _read(path: Path) -> FileConfig:

@@ -47,8 +47,12 @@ def default_jobs() -> int:
 
 
 def run_all(
-    work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item], backend: Backend,
-    progress: Progress | None = None, cleanup: Callable[[], object] | None = None,
+    work: Callable[[Shared, Item], Result],
+    shared: Shared,
+    items: Sequence[Item],
+    backend: Backend,
+    progress: Progress | None = None,
+    cleanup: Callable[[], object] | None = None,
 ) -> list[Result]:
     """``[work(shared, item) for item in items]``, run on ``backend``; ``cleanup`` then runs where the work ran."""
     if backend.dask_scheduler is not None:
@@ -99,12 +103,16 @@ def _run_chunk(work: Callable[[Shared, Item], Result], shared: Shared, chunk: Se
 
 def _chunks(items: Sequence[Item], size: int) -> Iterator[Sequence[Item]]:
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
 def _on_dask(
-    work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item], address: str,
-    progress: Progress | None, cleanup: Callable[[], object] | None,
+    work: Callable[[Shared, Item], Result],
+    shared: Shared,
+    items: Sequence[Item],
+    address: str,
+    progress: Progress | None,
+    cleanup: Callable[[], object] | None,
 ) -> list[Result]:
     try:
         from distributed import Client, KilledWorker
@@ -122,8 +130,12 @@ def _on_dask(
 
 
 def _submitted(
-    client: Any, work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item],
-    progress: Progress | None, cleanup: Callable[[], object] | None,
+    client: Any,
+    work: Callable[[Shared, Item], Result],
+    shared: Shared,
+    items: Sequence[Item],
+    progress: Progress | None,
+    cleanup: Callable[[], object] | None,
 ) -> list[Result]:
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     size = max(1, len(items) // (workers * CHUNKS_PER_WORKER))

@@ -12,7 +12,9 @@ from typing import Any
 
 MAX_DEPTH = 16
 
-_TOKEN = re.compile(r"""\s*(?:(?P<number>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)|(?P<string>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|(?P<name>None|True|False)|(?P<punct>[()\[\]{}:,]))""")
+_TOKEN = re.compile(
+    r"""\s*(?:(?P<number>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)|(?P<string>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|(?P<name>None|True|False)|(?P<punct>[()\[\]{}:,]))"""
+)
 _CONSTANTS = {"None": None, "True": True, "False": False}
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"'}
@@ -32,7 +34,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     while position < end:
         match = _TOKEN.match(text, position)
         if match is None:
-            raise ValueError(f"no Python literal at {text[position:position + 20]!r}")
+            raise ValueError(f"no Python literal at {text[position : position + 20]!r}")
         kind = match.lastgroup
         assert kind is not None
         tokens.append((kind, match.group(kind)))

@@ -183,16 +183,18 @@ class Source:
         return SyntaxProblem(number, 1, TRUNCATED_CODE, f"the {self.compression} data is damaged or ends early {where}: {error}")
 
     def _nul(self, number: int, text: str) -> None:
-        self.problems.append(SyntaxProblem(
-            number, text.index("\0") + 1, ENCODING_CODE,
-            "a NUL byte; no writer's text holds one (blocks of NULs are what a crash or an unfinished copy leaves)",
-        ))
+        self.problems.append(
+            SyntaxProblem(
+                number,
+                text.index("\0") + 1,
+                ENCODING_CODE,
+                "a NUL byte; no writer's text holds one (blocks of NULs are what a crash or an unfinished copy leaves)",
+            )
+        )
 
     def _undecodable(self, number: int, raw: bytes, error: UnicodeDecodeError) -> str:
         column = len(raw[: error.start].decode("utf-8", "replace")) + 1
-        self.problems.append(
-            SyntaxProblem(number, column, ENCODING_CODE, f"invalid UTF-8 byte 0x{raw[error.start]:02x}; the file must be UTF-8 text")
-        )
+        self.problems.append(SyntaxProblem(number, column, ENCODING_CODE, f"invalid UTF-8 byte 0x{raw[error.start]:02x}; the file must be UTF-8 text"))
         return raw.decode("utf-8", "replace")
 
 

@@ -114,7 +114,11 @@ class MicroBatchSteps(Rule):
             for batch in range(first, last + 1):
                 lines = where.get((op, batch), [])
                 for extra in lines[1:]:
-                    yield Violation(extra, 1, f"a second {op} of micro-batch {batch} (iteration {iteration.number}; the first is on line {lines[0]}): the writer numbers each op's records one by one")
+                    yield Violation(
+                        extra,
+                        1,
+                        f"a second {op} of micro-batch {batch} (iteration {iteration.number}; the first is on line {lines[0]}): the writer numbers each op's records one by one",
+                    )
                 if not lines:
                     yield self._missing(op, batch, iteration, (first, last), where, predecessor.get(op))
 
@@ -128,8 +132,12 @@ class MicroBatchSteps(Rule):
 
     @staticmethod
     def _missing(
-        op: str, batch: int, iteration: _Iteration, span: tuple[int, int],
-        where: dict[tuple[str, int], list[int]], predecessor: tuple[str, int] | None,
+        op: str,
+        batch: int,
+        iteration: _Iteration,
+        span: tuple[int, int],
+        where: dict[tuple[str, int], list[int]],
+        predecessor: tuple[str, int] | None,
     ) -> Violation:
         message = f"micro-batch {batch} has no {op} (iteration {iteration.number}): this rank runs one for each of micro-batches {span[0]}-{span[1]}"
         if predecessor is not None and (lines := where.get((predecessor[0], batch + predecessor[1]))):

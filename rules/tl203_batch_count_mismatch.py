@@ -55,7 +55,7 @@ class BatchCountMismatch(OptprimeLayout):
             return
         ways = " or ".join(f"{formula} = {count}" for count, formula in counts)
         yield Violation(
-            nbatches.line, 1,
-            f"{nbatches} but the data loader makes {' or '.join(str(count) for count, _ in counts)} batches of {data_size} with {batch} "
-            f"and DP {dp}: {ways}",
+            nbatches.line,
+            1,
+            f"{nbatches} but the data loader makes {' or '.join(str(count) for count, _ in counts)} batches of {data_size} with {batch} and DP {dp}: {ways}",
         )

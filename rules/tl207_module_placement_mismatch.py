@@ -64,10 +64,11 @@ class ModulePlacementMismatch(OptprimeLayout):
         listing = f"{listed.listing} metadata_range, line {listed.line}"
         for stage in stages:
             if stage not in modules:
-                yield at(placement, f"rank {placement.rank} places {placement.module}; {where} puts it on stage {stage}, for which the {listing} names no module")
+                yield at(
+                    placement, f"rank {placement.rank} places {placement.module}; {where} puts it on stage {stage}, for which the {listing} names no module"
+                )
             elif modules[stage] != placement.module:
                 yield at(
                     placement,
-                    f"rank {placement.rank} places {placement.module}, but {where} puts it on stage {stage}, "
-                    f"whose module is {modules[stage]} ({listing})",
+                    f"rank {placement.rank} places {placement.module}, but {where} puts it on stage {stage}, whose module is {modules[stage]} ({listing})",
                 )

@@ -41,5 +41,8 @@ class RankNotCompleted(RankOutput):
         for rank, line in sorted(self.last_output.items()):
             if rank not in completed:
                 yield Violation(
-                    line, 1, f"rank {rank} never printed `run completed`: its output ends on line {line} and the log shows no failure ({others})", rank,
+                    line,
+                    1,
+                    f"rank {rank} never printed `run completed`: its output ends on line {line} and the log shows no failure ({others})",
+                    rank,
                 )

@@ -50,7 +50,8 @@ class PartialRankLog(RankOutput):
             return
         shown = f"the output of {rank_list(self.last_output)}" if self.last_output else "no rank's output"
         yield Violation(
-            self.world.line, 1,
+            self.world.line,
+            1,
             f"the log shows {shown}; the run has {self.world.value} ranks by {self.world}: {rank_list(silent)} printed "
             "nothing here (torchrun's --local-ranks-filter, or one node's log of a multi-node job)",
         )

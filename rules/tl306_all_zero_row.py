@@ -56,6 +56,5 @@ class AllZeroRow(Rule):
 
 def _all_zero(row: LayerRecord) -> bool:
     times = (row.forward_compute_time, row.backward_compute_time, row.weight_grad_compute_time, row.process_time)
-    comms = (row.forward_comm_type, row.forward_comm_size, row.backward_comm_type, row.backward_comm_size,
-             row.weight_grad_comm_type, row.weight_grad_comm_size)
+    comms = (row.forward_comm_type, row.forward_comm_size, row.backward_comm_type, row.backward_comm_size, row.weight_grad_comm_type, row.weight_grad_comm_size)
     return not any(times) and not any(comms)

@@ -30,6 +30,5 @@ class UnknownKind(Rule):
         if not header.known_kind:
             yield at(
                 header,
-                f"unknown workload kind '{header.parallelism}': SimAI cannot read a workload of this kind "
-                f"(known kinds: {', '.join(sorted(KINDS))})",
+                f"unknown workload kind '{header.parallelism}': SimAI cannot read a workload of this kind (known kinds: {', '.join(sorted(KINDS))})",
             )

@@ -35,6 +35,5 @@ class MissingLayerRows(LayerRowTally):
             missing = self.declared.count - self.rows
             yield at(
                 self.declared,
-                f"layer count {self.declared.count}, but the file has {self.rows} well-formed layer rows: SimAI reads "
-                f"{missing} more past the end of the file",
+                f"layer count {self.declared.count}, but the file has {self.rows} well-formed layer rows: SimAI reads {missing} more past the end of the file",
             )

@@ -36,6 +36,5 @@ class ExtraLayerRows(LayerRowTally):
             ignored = f"rows {first} to {self.rows}" if self.rows > first else "it"
             yield at(
                 self.first_extra,
-                f"row {first} of {self.rows} is past the layer count {self.declared.count} on line {self.declared.line}: "
-                f"SimAI ignores {ignored}",
+                f"row {first} of {self.rows} is past the layer count {self.declared.count} on line {self.declared.line}: SimAI ignores {ignored}",
             )

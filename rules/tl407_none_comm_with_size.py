@@ -1,4 +1,3 @@
-
 from lint.models.simai_workload import Comm
 from lint.rule import Severity
 from lint.rulekit import AicbOnly, OncePerLayerComm

@@ -53,4 +53,4 @@ class MissingHeaderKey(Rule):
 
     @staticmethod
     def _missing(header: Header, key: str, generation: str) -> Violation:
-        return at(header, f"header {generation} but no {key}: SimAI warns \"Input workload format mismatch\"")
+        return at(header, f'header {generation} but no {key}: SimAI warns "Input workload format mismatch"')

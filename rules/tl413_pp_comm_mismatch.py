@@ -38,12 +38,11 @@ class PpCommMismatch(Rule):
         if pp == 1 and pp_comm != 0:
             yield at(
                 header,
-                f"pp_comm: {header.pp_comm} with pp: 1, expected pp_comm: 0: a single stage sends no activations; "
-                f"SimAI warns \"Input workload format mismatch\"",
+                f'pp_comm: {header.pp_comm} with pp: 1, expected pp_comm: 0: a single stage sends no activations; SimAI warns "Input workload format mismatch"',
             )
         elif pp > 1 and pp_comm == 0:
             yield at(
                 header,
                 f"pp: {pp} with pp_comm: 0, expected the size of one activation: SimAI simulates the pipeline sends "
-                f"as empty and warns \"Input workload format mismatch\"",
+                f'as empty and warns "Input workload format mismatch"',
             )

@@ -63,6 +63,5 @@ class TpSizeVaries(AicbOnly):
                 self.reported.add(key)
                 yield at(
                     row,
-                    f"{row.name}: {comm.phase} TP {comm.type} of {comm.size} bytes; the first {row.name} row "
-                    f"(line {first.line}) has {size}",
+                    f"{row.name}: {comm.phase} TP {comm.type} of {comm.size} bytes; the first {row.name} row (line {first.line}) has {size}",
                 )

@@ -74,6 +74,5 @@ class CrossEntropySize(AicbOnly):
             if comm.size != first.size:
                 yield at(
                     row,
-                    f"{row.name}: {comm}; {first_row.name} (line {first_row.line}) has {first.size}: AICB sizes every "
-                    f"cross-entropy all-reduce seq·mbs·4",
+                    f"{row.name}: {comm}; {first_row.name} (line {first_row.line}) has {first.size}: AICB sizes every cross-entropy all-reduce seq·mbs·4",
                 )

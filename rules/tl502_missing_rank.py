@@ -56,9 +56,9 @@ class MissingRank(Rule):
             if stage not in stages:
                 first = stage * layout.ranks_per_stage
                 yield Violation(
-                    None, None,
-                    f"stage {stage} (ranks {first}-{first + layout.ranks_per_stage - 1}) has no trace file; "
-                    f"the run samples one rank of each other stage",
+                    None,
+                    None,
+                    f"stage {stage} (ranks {first}-{first + layout.ranks_per_stage - 1}) has no trace file; the run samples one rank of each other stage",
                     first,
                 )
 

@@ -41,16 +41,20 @@ class StageMap(Rule):
             if rank in logged:
                 if summary.stage != logged[rank]:
                     yield Violation(
-                        summary.line_of_rank, 1,
+                        summary.line_of_rank,
+                        1,
                         f"rank {rank} is in stage {summary.stage}, but {layout.stage2rank_source} puts it in stage {logged[rank]}",
-                        rank, path=summary.path,
+                        rank,
+                        path=summary.path,
                     )
                 continue
             expected = layout.expected_stage(rank)
             if summary.stage != expected:
                 yield Violation(
-                    summary.line_of_rank, 1,
+                    summary.line_of_rank,
+                    1,
                     f"rank {rank} is in stage {summary.stage}, but the rank order puts it in stage {expected} "
                     f"({layout.stage_ranks(expected)}; {layout.ranks_per_stage} ranks per stage, pp {layout.pp})",
-                    rank, path=summary.path,
+                    rank,
+                    path=summary.path,
                 )

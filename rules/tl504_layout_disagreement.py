@@ -29,9 +29,10 @@ class LayoutDisagreement(Rule):
     def check_run(self, run: Run) -> Iterator[Violation]:
         claims = run.layout.claims
         for index, claim in enumerate(claims):
-            for other in claims[index + 1:]:
+            for other in claims[index + 1 :]:
                 if other.dimension == claim.dimension and other.value != claim.value:
                     yield Violation(
-                        None, None,
+                        None,
+                        None,
                         f"{claim.dimension} {claim.value} from {claim.source} disagrees with {other.dimension} {other.value} from {other.source}",
                     )

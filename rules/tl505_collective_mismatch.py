@@ -61,7 +61,11 @@ class CollectiveMismatch(Rule):
                     reference = by_rank[peers[0]].collectives if peers else ()
                     step = by_rank[rank]
                     yield Violation(
-                        step.line, 1, _difference(step, reference, rank, peers, stage), rank, path=run.ranks[rank].path,
+                        step.line,
+                        1,
+                        _difference(step, reference, rank, peers, stage),
+                        rank,
+                        path=run.ranks[rank].path,
                     )
 
 
@@ -76,9 +80,7 @@ def _difference(step: OpStep, reference: tuple[Collective, ...], rank: int, peer
             return f"rank {rank} has {mine[kind, group]} {kind} ({group}) in {where}; {others} {have} {theirs[kind, group]}"
     for index, (own, other) in enumerate(zip(step.collectives, reference, strict=True), 1):
         if own != other:
-            return (
-                f"collective {index} of {where}: rank {rank} runs {_describe(own)}; {others} {'runs' if len(peers) == 1 else 'run'} {_describe(other)}"
-            )
+            return f"collective {index} of {where}: rank {rank} runs {_describe(own)}; {others} {'runs' if len(peers) == 1 else 'run'} {_describe(other)}"
     return f"rank {rank}'s collectives in {where} differ from {others}'"
 
 

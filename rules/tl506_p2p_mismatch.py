@@ -43,10 +43,7 @@ class P2pMismatch(Rule):
 
     def check_run(self, run: Run) -> Iterator[Violation]:
         per_stage = run.layout.ranks_per_stage
-        steps = {
-            rank: {(s.op, s.iteration, s.batch_id): s for s in summary.steps if s.op in P2P_OPS}
-            for rank, summary in run.ranks.items()
-        }
+        steps = {rank: {(s.op, s.iteration, s.batch_id): s for s in summary.steps if s.op in P2P_OPS} for rank, summary in run.ranks.items()}
         usual = Counter(s.collectives[0][2:] for by_key in steps.values() for s in by_key.values() if s.collectives)
         activation = usual.most_common(1)[0][0] if usual else None
         for rank, by_key in sorted(steps.items()):
@@ -57,11 +54,18 @@ class P2pMismatch(Rule):
                     peer = rank + offset * per_stage
                     if peer not in run.ranks:
                         if not 0 <= peer < run.layout.world:
-                            yield self._at(run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) has no receiver: stage {stage} has no {'next' if offset > 0 else 'previous'} stage")
+                            yield self._at(
+                                run,
+                                rank,
+                                step,
+                                f"{op} of micro-batch {batch} (iteration {iteration}) has no receiver: stage {stage} has no {'next' if offset > 0 else 'previous'} stage",
+                            )
                         continue
                     received = steps[peer].get((receiver_op, iteration, batch))
                     if received is None:
-                        yield self._at(run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never received: rank {peer} has no {receiver_op} of it")
+                        yield self._at(
+                            run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never received: rank {peer} has no {receiver_op} of it"
+                        )
                     elif _tensor(received) != _tensor(step):
                         yield from self._mismatch(run, rank, step, peer, received, activation)
                 else:
@@ -69,14 +73,26 @@ class P2pMismatch(Rule):
                     offset = _RECEIVER[sender_op][1]
                     peer = rank - offset * per_stage
                     if peer in run.ranks and (sender_op, iteration, batch) not in steps[peer]:
-                        yield self._at(run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never sent: rank {peer} has no {sender_op} of it")
+                        yield self._at(
+                            run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never sent: rank {peer} has no {sender_op} of it"
+                        )
 
     def _mismatch(self, run: Run, sender: int, send: OpStep, receiver: int, receive: OpStep, activation: object) -> Iterator[Violation]:
         sent, got = _tensor(send), _tensor(receive)
         if receive.collectives[0][2:] != activation or send.collectives[0][2:] == activation:
-            yield self._at(run, receiver, receive, f"{receive.op} of micro-batch {receive.batch_id} (iteration {receive.iteration}) receives {got} from rank {sender}, which sends {sent} (line {send.line})")
+            yield self._at(
+                run,
+                receiver,
+                receive,
+                f"{receive.op} of micro-batch {receive.batch_id} (iteration {receive.iteration}) receives {got} from rank {sender}, which sends {sent} (line {send.line})",
+            )
         else:
-            yield self._at(run, sender, send, f"{send.op} of micro-batch {send.batch_id} (iteration {send.iteration}) sends {sent} to rank {receiver}, which receives {got} (line {receive.line})")
+            yield self._at(
+                run,
+                sender,
+                send,
+                f"{send.op} of micro-batch {send.batch_id} (iteration {send.iteration}) sends {sent} to rank {receiver}, which receives {got} (line {receive.line})",
+            )
 
     @staticmethod
     def _at(run: Run, rank: int, step: OpStep, message: str) -> Violation:

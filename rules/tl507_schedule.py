@@ -55,10 +55,12 @@ class Schedule(Rule):
                 for rank in culprits:
                     peers = [r for r, n in by_rank.items() if r != rank and n == expected] or [r for r in by_rank if r != rank]
                     yield Violation(
-                        None, None,
+                        None,
+                        None,
                         f"rank {rank} runs {by_rank[rank]} micro-batch{'' if by_rank[rank] == 1 else 'es'} in iteration {iteration}; {rank_list(peers)} of stage {stage} "
                         f"{'runs' if len(peers) == 1 else 'run'} {by_rank[peers[0]]}",
-                        rank, path=run.ranks[rank].path,
+                        rank,
+                        path=run.ranks[rank].path,
                     )
 
     def _order(self, run: Run, rank: int, iteration: int, steps: list[OpStep]) -> Iterator[Violation]:
@@ -68,8 +70,11 @@ class Schedule(Rule):
                 seen_forward.add(step.batch_id)
             elif step.batch_id not in seen_forward:
                 yield Violation(
-                    step.line, 1, f"backward_step of micro-batch {step.batch_id} (iteration {iteration}) comes before its forward_step",
-                    rank, path=run.ranks[rank].path,
+                    step.line,
+                    1,
+                    f"backward_step of micro-batch {step.batch_id} (iteration {iteration}) comes before its forward_step",
+                    rank,
+                    path=run.ranks[rank].path,
                 )
 
     def _warm_up(self, run: Run, rank: int, stage: int, pp: int, iteration: int, steps: list[OpStep], forwards: int) -> Iterator[Violation]:
@@ -79,8 +84,10 @@ class Schedule(Rule):
         expected = min(pp - stage, forwards)
         if first_backward != expected:
             yield Violation(
-                steps[first_backward].line, 1,
+                steps[first_backward].line,
+                1,
                 f"stage {stage} runs {first_backward} forwards before its first backward in iteration {iteration}; "
                 f"1F1B runs min(pp - stage, micro-batches) = {expected}",
-                rank, path=run.ranks[rank].path,
+                rank,
+                path=run.ranks[rank].path,
             )

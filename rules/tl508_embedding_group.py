@@ -44,22 +44,38 @@ class EmbeddingGroup(Rule):
         ends = {0, pp - 1}
         if not any(summary.ops("ep_allreduce") for summary in run.ranks.values()):
             return  # untied embeddings: no embedding group to reduce in
-        shapes = Counter(
-            step.collectives[0][2:] for summary in run.ranks.values() for step in summary.ops("ep_allreduce") if step.collectives
-        )
+        shapes = Counter(step.collectives[0][2:] for summary in run.ranks.values() for step in summary.ops("ep_allreduce") if step.collectives)
         usual = shapes.most_common(1)[0][0] if shapes else None
         for rank, summary in sorted(run.ranks.items()):
             stage = run.stage_of(rank)
             embedding = summary.ops("ep_allreduce")
             if stage not in ends:
                 for step in embedding:
-                    yield Violation(step.line, 1, f"ep_allreduce on stage {stage}: only the first and the last stage (0 and {pp - 1}) are in the embedding group", rank, path=summary.path)
+                    yield Violation(
+                        step.line,
+                        1,
+                        f"ep_allreduce on stage {stage}: only the first and the last stage (0 and {pp - 1}) are in the embedding group",
+                        rank,
+                        path=summary.path,
+                    )
                 continue
             done = {step.iteration for step in embedding}
             for iteration in range(summary.iterations):
                 if iteration not in done:
-                    yield Violation(None, None, f"stage {stage} has no ep_allreduce in iteration {iteration}: the first and the last stage all-reduce their tied embedding gradients", rank, path=summary.path)
+                    yield Violation(
+                        None,
+                        None,
+                        f"stage {stage} has no ep_allreduce in iteration {iteration}: the first and the last stage all-reduce their tied embedding gradients",
+                        rank,
+                        path=summary.path,
+                    )
             for step in embedding:
                 if step.collectives and step.collectives[0][2:] != usual:
                     shape, dtype = step.collectives[0][2:]
-                    yield Violation(step.line, 1, f"ep_allreduce of {format_shape(shape)} {dtype}; the embedding group reduces {format_shape(usual[0])} {usual[1]} elsewhere", rank, path=summary.path)  # type: ignore[index]
+                    yield Violation(
+                        step.line,
+                        1,
+                        f"ep_allreduce of {format_shape(shape)} {dtype}; the embedding group reduces {format_shape(usual[0])} {usual[1]} elsewhere",
+                        rank,
+                        path=summary.path,
+                    )  # type: ignore[index]

@@ -55,16 +55,28 @@ class LayerCoverage(Rule):
             layers_of_stage[stage] = count // 2
             for rank, step in forwards:
                 if step.layer_collectives % 2:
-                    yield Violation(step.line, 1, f"forward_step holds {step.layer_collectives} TP layer all-reduces: a transformer layer all-reduces twice", rank, path=run.ranks[rank].path)
+                    yield Violation(
+                        step.line,
+                        1,
+                        f"forward_step holds {step.layer_collectives} TP layer all-reduces: a transformer layer all-reduces twice",
+                        rank,
+                        path=run.ranks[rank].path,
+                    )
             losses = sum(step.loss_reductions for _, step in forwards)
             if stage == last and not losses:
                 yield Violation(None, None, f"the last stage ({stage}) reduces no cross-entropy loss in its forward steps")
             elif stage != last and losses:
                 rank, step = next((r, s) for r, s in forwards if s.loss_reductions)
-                yield Violation(step.line, 1, f"stage {stage} reduces the cross-entropy loss; only the last stage ({last}) does", rank, path=run.ranks[rank].path)
+                yield Violation(
+                    step.line, 1, f"stage {stage} reduces the cross-entropy loss; only the last stage ({last}) does", rank, path=run.ranks[rank].path
+                )
         model = run.layout.layers
         covered = sum(layers_of_stage.values())
         if model is not None and len(layers_of_stage) == run.layout.pp and covered != model // run.layout.pp * run.layout.pp:
             source = next((c.source for c in run.layout.claims if c.dimension == "layers"), "the configuration")
             parts = " + ".join(str(n) for n in layers_of_stage.values())
-            yield Violation(None, None, f"the stages cover {covered} layers ({parts}, counted from their forward TP all-reduces); the model has {model} (layers from {source})")
+            yield Violation(
+                None,
+                None,
+                f"the stages cover {covered} layers ({parts}, counted from their forward TP all-reduces); the model has {model} (layers from {source})",
+            )

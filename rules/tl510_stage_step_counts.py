@@ -57,10 +57,12 @@ class StageStepCounts(Rule):
                     peers = [r for r, n in by_rank.items() if r != rank and n == most] or [r for r in by_rank if r != rank]
                     theirs = by_rank[peers[0]]
                     yield Violation(
-                        None, None,
+                        None,
+                        None,
                         f"rank {rank} runs {op} {_times(by_rank[rank])} in iteration {iteration}; {rank_list(peers)} of stage {stage} "
                         f"{'runs' if len(peers) == 1 else 'run'} it {_times(theirs)}",
-                        rank, path=run.ranks[rank].path,
+                        rank,
+                        path=run.ranks[rank].path,
                     )
 
 

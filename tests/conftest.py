@@ -12,7 +12,8 @@ from tests.fuzz import budget
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--fuzz-long", action="store_true",
+        "--fuzz-long",
+        action="store_true",
         help=f"run the fuzz suite with {budget.LONG_FACTOR}x its examples (a deeper local run; CI keeps the default)",
     )
 

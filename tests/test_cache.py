@@ -79,7 +79,7 @@ def test_a_damaged_or_foreign_entry_is_a_miss(tmp_path: Path, private_cache: Pat
     first = check(str(tmp_path))
     entries = sorted((private_cache / cache.LAYOUT / "entries").rglob("*"))
     entries = [path for path in entries if path.is_file()]
-    damaged = [b"", b"[[true, \"megatron-trace\"], [", b'{"an": "object"}', b"[[1], [[2]], {}, [3]]", b"\xff\xfe"]
+    damaged = [b"", b'[[true, "megatron-trace"], [', b'{"an": "object"}', b"[[1], [[2]], {}, [3]]", b"\xff\xfe"]
     for index, path in enumerate(entries):
         path.write_bytes(damaged[index % len(damaged)])
     parsed.clear()

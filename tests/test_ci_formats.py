@@ -120,14 +120,21 @@ def test_github_writes_one_annotation_per_finding(checked: Path, findings: list[
 
 def test_github_escapes_what_would_end_a_property_or_the_command() -> None:
     finding = Finding(
-        code="TL001", name="invalid-syntax", severity=Severity.INFO, path="a,b:c%d\x1b[2J.txt", line=3, column=4, rank=None,
+        code="TL001",
+        name="invalid-syntax",
+        severity=Severity.INFO,
+        path="a,b:c%d\x1b[2J.txt",
+        line=3,
+        column=4,
+        rank=None,
         message="100% wrong: a, b\r\nnext line ::error:: grad\x1b[31m",
     )
     line = command(finding)
     assert "\n" not in line and "\r" not in line and "\x1b" not in line
     # Control characters from the file are shown as escapes, then the rest is escaped as GitHub documents.
     assert read_workflow_command(line) == (
-        "notice", {"file": "a,b:c%d\\x1b[2J.txt", "line": "3", "col": "4", "title": "TL001 invalid-syntax"},
+        "notice",
+        {"file": "a,b:c%d\\x1b[2J.txt", "line": "3", "col": "4", "title": "TL001 invalid-syntax"},
         "100% wrong: a, b\\r\\nnext line ::error:: grad\\x1b[31m",
     )
 
@@ -148,8 +155,10 @@ def test_junit_has_a_test_case_per_file_and_one_failure_per_failing_file(checked
     assert code == 1
     cases = {(case.get("classname"), case.get("name")): case for case in suite.findall("testcase")}
     assert set(cases) == {
-        ("megatron-trace", str(checked / "trace_rank6.txt")), ("megatron-trace", str(checked / "trace_rank7.txt")),
-        ("run", str(checked / "trace_rank*")), ("unrecognised", str(checked / "notes.md")),
+        ("megatron-trace", str(checked / "trace_rank6.txt")),
+        ("megatron-trace", str(checked / "trace_rank7.txt")),
+        ("run", str(checked / "trace_rank*")),
+        ("unrecognised", str(checked / "notes.md")),
     }
     assert cases["unrecognised", str(checked / "notes.md")].find("skipped") is not None
 

@@ -49,10 +49,18 @@ def test_json_output_is_one_document_with_the_documented_keys(broken_trace: Path
     document = json.loads(out)
     assert code == 1 and document["version"] == 1
     assert document["files"] == [{"path": str(broken_trace), "format": "megatron-trace", "parsed": False}]
-    assert document["findings"] == [{
-        "code": "TL001", "name": "invalid-syntax", "severity": "error", "path": str(broken_trace),
-        "line": 3, "column": 30, "rank": 7, "message": "expected a non-negative integer, found 'x'",
-    }]
+    assert document["findings"] == [
+        {
+            "code": "TL001",
+            "name": "invalid-syntax",
+            "severity": "error",
+            "path": str(broken_trace),
+            "line": 3,
+            "column": 30,
+            "rank": 7,
+            "message": "expected a non-negative integer, found 'x'",
+        }
+    ]
     assert document["summary"]["skipped"] == [str(tmp_path / "notes.md")]
     assert document["summary"]["errors"] == 1 and document["summary"]["findings"] == 1
 
@@ -209,7 +217,7 @@ def test_configuration_errors_exit_2_naming_the_key(tmp_path: Path, broken_trace
 def test_explicit_config_overrides_discovery(tmp_path: Path, broken_trace: Path) -> None:
     (tmp_path / "tlint.toml").write_text('ignore = ["TL001"]\n', encoding="utf-8")
     other = tmp_path / "strict.toml"
-    other.write_text("select = [\"TL\"]\n", encoding="utf-8")
+    other.write_text('select = ["TL"]\n', encoding="utf-8")
     assert run("check", str(broken_trace))[0] == 0
     assert run("check", str(broken_trace), "--config", str(other))[0] == 1
     assert run("check", str(broken_trace), "--config", str(tmp_path / "missing.toml"))[0] == 2

@@ -75,7 +75,7 @@ def test_a_renamed_neusight_header_column_is_a_finding_at_the_header(tmp_path: P
 
 def test_a_damaged_simai_header_is_a_finding_at_the_header(tmp_path: Path) -> None:
     path = tmp_path / "workload.txt"
-    path.write_text("hybrid" + SIMAI.read_text(encoding="utf-8")[len("HYBRID"):], encoding="utf-8")
+    path.write_text("hybrid" + SIMAI.read_text(encoding="utf-8")[len("HYBRID") :], encoding="utf-8")
     code, found, _ = findings(str(path))
     assert code == 1 and any(f["line"] == 1 and f["code"] == "TL001" and "found 'hybrid_TRANSFORMER" in f["message"] for f in found)
 
@@ -114,10 +114,13 @@ def test_an_unknown_named_file_names_the_closest_format_and_why(tmp_path: Path) 
     record = MEGATRON.read_text(encoding="utf-8").splitlines()[0]
     path.write_text(f"Copied from the cluster:\n{record}\nthen the job was stopped.\n", encoding="utf-8")
     code, found, _ = findings(str(path))
-    assert code == 1 and [(f["line"], f["code"], f["message"]) for f in found] == [(
-        1, "TL005", ("not a known trace format: closest is megatron-trace, but 1 of 3 non-empty lines start a `rank:R:op(` record"
-                     " (use --trace-format to force one)"),
-    )]
+    assert code == 1 and [(f["line"], f["code"], f["message"]) for f in found] == [
+        (
+            1,
+            "TL005",
+            ("not a known trace format: closest is megatron-trace, but 1 of 3 non-empty lines start a `rank:R:op(` record (use --trace-format to force one)"),
+        )
+    ]
 
 
 def test_unknown_files_met_while_walking_a_directory_are_skipped_and_listed(tmp_path: Path) -> None:
@@ -146,7 +149,8 @@ We restart it from the last checkpoint.
 
 
 @pytest.mark.parametrize(
-    "source", ["notes.md", "lint/models/optprime_log.py", "lint/formats/optprime_log.py", "grammars/optprime-log.lark", "grammars/megatron-trace.lark"],
+    "source",
+    ["notes.md", "lint/models/optprime_log.py", "lint/formats/optprime_log.py", "grammars/optprime-log.lark", "grammars/megatron-trace.lark"],
 )
 def test_notes_and_the_projects_own_sources_are_not_traces(tmp_path: Path, source: str) -> None:
     path = tmp_path / "notes.md" if source == "notes.md" else ROOT / source
@@ -161,7 +165,9 @@ def test_notes_and_the_projects_own_sources_are_not_traces(tmp_path: Path, sourc
 # -- damaged archives -------------------------------------------------------------------------------
 
 COMPRESSORS: dict[str, tuple[str, Callable[[bytes], bytes]]] = {
-    "gz": ("gzip", gzip.compress), "bz2": ("bzip2", bz2.compress), "xz": ("xz", lzma.compress),
+    "gz": ("gzip", gzip.compress),
+    "bz2": ("bzip2", bz2.compress),
+    "xz": ("xz", lzma.compress),
     "zst": ("zstd", zstandard.ZstdCompressor().compress),
 }
 
@@ -204,7 +210,8 @@ def test_nul_bytes_inside_a_trace_are_findings_at_their_line(tmp_path: Path) -> 
     assert code == 1 and (4, "TL003") in located(found)
     nul = next(f for f in found if f["code"] == "TL003")
     assert (nul["column"], nul["message"]) == (
-        41, "a NUL byte; no writer's text holds one (blocks of NULs are what a crash or an unfinished copy leaves)",
+        41,
+        "a NUL byte; no writer's text holds one (blocks of NULs are what a crash or an unfinished copy leaves)",
     )
 
 
@@ -248,8 +255,12 @@ def _real_files() -> list[Path]:
     """Small real files of every format (in place under ../shared), and the seeds of the shared fuzz corpus."""
     if not SHARED.is_dir():
         return []
-    real = [p for name in REAL_FORMATS for p in sorted((SHARED / "corpus" / "real" / name).rglob("*"))
-            if p.is_file() and p.suffix in (".txt", ".log") and p.stat().st_size < 200_000]
+    real = [
+        p
+        for name in REAL_FORMATS
+        for p in sorted((SHARED / "corpus" / "real" / name).rglob("*"))
+        if p.is_file() and p.suffix in (".txt", ".log") and p.stat().st_size < 200_000
+    ]
     return real + sorted((SHARED / "seeds").glob("*.txt"))
 
 
@@ -293,7 +304,7 @@ def test_a_row_dropped_from_a_real_workload_is_a_finding(tmp_path_factory: pytes
     assume(rows)
     dropped = data.draw(st.sampled_from(rows), label="row")
     path = tmp_path_factory.mktemp("drop") / "workload.txt"
-    path.write_bytes(b"\n".join(lines[:dropped] + lines[dropped + 1:]))
+    path.write_bytes(b"\n".join(lines[:dropped] + lines[dropped + 1 :]))
     code, found, _ = findings(str(path))
     assert code == 1 and any(f["severity"] == "error" for f in found), found
 

@@ -21,8 +21,13 @@ from lint.models.report import CheckReport
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = Format(
-    "fake-trace", "tests.fake_format_parser", "fake-trace", "tests.fake_format_model", "tests.fake_format_adapter",
-    runs=True, states_layout="fake",
+    "fake-trace",
+    "tests.fake_format_parser",
+    "fake-trace",
+    "tests.fake_format_model",
+    "tests.fake_format_adapter",
+    runs=True,
+    states_layout="fake",
 )
 
 
@@ -107,7 +112,8 @@ def test_no_module_of_the_linter_keeps_a_registry_of_formats_beside_the_descript
         tree = ast.parse(path.read_text(encoding="utf-8"))
         named = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["NAME"]}
         found += [
-            f"{path.relative_to(ROOT)}:{node.lineno}" for node in ast.walk(tree)
+            f"{path.relative_to(ROOT)}:{node.lineno}"
+            for node in ast.walk(tree)
             if isinstance(node, ast.Constant) and node.value in names and id(node) not in named
         ]
     assert found == []
@@ -119,7 +125,8 @@ def test_the_code_points_at_docs_inside_the_repository() -> None:
     cited = [
         f"{path.relative_to(ROOT)}:{number}"
         for folder in ("lint", "rules", "grammars", "docs", "tests")
-        for path in sorted((ROOT / folder).rglob("*")) if path.suffix in (".py", ".lark", ".md", ".toml")
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.suffix in (".py", ".lark", ".md", ".toml")
         for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if any(name in text for name in outside) and path != Path(__file__)
     ]

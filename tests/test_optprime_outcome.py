@@ -25,8 +25,7 @@ def report(tmp_path: Path, text: str, select: str) -> list[tuple[int, str, str]]
     log = tmp_path / "run.log"
     log.write_text(text, encoding="utf-8")
     out = io.StringIO()
-    main(["check", str(log), "--no-cache", "--trace-format", "optprime-log", "--output-format", "json", "--select", select],
-         stdout=out, stderr=io.StringIO())
+    main(["check", str(log), "--no-cache", "--trace-format", "optprime-log", "--output-format", "json", "--select", select], stdout=out, stderr=io.StringIO())
     return [(f["line"], f["code"], f["message"]) for f in json.loads(out.getvalue())["findings"]]
 
 
@@ -42,7 +41,11 @@ def failure_report(*entries: tuple[int, int, str, bool]) -> str:
             lines += [f"[{index}]:", "  time      : 2026-11-21_20:33:04", "  host      : localhost", f"  rank      : {rank} (local_rank: {rank})"]
             lines.append(f"  exitcode  : {exitcode} (pid: {100 + rank})  ({signal})" if signal else f"  exitcode  : {exitcode} (pid: {100 + rank}) ")
             lines.append("  error_file: <N/A>")
-            lines.append(f"  traceback : Signal {abs(exitcode)} ({signal}) received by PID {100 + rank}" if signal else "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html")
+            lines.append(
+                f"  traceback : Signal {abs(exitcode)} ({signal}) received by PID {100 + rank}"
+                if signal
+                else "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -56,45 +59,64 @@ def test_a_launcher_stopped_by_a_signal_is_the_cause(tmp_path: Path) -> None:
 
 
 def test_one_rank_killed_by_sigkill_is_the_cause_not_the_ranks_torchrun_stopped(tmp_path: Path) -> None:
-    text = SET_UP + (
-        "[rank:0, local_rank:0] PARALLEL MODE PROCESSING ...\n[rank:1, local_rank:1] PARALLEL MODE PROCESSING ...\n"
-        f"{TORCHRUN}Sending process 100 closing signal SIGTERM\n"
-        f"{ERROR_LOG}failed (exitcode: -9) local_rank: 1 (pid: 101) of binary: /usr/bin/python3\n"
-    ) + failure_report((0, -15, "SIGTERM", False), (1, -9, "SIGKILL", True))
+    text = (
+        SET_UP
+        + (
+            "[rank:0, local_rank:0] PARALLEL MODE PROCESSING ...\n[rank:1, local_rank:1] PARALLEL MODE PROCESSING ...\n"
+            f"{TORCHRUN}Sending process 100 closing signal SIGTERM\n"
+            f"{ERROR_LOG}failed (exitcode: -9) local_rank: 1 (pid: 101) of binary: /usr/bin/python3\n"
+        )
+        + failure_report((0, -15, "SIGTERM", False), (1, -9, "SIGKILL", True))
+    )
     found = report(tmp_path, text, "TL218,TL219,TL221")
-    assert found == [(
-        25, "TL218",
-        "the run failed: rank 1 was killed by SIGKILL (exit code -9); torchrun's failure report (line 10) lists ranks 0 and 1",
-    )]
+    assert found == [
+        (
+            25,
+            "TL218",
+            "the run failed: rank 1 was killed by SIGKILL (exit code -9); torchrun's failure report (line 10) lists ranks 0 and 1",
+        )
+    ]
 
 
 def test_the_root_cause_ranks_exception_is_the_cause_not_a_peer_that_lost_it(tmp_path: Path) -> None:
-    text = SET_UP + (
-        "[rank0]: Traceback (most recent call last):\n"
-        "[rank0]: RuntimeError: Connection closed by peer [127.0.0.1]:14221\n"
-        "[rank1]: Traceback (most recent call last):\n"
-        "[rank1]:   File \"driver.py\", line 3, in <module>\n"
-        "[rank1]: TypeError: expand() takes 1 positional argument but 3 were given\n"
-        f"{ERROR_LOG}failed (exitcode: 1) local_rank: 1 (pid: 101) of binary: /usr/bin/python3\n"
-    ) + failure_report((0, 1, "", False), (1, 1, "", True))
-    assert report(tmp_path, text, "TL218,TL219,TL221") == [(
-        10, "TL218",
-        ("the run failed: rank 1 raised at driver.py:3 in <module>: TypeError: expand() takes 1 positional argument but 3 were given; torchrun's failure "
-        "report (line 12) lists ranks 0 and 1"),
-    )]
+    text = (
+        SET_UP
+        + (
+            "[rank0]: Traceback (most recent call last):\n"
+            "[rank0]: RuntimeError: Connection closed by peer [127.0.0.1]:14221\n"
+            "[rank1]: Traceback (most recent call last):\n"
+            '[rank1]:   File "driver.py", line 3, in <module>\n'
+            "[rank1]: TypeError: expand() takes 1 positional argument but 3 were given\n"
+            f"{ERROR_LOG}failed (exitcode: 1) local_rank: 1 (pid: 101) of binary: /usr/bin/python3\n"
+        )
+        + failure_report((0, 1, "", False), (1, 1, "", True))
+    )
+    assert report(tmp_path, text, "TL218,TL219,TL221") == [
+        (
+            10,
+            "TL218",
+            (
+                "the run failed: rank 1 raised at driver.py:3 in <module>: TypeError: expand() takes 1 positional argument but 3 were given; torchrun's failure "
+                "report (line 12) lists ranks 0 and 1"
+            ),
+        )
+    ]
 
 
 def test_an_import_failure_is_named(tmp_path: Path) -> None:
     text = (
         "Traceback (most recent call last):\n"
-        "  File \"/workspace/pp_train_llama.py\", line 30, in <module>\n"
+        '  File "/workspace/pp_train_llama.py", line 30, in <module>\n'
         "    from opt_prime.opti_pri import Optimus_p\n"
         "ModuleNotFoundError: No module named 'opt_prime'\n"
         f"{ERROR_LOG}failed (exitcode: 1) local_rank: 0 (pid: 143) of binary: /opt/conda/bin/python3.11\n"
     )
     assert report(tmp_path, text, "TL218") == [
-        (4, "TL218", ("the run failed: a worker could not import what it needs at pp_train_llama.py:30 in <module>: ModuleNotFoundError: "
-         "No module named 'opt_prime'")),
+        (
+            4,
+            "TL218",
+            ("the run failed: a worker could not import what it needs at pp_train_llama.py:30 in <module>: ModuleNotFoundError: No module named 'opt_prime'"),
+        ),
     ]
 
 
@@ -127,11 +149,16 @@ def test_each_last_stage_tp_rank_prints_its_own_progress_in_its_own_order(tmp_pa
 
 def test_a_third_copy_of_a_progress_line_with_two_last_stage_ranks(tmp_path: Path) -> None:
     text = TP2_SET_UP + progress(5) + progress(5) + progress(5) + progress(10)
-    assert report(tmp_path, text, "TL210") == [(
-        8, "TL210",
-        ("epoch 1: batch 5 after epoch 1, batch 5 (line 7); expected batch 10: progress lines come every 5 batches (the first, "
-        "line 6, counts batch 5), from 2 last-stage ranks"),
-    )]
+    assert report(tmp_path, text, "TL210") == [
+        (
+            8,
+            "TL210",
+            (
+                "epoch 1: batch 5 after epoch 1, batch 5 (line 7); expected batch 10: progress lines come every 5 batches (the first, "
+                "line 6, counts batch 5), from 2 last-stage ranks"
+            ),
+        )
+    ]
 
 
 DP2_SET_UP = "batch size: 16\n> World Size: 4\n> Pipeline Parallel Size: 2\n> Data Parallel Size: 2\n"
@@ -143,26 +170,30 @@ def test_each_data_parallel_replica_loads_its_share_of_the_data(tmp_path: Path) 
 
 
 def test_a_batch_count_no_data_loader_makes(tmp_path: Path) -> None:
-    assert report(tmp_path, DP2_SET_UP + "data_size=6400\nnbatches=300\n", "TL203") == [(
-        6, "TL203",
-        ("`nbatches=300` (line 6) but the data loader makes 400 or 200 batches of `data_size=6400` (line 5) with `batch size: 16` "
-        "(line 1) and DP 2: ceil(6400 / 16) = 400 or ceil(ceil(6400 / 2) / 16) = 200"),
-    )]
+    assert report(tmp_path, DP2_SET_UP + "data_size=6400\nnbatches=300\n", "TL203") == [
+        (
+            6,
+            "TL203",
+            (
+                "`nbatches=300` (line 6) but the data loader makes 400 or 200 batches of `data_size=6400` (line 5) with `batch size: 16` "
+                "(line 1) and DP 2: ceil(6400 / 16) = 400 or ceil(ceil(6400 / 2) / 16) = 200"
+            ),
+        )
+    ]
 
 
 def test_under_torchrun_tee_each_workers_traceback_ends_at_its_own_exception(tmp_path: Path) -> None:
     text = (
         "[default0]:Traceback (most recent call last):\n"
         "[default1]:Traceback (most recent call last):\n"
-        "[default1]:  File \"driver.py\", line 3, in <module>\n"
-        "[default0]:  File \"driver.py\", line 3, in <module>\n"
+        '[default1]:  File "driver.py", line 3, in <module>\n'
+        '[default0]:  File "driver.py", line 3, in <module>\n'
         "[default1]:RuntimeError: CUDA error: an illegal memory access was encountered\n"
         "[default0]:RuntimeError: Connection closed by peer\n"
         f"{ERROR_LOG}failed (exitcode: 1) local_rank: 1 (pid: 101) of binary: /usr/bin/python3\n"
     )
     assert report(tmp_path, text, "TL001,TL218") == [
-        (5, "TL218", ("the run failed: a worker raised at driver.py:3 in <module>: RuntimeError: CUDA error: an illegal memory access was "
-         "encountered")),
+        (5, "TL218", ("the run failed: a worker raised at driver.py:3 in <module>: RuntimeError: CUDA error: an illegal memory access was encountered")),
     ]
 
 
@@ -172,11 +203,16 @@ def test_a_worker_that_logs_critical_and_exits_names_its_message(tmp_path: Path)
         "[rank0]: CRITICAL:root:[opt_prime] CPU mode (use_gpu=False) is not supported. Aborting.\n"
         f"{ERROR_LOG}failed (exitcode: 1) local_rank: 0 (pid: 100) of binary: /usr/bin/python3\n"
     ) + failure_report((0, 1, "", True))
-    assert report(tmp_path, text, "TL218") == [(
-        1, "TL218",
-        ("the run failed: rank 0 exited with code 1 after logging CRITICAL: [opt_prime] CPU mode (use_gpu=False) is not "
-        "supported. Aborting.; torchrun's failure report (line 3) lists rank 0"),
-    )]
+    assert report(tmp_path, text, "TL218") == [
+        (
+            1,
+            "TL218",
+            (
+                "the run failed: rank 0 exited with code 1 after logging CRITICAL: [opt_prime] CPU mode (use_gpu=False) is not "
+                "supported. Aborting.; torchrun's failure report (line 3) lists rank 0"
+            ),
+        )
+    ]
 
 
 def test_an_exception_python_ignored_at_exit_does_not_fail_the_run(tmp_path: Path) -> None:

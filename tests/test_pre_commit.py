@@ -60,15 +60,20 @@ def test_a_commit_passes_with_a_clean_trace_and_fails_with_a_broken_one(tmp_path
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     if head.returncode != 0:
         pytest.skip("not a git checkout: pre-commit installs hooks from a git commit")
-    for variable, value in (("GIT_AUTHOR_NAME", "tlint"), ("GIT_AUTHOR_EMAIL", "tlint@example.com"),
-                            ("GIT_COMMITTER_NAME", "tlint"), ("GIT_COMMITTER_EMAIL", "tlint@example.com"),
-                            ("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-cache"))):
+    for variable, value in (
+        ("GIT_AUTHOR_NAME", "tlint"),
+        ("GIT_AUTHOR_EMAIL", "tlint@example.com"),
+        ("GIT_COMMITTER_NAME", "tlint"),
+        ("GIT_COMMITTER_EMAIL", "tlint@example.com"),
+        ("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-cache")),
+    ):
         monkeypatch.setenv(variable, value)
     repository = tmp_path / "project"
     repository.mkdir()
     _git(repository, "init", "--quiet")
     (repository / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {ROOT}\n    rev: {head.stdout.strip()}\n    hooks:\n      - id: tlint\n", encoding="utf-8",
+        f"repos:\n  - repo: {ROOT}\n    rev: {head.stdout.strip()}\n    hooks:\n      - id: tlint\n",
+        encoding="utf-8",
     )
     subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repository, check=True, capture_output=True)
 

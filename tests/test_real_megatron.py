@@ -34,8 +34,7 @@ def check(*paths: Path) -> dict[str, Any]:
 def normalized(report: dict[str, Any]) -> list[tuple[Any, ...]]:
     """Findings without their directory, and without the time stamp a run's label carries when mixed."""
     return sorted(
-        (re.sub(r" \(run of [0-9]+\)$", "", Path(f["path"]).name), f["line"] or 0, f["code"], f["severity"], f["message"])
-        for f in report["findings"]
+        (re.sub(r" \(run of [0-9]+\)$", "", Path(f["path"]).name), f["line"] or 0, f["code"], f["severity"], f["message"]) for f in report["findings"]
     )
 
 
@@ -116,9 +115,9 @@ def test_a_lost_half_of_a_batched_p2p_call_is_reported_where_it_was(tmp_path: Pa
     lines = _lines(path)
     time = re.compile(r"duration=([^,]+),.*timestamp=([^,]+),sub_operations")
     number = next(
-        i for i in range(2, len(lines) + 1)
-        if ":recv_backward(" in lines[i - 1] and ":send_forward(" in lines[i - 2]
-        and time.search(lines[i - 1]).groups() == time.search(lines[i - 2]).groups()  # type: ignore[union-attr]
+        i
+        for i in range(2, len(lines) + 1)
+        if ":recv_backward(" in lines[i - 1] and ":send_forward(" in lines[i - 2] and time.search(lines[i - 1]).groups() == time.search(lines[i - 2]).groups()  # type: ignore[union-attr]
     )
     path.write_text("\n".join(lines[: number - 1] + lines[number:]), encoding="utf-8")
     assert (number, "TL116") in _errors_at(check(run), path)
@@ -133,7 +132,7 @@ def test_a_lost_collective_is_reported_at_its_step(tmp_path: Path) -> None:
     number = [i for i, line in enumerate(lines, 1) if ":forward_step(" in line and "', '" in line][2]
     record = lines[number - 1]
     first_sub = record.index("['") + 1
-    lines[number - 1] = record[:first_sub] + record[record.index("', '", first_sub) + 3:]
+    lines[number - 1] = record[:first_sub] + record[record.index("', '", first_sub) + 3 :]
     path.write_text("\n".join(lines), encoding="utf-8")
     assert (number, "TL117") in _errors_at(check(run), path)
 

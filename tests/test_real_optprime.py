@@ -101,8 +101,12 @@ def test_public_logs_are_completed_runs_but_the_import_failure() -> None:
     failed = {name: messages for name, messages in outcomes.items() if messages}
     assert len(outcomes) - len(failed) == 8
     assert [messages for messages in failed.values()] == [
-        [("the run failed: a worker could not import what it needs: ModuleNotFoundError; torchrun's failure report (line 70) "
-         "lists ranks 0, 1, 2, 3, 4, 6 and 7")],
+        [
+            (
+                "the run failed: a worker could not import what it needs: ModuleNotFoundError; torchrun's failure report (line 70) "
+                "lists ranks 0, 1, 2, 3, 4, 6 and 7"
+            )
+        ],
     ]
 
 
@@ -120,8 +124,7 @@ def problems(text: str) -> list[tuple[int, int, str]]:
     ("line", "at", "message"),
     [
         # a DeviceMesh repr of torch 2.13 with garbage in its stride
-        ("> [rank:0] pp group:DeviceMesh((pp=2), 'cpu', stride=(1,x)), tp group:DeviceMesh((tp=1), 'cpu', stride=((),))", "x)",
-         "expected ')', found 'x'"),
+        ("> [rank:0] pp group:DeviceMesh((pp=2), 'cpu', stride=(1,x)), tp group:DeviceMesh((tp=1), 'cpu', stride=((),))", "x)", "expected ')', found 'x'"),
         # the torch 2.8 style, truncated
         ("> [rank:0] pp group:DeviceMesh((pp=2), device: 'cuda', stride: (1,", None, "expected ')', found end of line"),
         # a TP head-adjust line cut inside its value
@@ -133,8 +136,7 @@ def problems(text: str) -> list[tuple[int, int, str]]:
         # the failure report's exit code with a damaged signal name
         ("  exitcode  : -9 (pid: 5830)  (SIGK#LL)", "#LL", "expected ')', found '#LL'"),
         # a partitioner line whose ranges are cut
-        ("[IR.hierarchical_split] metadata_range = [(0, 'model_layers_1_mlp'), (1, ", None,
-         "expected a quoted name such as 'submod_0', found end of line"),
+        ("[IR.hierarchical_split] metadata_range = [(0, 'model_layers_1_mlp'), (1, ", None, "expected a quoted name such as 'submod_0', found end of line"),
     ],
 )
 def test_damaged_records_are_syntax_errors_at_the_damage(line: str, at: str | None, message: str) -> None:

@@ -52,8 +52,9 @@ def test_no_error_on_the_valid_real_files(parts: tuple[str, str]) -> None:
 def test_notes_after_the_rows_are_one_warning_naming_where_simai_stops() -> None:
     findings = [f for f in check(corpus_dir(*WORKLOADS)) if f["code"] == "TL420"]
     assert findings and all(f["severity"] == "warning" for f in findings)
-    assert all(re.fullmatch(r"text after the \d+ declared layer rows?: SimAI and ASTRA-sim stop reading at line \d+, .* never read", f["message"])
-               for f in findings)
+    assert all(
+        re.fullmatch(r"text after the \d+ declared layer rows?: SimAI and ASTRA-sim stop reading at line \d+, .* never read", f["message"]) for f in findings
+    )
     assert len({f["path"] for f in findings}) == len(findings)  # once per file
 
 
@@ -95,8 +96,9 @@ def test_one_row_fewer_than_declared_is_an_error_at_the_count(tmp_path: Path) ->
     for workload in workloads():
         last = workload.rows[-1]
         workload.write(tmp_path, workload.lines[: last.line - 1] + workload.lines[last.line :])
-        message = (f"layer count {workload.count.count}, but the file has {len(workload.rows) - 1} well-formed layer rows: "
-                   "SimAI reads 1 more past the end of the file")
+        message = (
+            f"layer count {workload.count.count}, but the file has {len(workload.rows) - 1} well-formed layer rows: SimAI reads 1 more past the end of the file"
+        )
         expected.append((workload.name, workload.count.line, "TL402", message))
     # Where notes follow the rows, SimAI now reads the first of them as the last row: a column-count error too.
     assert sorted(e for e in errors(tmp_path) if e[2] == "TL402") == sorted(expected)
@@ -109,8 +111,10 @@ def test_one_row_more_than_declared_is_an_error_at_that_row(tmp_path: Path) -> N
         lines[workload.count.line - 1] = str(workload.count.count - 1)
         workload.write(tmp_path, lines)
         last = workload.rows[-1]
-        message = (f"row {len(workload.rows)} of {len(workload.rows)} is past the layer count {workload.count.count - 1} "
-                   f"on line {workload.count.line}: SimAI ignores it")
+        message = (
+            f"row {len(workload.rows)} of {len(workload.rows)} is past the layer count {workload.count.count - 1} "
+            f"on line {workload.count.line}: SimAI ignores it"
+        )
         expected.append((workload.name, last.line, "TL403", message))
     assert sorted(errors(tmp_path)) == sorted(expected)
 
@@ -123,8 +127,9 @@ def test_pp_0_is_an_error(tmp_path: Path) -> None:
         lines = list(workload.lines)
         lines[0] = re.sub(r"\bpp: [0-9]+", "pp: 0", lines[0])
         workload.write(tmp_path, lines)
-        expected.append((workload.name, 1, "TL411",
-                         "pp: 0, expected > 0 (the pipeline-parallel size): SimAI divides all_gpus by tp·pp (workload/Layer.cc, Layer::report)"))
+        expected.append(
+            (workload.name, 1, "TL411", "pp: 0, expected > 0 (the pipeline-parallel size): SimAI divides all_gpus by tp·pp (workload/Layer.cc, Layer::report)")
+        )
     assert expected
     assert sorted(errors(tmp_path)) == sorted(expected)
 
@@ -139,5 +144,11 @@ def test_a_broadcast_is_an_error(tmp_path: Path) -> None:
         expected.append((workload.name, row.line, "TL406"))
     found = errors(tmp_path)
     assert sorted((name, line, code) for name, line, code, _ in found) == sorted(expected)
-    assert all(re.fullmatch(r"\S+: \w+_comm_type BROADCAST with \w+_comm_size \d+: SimAI and ASTRA-sim do not know BROADCAST and "
-                            r"simulate no communication for it( \(and \d+ more \S+ rows\))?", message) for *_, message in found)
+    assert all(
+        re.fullmatch(
+            r"\S+: \w+_comm_type BROADCAST with \w+_comm_size \d+: SimAI and ASTRA-sim do not know BROADCAST and "
+            r"simulate no communication for it( \(and \d+ more \S+ rows\))?",
+            message,
+        )
+        for *_, message in found
+    )

@@ -183,10 +183,7 @@ def test_rule_has_passing_and_failing_cases(rule: Any) -> None:
 
 
 def test_every_failing_case_asserts_its_messages() -> None:
-    missing = [
-        f"{code}: {case['name']}" for code, case in load_cases()
-        if case["expect"] and "messages" not in case
-    ]
+    missing = [f"{code}: {case['name']}" for code, case in load_cases() if case["expect"] and "messages" not in case]
     assert missing == [], "add `messages` to these cases"
 
 

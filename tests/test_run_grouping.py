@@ -31,7 +31,10 @@ def test_one_run_keeps_the_stem_as_its_name() -> None:
 
 def test_runs_sharing_a_stem_are_told_apart_by_their_time_stamps() -> None:
     assert _runs(
-        "s_rank0_20250818114732.txt", "s_rank1_20250818114558.txt", "s_rank0_20250818114558.txt", "s_rank1_20250818114732.txt",
+        "s_rank0_20250818114732.txt",
+        "s_rank1_20250818114558.txt",
+        "s_rank0_20250818114558.txt",
+        "s_rank1_20250818114732.txt",
     ) == [["s_rank0_20250818114558.txt", "s_rank1_20250818114558.txt"], ["s_rank0_20250818114732.txt", "s_rank1_20250818114732.txt"]]
     keys = split_by_time(_named("s_rank0_20250818114558.txt", "s_rank0_20250818114732.txt"))
     assert [key.label for key in keys] == ["traces/s_rank* (run of 20250818114558)", "traces/s_rank* (run of 20250818114732)"]

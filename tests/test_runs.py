@@ -91,7 +91,8 @@ def test_a_wild_rank_number_is_one_gap_not_a_billion_findings(tmp_path: Path) ->
     (tmp_path / "trace_rank8.txt").write_text(seed.replace("rank:7:", "rank:999999999:"), encoding="utf-8")
     _, findings = check(str(tmp_path), "--select", "TL502")
     assert [(f["rank"], f["message"].split(" (")[0]) for f in findings] == [
-        (0, "ranks 0-6 have no trace file"), (8, "ranks 8-999999998 have no trace file"),
+        (0, "ranks 0-6 have no trace file"),
+        (8, "ranks 8-999999998 have no trace file"),
     ]
 
 

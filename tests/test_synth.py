@@ -60,12 +60,8 @@ def parse_file(path: Path) -> list[object]:
 
 def untimed(record: OpRecord) -> tuple[object, ...]:
     """A record without what the seeded clock decides (durations, timestamps)."""
-    subs = tuple(
-        (s.trace_src_func, s.input__shape, s.input__dtype, s.func_name, s.group, s.comm_func, s.extra)
-        for s in record.sub_operations
-    )
-    return (record.op, record.stage_id, record.batch_id, record.mg_state, record.description, record.group_kind,
-            record.input__shape, record.input__dtype, subs)
+    subs = tuple((s.trace_src_func, s.input__shape, s.input__dtype, s.func_name, s.group, s.comm_func, s.extra) for s in record.sub_operations)
+    return (record.op, record.stage_id, record.batch_id, record.mg_state, record.description, record.group_kind, record.input__shape, record.input__dtype, subs)
 
 
 def iterations(records: list[OpRecord]) -> list[list[OpRecord]]:
@@ -114,8 +110,9 @@ def test_generation_is_deterministic_and_the_seed_moves_only_timings() -> None:
     reseeded = dataclasses.replace(SMALL, seed=1)
     assert generate_run(SMALL) == generated(SMALL)
     assert generated(reseeded) != generated(SMALL)
-    assert {rank: [untimed(r) for r in records] for rank, records in generated(reseeded).items()} == \
-        {rank: [untimed(r) for r in records] for rank, records in generated(SMALL).items()}
+    assert {rank: [untimed(r) for r in records] for rank, records in generated(reseeded).items()} == {
+        rank: [untimed(r) for r in records] for rank, records in generated(SMALL).items()
+    }
 
 
 @pytest.mark.parametrize("field, value", [("layers", 6), ("hidden", 33), ("vocab", 1001), ("micro_batches", 0)])
@@ -134,16 +131,16 @@ def assert_1f1b_schedule(spec: RunSpec, run: Run) -> None:
         warmup = min(spec.pp - stage - 1, micro)
         forwards = [("forward_step", m, "warmup" if m < warmup else "steady") for m in range(micro)]
         backwards = [("backward_step", m, "steady" if m < micro - warmup else "cooldown") for m in range(micro)]
-        expected = forwards[:warmup] + [step for m in range(micro - warmup) for step in (forwards[warmup + m], backwards[m])] \
-            + backwards[micro - warmup:]
+        expected = forwards[:warmup] + [step for m in range(micro - warmup) for step in (forwards[warmup + m], backwards[m])] + backwards[micro - warmup :]
         assert len(iterations(records)) == spec.iterations
         for iteration in iterations(records):
             compute = [(r.op, r.batch_id, r.mg_state) for r in iteration if r.op in ("forward_step", "backward_step")]
             assert compute == expected, f"rank {rank}"
             helpers = [r for r in iteration if r.mg_state == "help"]
             assert [r.op for r in helpers] == (["recv_forward"] if stage and micro > warmup else [])
-            assert [r.op for r in iteration if r.mg_state == "finalize"] == \
-                ["dp_allreduce"] + (["ep_allreduce"] if spec.pp > 1 and stage in (0, spec.pp - 1) else []) + ["optimizer_step"]
+            assert [r.op for r in iteration if r.mg_state == "finalize"] == ["dp_allreduce"] + (
+                ["ep_allreduce"] if spec.pp > 1 and stage in (0, spec.pp - 1) else []
+            ) + ["optimizer_step"]
 
 
 def assert_batch_ids_count_per_op_within_an_iteration(spec: RunSpec, run: Run) -> None:
@@ -225,8 +222,12 @@ def assert_finalize_sizes(spec: RunSpec, run: Run) -> None:
 
 
 INVARIANTS: list[Callable[[RunSpec, Run], None]] = [
-    assert_1f1b_schedule, assert_batch_ids_count_per_op_within_an_iteration, assert_layer_collectives,
-    assert_tp_peers_hold_identical_sequences, assert_sends_pair_with_receives, assert_time_runs_forward,
+    assert_1f1b_schedule,
+    assert_batch_ids_count_per_op_within_an_iteration,
+    assert_layer_collectives,
+    assert_tp_peers_hold_identical_sequences,
+    assert_sends_pair_with_receives,
+    assert_time_runs_forward,
     assert_finalize_sizes,
 ]
 
@@ -241,10 +242,18 @@ def test_generated_run_keeps(spec: RunSpec, invariant: Callable[[RunSpec, Run], 
 def run_specs(draw: st.DrawFn) -> RunSpec:
     tp, pp = draw(st.sampled_from([1, 2, 4])), draw(st.integers(1, 5))
     return RunSpec(
-        tp=tp, pp=pp, dp=draw(st.integers(1, 3)), micro_batches=draw(st.integers(1, 7)),
-        layers=pp * draw(st.integers(1, 3)), hidden=tp * draw(st.integers(1, 16)), seq=draw(st.integers(1, 32)),
-        micro_batch_size=draw(st.integers(1, 3)), dtype=draw(st.sampled_from(["torch.float32", "torch.bfloat16"])),
-        iterations=draw(st.integers(1, 3)), vocab=tp * draw(st.integers(1, 100)), seed=draw(st.integers(0, 2**32)),
+        tp=tp,
+        pp=pp,
+        dp=draw(st.integers(1, 3)),
+        micro_batches=draw(st.integers(1, 7)),
+        layers=pp * draw(st.integers(1, 3)),
+        hidden=tp * draw(st.integers(1, 16)),
+        seq=draw(st.integers(1, 32)),
+        micro_batch_size=draw(st.integers(1, 3)),
+        dtype=draw(st.sampled_from(["torch.float32", "torch.bfloat16"])),
+        iterations=draw(st.integers(1, 3)),
+        vocab=tp * draw(st.integers(1, 100)),
+        seed=draw(st.integers(0, 2**32)),
     )
 
 

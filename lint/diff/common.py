@@ -61,6 +61,13 @@ class LayerProfileBuilder:
         config: Items = {}
         put(config, "layout", **self.layout)
         return Profile(
-            format=format_name, path=path, files=files, units=units, config=config, structure=structure, comm=comm,
-            timing=timing, total_bytes=float(sum(bytes_per_pass.values())),
+            format=format_name,
+            path=path,
+            files=files,
+            units=units,
+            config=config,
+            structure=structure,
+            comm=comm,
+            timing=timing,
+            total_bytes=float(sum(bytes_per_pass.values())),
         )

@@ -51,8 +51,7 @@ def diff(a: Profile, b: Profile, options: DiffOptions | None = None) -> DiffRepo
     if left is None or right is None:  # every adapter builds the common profile: a bug, not a user error
         raise ValueError("a side has no common per-layer profile")
     changes = [
-        *_items("config", left.config, right.config, options, shared_only=not same_format,
-                literal=set(left.literal_config) & set(right.literal_config)),
+        *_items("config", left.config, right.config, options, shared_only=not same_format, literal=set(left.literal_config) & set(right.literal_config)),
         *_items("structure", left.structure, right.structure, options, shared_only=False),
         *_comm(left, right, options),
         *_timing(left, right, options),
@@ -67,7 +66,13 @@ def diff(a: Profile, b: Profile, options: DiffOptions | None = None) -> DiffRepo
 
 
 def _items(
-    category: Category, before: Items, after: Items, options: DiffOptions, *, shared_only: bool, literal: set[str] | None = None,
+    category: Category,
+    before: Items,
+    after: Items,
+    options: DiffOptions,
+    *,
+    shared_only: bool,
+    literal: set[str] | None = None,
 ) -> Iterator[Change]:
     always_significant = category in ("config", "structure")
     for key in sorted(before.keys() | after.keys(), key=natural_key):
@@ -85,8 +90,14 @@ def _items(
                 continue
             delta, rel = _deltas(x, y)
             yield Change(
-                category=category, kind="added" if x is None else "removed" if y is None else "changed", key=key,
-                field=field, before=x, after=y, delta=delta, rel_delta=rel,
+                category=category,
+                kind="added" if x is None else "removed" if y is None else "changed",
+                key=key,
+                field=field,
+                before=x,
+                after=y,
+                delta=delta,
+                rel_delta=rel,
                 significant=always_significant or rel is None or abs(rel) >= options.threshold,
             )
 
@@ -97,8 +108,13 @@ def _whole(category: Category, key: str, old: dict[str, Scalar] | None, new: dic
     assert present is not None
     text = ", ".join(f"{name} {value(item)}" for name, item in present.items())
     return Change(
-        category=category, kind="added" if old is None else "removed", key=key, field="",
-        before=text if old is not None else None, after=text if new is not None else None, significant=True,
+        category=category,
+        kind="added" if old is None else "removed",
+        key=key,
+        field="",
+        before=text if old is not None else None,
+        after=text if new is not None else None,
+        significant=True,
     )
 
 
@@ -135,10 +151,20 @@ def _timing(before: Profile, after: Profile, options: DiffOptions) -> Iterator[C
         samples_enough = min(len(old.samples), len(new.samples)) >= 2
         weight = max(old.per_step, new.per_step)
         yield Change(
-            category="timing", kind="changed", key=key, field="median", before=x, after=y, delta=round(delta, MS_DECIMALS), rel_delta=rel,
-            significant=samples_enough and p_value < options.alpha, judged=samples_enough,
+            category="timing",
+            kind="changed",
+            key=key,
+            field="median",
+            before=x,
+            after=y,
+            delta=round(delta, MS_DECIMALS),
+            rel_delta=rel,
+            significant=samples_enough and p_value < options.alpha,
+            judged=samples_enough,
             impact=abs(delta) * weight / step_ms if step_ms else abs(rel or 0.0),
-            p_value=p_value, spread_before=spread(old), spread_after=spread(new),
+            p_value=p_value,
+            spread_before=spread(old),
+            spread_after=spread(new),
         )
 
 
@@ -155,8 +181,14 @@ def spread(timing: Timing) -> Spread | None:
     if not samples:
         return None
     return Spread(
-        count=len(samples), minimum=min(samples), p10=quantile(samples, 0.1), p25=quantile(samples, 0.25),
-        median=median(samples), p75=quantile(samples, 0.75), p90=quantile(samples, 0.9), maximum=max(samples),
+        count=len(samples),
+        minimum=min(samples),
+        p10=quantile(samples, 0.1),
+        p25=quantile(samples, 0.25),
+        median=median(samples),
+        p75=quantile(samples, 0.75),
+        p90=quantile(samples, 0.9),
+        maximum=max(samples),
     )
 
 
@@ -177,10 +209,12 @@ def _collapse(changes: list[Change]) -> list[Change]:
         if len(members) == 1:
             kept.append(first)
             continue
-        merged = first.model_copy(update={
-            "key": pattern.replace("{}", number_ranges([index for index, _ in members])),
-            "impact": sum(change.impact for _, change in members),
-        })
+        merged = first.model_copy(
+            update={
+                "key": pattern.replace("{}", number_ranges([index for index, _ in members])),
+                "impact": sum(change.impact for _, change in members),
+            }
+        )
         kept.append(merged)
     return kept
 
@@ -196,8 +230,13 @@ def _summary(changes: list[Change], options: DiffOptions, same_format: bool, ste
     significant = [category for category in CATEGORIES if counts[category].significant]
     verdict = "significant change" if significant else "no significant change" if changes else "identical"
     return DiffSummary(
-        headline=headline(changes, step_key), verdict=verdict, compared="full" if same_format else "common per-layer profile",
-        threshold_percent=options.threshold * 100, counts=counts, significant_categories=significant, fail_on=list(options.fail_on),
+        headline=headline(changes, step_key),
+        verdict=verdict,
+        compared="full" if same_format else "common per-layer profile",
+        threshold_percent=options.threshold * 100,
+        counts=counts,
+        significant_categories=significant,
+        fail_on=list(options.fail_on),
     )
 
 
@@ -209,8 +248,10 @@ def headline(changes: list[Change], step_key: str | None) -> str:
     parts: list[str] = []
     config = [c for c in significant if c.category == "config"]
     if config:
-        parts.append(", ".join(f"{c.field or c.key} {value(c.before)} {ARROW} {value(c.after)}" for c in config[:3])
-                     + (f" (+{len(config) - 3} more)" if len(config) > 3 else ""))
+        parts.append(
+            ", ".join(f"{c.field or c.key} {value(c.before)} {ARROW} {value(c.after)}" for c in config[:3])
+            + (f" (+{len(config) - 3} more)" if len(config) > 3 else "")
+        )
     structure = [c for c in significant if c.category == "structure"]
     if structure:
         first = structure[0]
@@ -245,8 +286,9 @@ def _timing_headline(changes: list[Change], step_key: str | None) -> list[str]:
     drivers = [c for c in timing if c.significant and c is not step and not c.key.endswith(" step")]
     if step is not None:
         text = f"{'step time' if step.key == 'step' else step.key} {percent(step.rel_delta)} ({judgement(step)})"
-        same_way = [c for c in drivers if (c.delta or 0) * (step.delta or 0) > 0 and c.key.startswith("stage ")] or \
-            [c for c in drivers if (c.delta or 0) * (step.delta or 0) > 0]
+        same_way = [c for c in drivers if (c.delta or 0) * (step.delta or 0) > 0 and c.key.startswith("stage ")] or [
+            c for c in drivers if (c.delta or 0) * (step.delta or 0) > 0
+        ]
         if same_way:
             text += f", driven by {same_way[0].key}"
         stages = [c for c in timing if c.significant and c.key.startswith("stage ") and c.key.endswith(" step")]
@@ -261,8 +303,12 @@ def _timing_headline(changes: list[Change], step_key: str | None) -> list[str]:
 
 def _side(profile: Profile) -> DiffSide:
     return DiffSide(
-        path=profile.path, format=profile.format, files=profile.files, units=profile.units,
-        step_ms=round(profile.step_ms, MS_DECIMALS) if profile.step_ms is not None else None, total_bytes=profile.total_bytes or None,
+        path=profile.path,
+        format=profile.format,
+        files=profile.files,
+        units=profile.units,
+        step_ms=round(profile.step_ms, MS_DECIMALS) if profile.step_ms is not None else None,
+        total_bytes=profile.total_bytes or None,
         broken=profile.broken,
     )
 

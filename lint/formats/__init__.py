@@ -118,7 +118,6 @@ class _FormatModule(Protocol):
     def detect(self, lines: list[str], /) -> Evidence: ...
 
 
-
 @dataclass(frozen=True)
 class Detection:
     """The format of a file, or why none: ``closest`` is the format it resembles most, ``why`` what was seen."""

@@ -48,7 +48,9 @@ def detect(lines: list[str]) -> Evidence:
         return Evidence(True, 1.0, "")
     rows = sum(1 for text in texts if _ROW_SHAPE.fullmatch(text))
     return Evidence.majority(
-        rows, len(texts), f"are layer rows ({len(COLUMNS)} tab-separated columns)",
+        rows,
+        len(texts),
+        f"are layer rows ({len(COLUMNS)} tab-separated columns)",
         also="its first line is not the header `name<TAB>forward_compute_time…` and ",
     )
 

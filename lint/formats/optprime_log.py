@@ -49,8 +49,13 @@ _START_RULE = re.compile(r"^_(\w+)_start:", re.M)
 
 # Record rules named other than their record kind.
 _RULE_KINDS = {
-    "config_count": "config", "config_plain_count": "config", "config_parameters": "config", "config_ir": "config", "config_name": "config",
-    "placement_metadata_range": "metadata_range", "placement_fx_node": "fx_node",
+    "config_count": "config",
+    "config_plain_count": "config",
+    "config_parameters": "config",
+    "config_ir": "config",
+    "config_name": "config",
+    "placement_metadata_range": "metadata_range",
+    "placement_fx_node": "fx_node",
 }
 # Record fields a rule's text does not carry: which rule matched says it.
 _RULE_CONSTANTS: dict[str, dict[str, str]] = {
@@ -60,16 +65,48 @@ _RULE_CONSTANTS: dict[str, dict[str, str]] = {
 }
 # Grammar field -> record field, where the grammar needs a name of its own.
 _RENAMED = {
-    "prefix_space": "spaced", "log_time": "time", "python_level": "level", "check_status": "status",
-    "count_label": "label", "plain_count_label": "label", "parameters_label": "label", "ir_label": "label", "name_label": "label",
-    "count": "value", "plain_count": "value", "parameters": "value", "ir_mode": "value", "setting_name": "value",
-    "device_kind": "device", "mesh_groups": "groups", "tp_adjust_detail": "detail", "stage_ranks": "stages",
-    "split_mark": "split", "fx_op": "op", "fx_name": "name", "fx_target": "target", "fx_args": "args",
-    "fx_inputs": "input_nodes", "warning": "message", "getitem_key": "key", "getitem_module": "module",
-    "getitem_index": "index", "wiring_source": "source", "wiring_target": "target", "special_entries": "nodes",
-    "exception_name": "name", "exception_message": "message", "signal_name": "signal", "signal_value": "signal",
-    "root_cause_heading": "root_cause", "failure_label": "key", "failure_value": "value",
-    "tp_head_marker": "marker", "tp_head_arrow": "arrow", "frame_path": "path", "frame_function": "function",
+    "prefix_space": "spaced",
+    "log_time": "time",
+    "python_level": "level",
+    "check_status": "status",
+    "count_label": "label",
+    "plain_count_label": "label",
+    "parameters_label": "label",
+    "ir_label": "label",
+    "name_label": "label",
+    "count": "value",
+    "plain_count": "value",
+    "parameters": "value",
+    "ir_mode": "value",
+    "setting_name": "value",
+    "device_kind": "device",
+    "mesh_groups": "groups",
+    "tp_adjust_detail": "detail",
+    "stage_ranks": "stages",
+    "split_mark": "split",
+    "fx_op": "op",
+    "fx_name": "name",
+    "fx_target": "target",
+    "fx_args": "args",
+    "fx_inputs": "input_nodes",
+    "warning": "message",
+    "getitem_key": "key",
+    "getitem_module": "module",
+    "getitem_index": "index",
+    "wiring_source": "source",
+    "wiring_target": "target",
+    "special_entries": "nodes",
+    "exception_name": "name",
+    "exception_message": "message",
+    "signal_name": "signal",
+    "signal_value": "signal",
+    "root_cause_heading": "root_cause",
+    "failure_label": "key",
+    "failure_value": "value",
+    "tp_head_marker": "marker",
+    "tp_head_arrow": "arrow",
+    "frame_path": "path",
+    "frame_function": "function",
 }
 # A process prefix is followed by a line of its own: a record of any kind, or foreign text.  Foreign
 # text after a log header is the header's message.
@@ -78,15 +115,43 @@ _LOG_RULES = frozenset({"torch_log", "c10_log", "python_log"})
 # What ranks print concurrently, looked for inside foreign text: a complete record of these kinds there
 # is another process's output that landed on the same line.
 _CONCURRENT_RULES = (
-    "rank_prefix", "tee_prefix", "torch_log", "c10_log", "process_groups", "tp_head_adjust", "rank_banner", "last_layer", "device_use", "mode_banner", "mode_processing",
-    "module_placement", "clean_module_memory", "cross_ref_header", "special_nodes", "timing_header",
-    "layer_timing", "epoch_progress", "run_completed", "time_elapsed",
+    "rank_prefix",
+    "tee_prefix",
+    "torch_log",
+    "c10_log",
+    "process_groups",
+    "tp_head_adjust",
+    "rank_banner",
+    "last_layer",
+    "device_use",
+    "mode_banner",
+    "mode_processing",
+    "module_placement",
+    "clean_module_memory",
+    "cross_ref_header",
+    "special_nodes",
+    "timing_header",
+    "layer_timing",
+    "epoch_progress",
+    "run_completed",
+    "time_elapsed",
 )
 # Kinds any Python or torchrun program prints (and notes quote, as `[rank3]: Traceback ...`): they do not make
 # a file an optprime log.
-_GENERIC_KINDS = frozenset({
-    "other", "separator", "python_log", "traceback", "traceback_frame", "exception_ignored", "exception", "syntax", "rank_prefix", "tee_prefix",
-})
+_GENERIC_KINDS = frozenset(
+    {
+        "other",
+        "separator",
+        "python_log",
+        "traceback",
+        "traceback_frame",
+        "exception_ignored",
+        "exception",
+        "syntax",
+        "rank_prefix",
+        "tee_prefix",
+    }
+)
 _DETECT_KINDS = 2
 # An optprime log interleaves other output (model prints, warnings) with its records, but not by far so much
 # as a note or a source file that quotes a few of them.
@@ -104,7 +169,8 @@ def detect(lines: list[str]) -> Evidence:
     holding = sum(1 for line_kinds in kinds_per_line if line_kinds)
     share = holding / len(texts) if texts else 0.0
     return Evidence(
-        len(kinds) >= _DETECT_KINDS and share >= _DETECT_SHARE, share,
+        len(kinds) >= _DETECT_KINDS and share >= _DETECT_SHARE,
+        share,
         f"{holding} of {len(texts)} non-empty lines hold opt_prime records, of {len(kinds)} kind{'' if len(kinds) == 1 else 's'}"
         f" (an optprime log has at least {_DETECT_KINDS} kinds, on {_DETECT_SHARE:.0%} of its lines or more)",
     )
@@ -150,9 +216,33 @@ def _read_literal(text: str) -> Any:
 
 
 _INT_FIELDS = (
-    "rank", "stage", "step", "local_rank", "local_world_size", "pid", "source_line", "device_index", "length",
-    "modcnt", "num_stage", "segment", "count", "plain_count", "call_module", "call_function", "get_attr", "getitem_index",
-    "ops", "layer_id", "heads", "exitcode", "signal_number", "index", "epoch", "batch", "batches",
+    "rank",
+    "stage",
+    "step",
+    "local_rank",
+    "local_world_size",
+    "pid",
+    "source_line",
+    "device_index",
+    "length",
+    "modcnt",
+    "num_stage",
+    "segment",
+    "count",
+    "plain_count",
+    "call_module",
+    "call_function",
+    "get_attr",
+    "getitem_index",
+    "ops",
+    "layer_id",
+    "heads",
+    "exitcode",
+    "signal_number",
+    "index",
+    "epoch",
+    "batch",
+    "batches",
 )
 _FLOAT_FIELDS = ("total_ms", "avg_ms", "lr", "ms_per_batch", "loss", "ppl", "seconds")
 _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
@@ -164,7 +254,7 @@ _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
     "root_cause_heading": _present,
     "parameters": _optional(lambda text: int64(text.replace(",", ""))),
     "getitem_module": _optional(lambda text: text[1:-1]),
-    "exception_message": _optional(lambda text: text[len(": "):]),
+    "exception_message": _optional(lambda text: text[len(": ") :]),
     "failure_label": _optional(lambda text: text.strip().rstrip(":").strip()),
     "stage_ranks": _literal(lambda stages: {stage: tuple(members) for stage, members in stages.items()}),
     "special_entries": _literal(lambda nodes: {name: tuple(stages) for name, stages in nodes.items()}),
@@ -337,7 +427,13 @@ class Parser:
         return self._ends(rule, text, match.end())
 
     def _parse_slowly(
-        self, rule: str, number: int, text: str, position: int, line_rank: int | None, end: int | None = None,
+        self,
+        rule: str,
+        number: int,
+        text: str,
+        position: int,
+        line_rank: int | None,
+        end: int | None = None,
     ) -> tuple[Record | SyntaxProblem, int]:
         """Lark decides what the fast path rejected (the record at ``position``, up to ``end`` where the
         regexes delimit it): it explains the error, or (should the two ever disagree) the record runs to
@@ -351,7 +447,7 @@ class Parser:
             error = self.grammar.explain(_expecting_only(exc, self._terminals[rule]), rest)
             return self._problem(rule, number, text, position, line_rank, position + error.column, error.message)
         fields = {str(child.data): child for child in tree.children if isinstance(child, Tree)}
-        texts: dict[str, str | None] = {name: rest[child.meta.start_pos:child.meta.end_pos] for name, child in fields.items()}
+        texts: dict[str, str | None] = {name: rest[child.meta.start_pos : child.meta.end_pos] for name, child in fields.items()}
         try:
             return self._build(rule, number, position + 1, texts), len(text) if end is None else end
         except _Overflow as overflow:
@@ -380,14 +476,18 @@ class Parser:
 
     def _mesh(self, name: str, text: str) -> DeviceMesh:
         """One ``NAME group:DeviceMesh(...)``: the style whose rule matches tells the torch version."""
-        mesh = text[len(name) + len(" group:"):]
+        mesh = text[len(name) + len(" group:") :]
         style, match = next((style, match) for style, pattern in self._mesh_styles.items() if (match := pattern.fullmatch(mesh)))
         texts = match.groupdict()
         dims = texts.get("mesh_dims")
         dim_names, sizes = _mesh_dims(dims) if dims else (_CONVERTERS["mesh_dim_names"](texts.get("mesh_dim_names")), None)
         return DeviceMesh(
-            name, style, device=_CONVERTERS["mesh_device"](texts.get("mesh_device")),
-            ranks=_CONVERTERS["mesh_ranks"](texts.get("mesh_ranks")), dim_names=dim_names, sizes=sizes,
+            name,
+            style,
+            device=_CONVERTERS["mesh_device"](texts.get("mesh_device")),
+            ranks=_CONVERTERS["mesh_ranks"](texts.get("mesh_ranks")),
+            dim_names=dim_names,
+            sizes=sizes,
             stride=_CONVERTERS["mesh_stride"](texts.get("mesh_stride")),
         )
 
@@ -651,8 +751,9 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "getitem_table_header": lambda r: " ========= getitem_dic =========",
     "getitem_entry": lambda r: f" --- key:{r.key}, values:('{r.module}', {r.index})",
     "stage_wiring": lambda r: f" ***** stage:{r.stage} >>  from_:{r.source}, to_:{r.target}",
-    "module_placement": lambda r: f" ### Rank:{r.rank}, name:{r.module}, move {r.moved_module} to "
-    + ("cpu" if r.device_index is None else f"cuda:{r.device_index}"),
+    "module_placement": lambda r: (
+        f" ### Rank:{r.rank}, name:{r.module}, move {r.moved_module} to " + ("cpu" if r.device_index is None else f"cuda:{r.device_index}")
+    ),
     "clean_module_memory": lambda r: f" ### Rank:{r.rank}, clean_module_memory ...",
     "cross_ref_header": lambda r: f" *********** rank:{r.rank} cross-referenced nodes *****************",
     "special_nodes": lambda r: f"   special_nodes: {r.nodes!r}",
@@ -660,8 +761,7 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "timing_header": lambda r: f"[rank:{r.rank} stage:{r.stage}] transformer-block(module) forward time (no send/recv) - step {r.step}",
     "layer_timing": lambda r: f"  layer[{r.layer}]: total={r.total_ms:.3f}ms, ops={r.ops}, avg/op={r.avg_ms:.3f}ms",
     "epoch_progress": lambda r: (
-        f"| epoch {r.epoch:3d} | {r.batch:5d}/{r.batches:5d} batches | lr {r.lr:02.2f} | ms/batch {r.ms_per_batch:5.2f} "
-        f"| loss {r.loss:5.2f} | ppl {r.ppl:8.2f}"
+        f"| epoch {r.epoch:3d} | {r.batch:5d}/{r.batches:5d} batches | lr {r.lr:02.2f} | ms/batch {r.ms_per_batch:5.2f} | loss {r.loss:5.2f} | ppl {r.ppl:8.2f}"
     ),
     "run_completed": lambda r: f"[rank:{r.rank}, run completed ...",
     "time_elapsed": lambda r: f"Time elapsed: {r.seconds:.3f} sec ",

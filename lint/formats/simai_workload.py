@@ -61,9 +61,10 @@ def detect(lines: list[str]) -> Evidence:
     whose header is damaged is still recognised by its layer rows."""
     texts = [text for text in lines if text.strip(_BLANKS)]
     first = _TOKEN.search(texts[0]) if texts else None
-    if first is not None and (first.group() in KINDS or (
-        _UPPERCASE_WORD.fullmatch(first.group()) is not None and len(texts) > 1 and _INTEGER.fullmatch(texts[1].strip(_BLANKS)) is not None
-    )):
+    if first is not None and (
+        first.group() in KINDS
+        or (_UPPERCASE_WORD.fullmatch(first.group()) is not None and len(texts) > 1 and _INTEGER.fullmatch(texts[1].strip(_BLANKS)) is not None)
+    ):
         return Evidence(True, 1.0, "")
     rows = sum(1 for text in texts if _ROW_SHAPE.fullmatch(text))
     return Evidence.majority(rows, len(texts), "are layer rows", also="its first line is not a workload kind and its second not a row count, and ")

@@ -23,18 +23,30 @@ Reading = Annotated[float, PlainSerializer(lambda v: v if math.isfinite(v) else 
 
 # The printed label of a setting -> the setting it gives, whichever writer printed it.
 SETTINGS: dict[str, str] = {
-    "> World size: ": "world_size", "> World Size: ": "world_size", "total process count: ": "world_size",
-    "> GAS: ": "gas", "num of mbatch: ": "gas",
-    "> GBS: ": "gbs", "batch size: ": "gbs",
+    "> World size: ": "world_size",
+    "> World Size: ": "world_size",
+    "total process count: ": "world_size",
+    "> GAS: ": "gas",
+    "num of mbatch: ": "gas",
+    "> GBS: ": "gbs",
+    "batch size: ": "gbs",
     "> MBS: ": "mbs",
-    "> TP: ": "tp", "> Tensor Parallel Size: ": "tp", ">>>> self.tpl.tp_mesh.size(): ": "tp",
-    "> DP: ": "dp", "> Data Parallel Size: ": "dp",
-    "> PP: ": "pp", "> Pipeline Parallel Size: ": "pp",
-    "> Total parameters in model: ": "parameters", "Total parameters in model: ": "parameters",
-    "> IR: ": "ir", ">> ir_analyze: ": "ir",
-    ">> model class name: ": "model_class", ">> split method: ": "split_method",
+    "> TP: ": "tp",
+    "> Tensor Parallel Size: ": "tp",
+    ">>>> self.tpl.tp_mesh.size(): ": "tp",
+    "> DP: ": "dp",
+    "> Data Parallel Size: ": "dp",
+    "> PP: ": "pp",
+    "> Pipeline Parallel Size: ": "pp",
+    "> Total parameters in model: ": "parameters",
+    "Total parameters in model: ": "parameters",
+    "> IR: ": "ir",
+    ">> ir_analyze: ": "ir",
+    ">> model class name: ": "model_class",
+    ">> split method: ": "split_method",
     "Available GPUs per server: ": "gpus_per_server",
-    "data_size=": "data_size", "nbatches=": "nbatches",
+    "data_size=": "data_size",
+    "nbatches=": "nbatches",
 }
 
 
@@ -598,16 +610,61 @@ class OtherRecord(Record):
 
 
 RECORD_TYPES: tuple[type[Record], ...] = (
-    RankPrefixRecord, TeePrefixRecord, TpHeadAdjustRecord, TorchLogRecord, C10LogRecord, PythonLogRecord, EnvCheckRecord, ConfigRecord,
-    DeviceModeRecord, DeviceUseRecord, ProcessGroupsRecord, TpAdjustRecord, Stage2RankRecord, ModeBannerRecord,
-    ModeProcessingRecord, SplitStatsRecord, MetadataRangeRecord, PartitionerRangesRecord, FxGraphHeaderRecord, FxNodeRecord,
-    SplitSummaryRecord, SplitWarningRecord, GetitemTableHeaderRecord, GetitemEntryRecord, StageWiringRecord,
-    ModulePlacementRecord, CleanModuleMemoryRecord, CrossRefHeaderRecord, SpecialNodesRecord, SeparatorRecord,
-    TimingHeaderRecord, LayerTimingRecord, EpochProgressRecord, RunCompletedRecord, TimeElapsedRecord,
-    RankNoticeRecord, BarrierRecord, RankBannerRecord, LastLayerRecord, TracebackRecord, TracebackFrameRecord, ExceptionIgnoredRecord, ExceptionRecord,
-    ChildFailedRecord, ClosingSignalRecord, DeathSignalRecord, FailureTitleRecord, FailureSectionRecord,
-    NoOtherFailuresRecord, FailureIndexRecord, FailureRankRecord, FailureExitcodeRecord, FailureSignalRecord,
-    FailureFieldRecord, OtherRecord,
+    RankPrefixRecord,
+    TeePrefixRecord,
+    TpHeadAdjustRecord,
+    TorchLogRecord,
+    C10LogRecord,
+    PythonLogRecord,
+    EnvCheckRecord,
+    ConfigRecord,
+    DeviceModeRecord,
+    DeviceUseRecord,
+    ProcessGroupsRecord,
+    TpAdjustRecord,
+    Stage2RankRecord,
+    ModeBannerRecord,
+    ModeProcessingRecord,
+    SplitStatsRecord,
+    MetadataRangeRecord,
+    PartitionerRangesRecord,
+    FxGraphHeaderRecord,
+    FxNodeRecord,
+    SplitSummaryRecord,
+    SplitWarningRecord,
+    GetitemTableHeaderRecord,
+    GetitemEntryRecord,
+    StageWiringRecord,
+    ModulePlacementRecord,
+    CleanModuleMemoryRecord,
+    CrossRefHeaderRecord,
+    SpecialNodesRecord,
+    SeparatorRecord,
+    TimingHeaderRecord,
+    LayerTimingRecord,
+    EpochProgressRecord,
+    RunCompletedRecord,
+    TimeElapsedRecord,
+    RankNoticeRecord,
+    BarrierRecord,
+    RankBannerRecord,
+    LastLayerRecord,
+    TracebackRecord,
+    TracebackFrameRecord,
+    ExceptionIgnoredRecord,
+    ExceptionRecord,
+    ChildFailedRecord,
+    ClosingSignalRecord,
+    DeathSignalRecord,
+    FailureTitleRecord,
+    FailureSectionRecord,
+    NoOtherFailuresRecord,
+    FailureIndexRecord,
+    FailureRankRecord,
+    FailureExitcodeRecord,
+    FailureSignalRecord,
+    FailureFieldRecord,
+    OtherRecord,
 )
 
 
@@ -714,8 +771,15 @@ class _Summary:
             self._layer(item)
         elif kind == "timing_header":
             self.current_step[item.rank] = step = {
-                "rank": item.rank, "stage": item.stage, "step": item.step, "line": item.line,
-                "layers": [], "total_ms": [], "ops": [], "avg_ms": [], "layer_lines": [],
+                "rank": item.rank,
+                "stage": item.stage,
+                "step": item.step,
+                "line": item.line,
+                "layers": [],
+                "total_ms": [],
+                "ops": [],
+                "avg_ms": [],
+                "layer_lines": [],
             }
             self.steps.append(step)
         elif kind == "epoch_progress":
@@ -743,18 +807,32 @@ class _Summary:
         step["layer_lines"].append(item.line)
 
     def _epoch(self, item: Any) -> None:
-        self.epochs.append({
-            "line": item.line, "epoch": item.epoch, "batch": item.batch, "batches": item.batches, "lr": item.lr,
-            "ms_per_batch": item.ms_per_batch, "loss": item.loss, "ppl": item.ppl,
-        })
+        self.epochs.append(
+            {
+                "line": item.line,
+                "epoch": item.epoch,
+                "batch": item.batch,
+                "batches": item.batches,
+                "lr": item.lr,
+                "ms_per_batch": item.ms_per_batch,
+                "loss": item.loss,
+                "ppl": item.ppl,
+            }
+        )
         if not item.finite:
             self.failures.append({"kind": "non_finite_loss", "line": item.line, "rank": item.rank, "message": f"loss {item.loss}, ppl {item.ppl}"})
 
     def document(self) -> dict[str, Any]:
         return {
-            "config": self.config, "stage2rank": self.stage2rank, "ranks_seen": sorted(self.ranks),
-            "completed_ranks": sorted(self.completed), "steps": self.steps, "unattributed_layers": self.unattributed,
-            "epochs": self.epochs, "elapsed_seconds": self.elapsed, "failures": self.failures,
+            "config": self.config,
+            "stage2rank": self.stage2rank,
+            "ranks_seen": sorted(self.ranks),
+            "completed_ranks": sorted(self.completed),
+            "steps": self.steps,
+            "unattributed_layers": self.unattributed,
+            "epochs": self.epochs,
+            "elapsed_seconds": self.elapsed,
+            "failures": self.failures,
             "syntax_problems": self.problems,
         }
 

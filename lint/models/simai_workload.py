@@ -11,10 +11,21 @@ from pydantic import BaseModel, Field
 
 from lint.layout import Sizes, simai_sizes
 
-KINDS = frozenset({
-    "DATA", "HYBRID_TRANSFORMER", "HYBRID_TRANSFORMER_FWD_IN_BCKWD", "HYBRID_DLRM", "HYBRID_DLRM_ENHANCED", "MODEL",
-    "HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA", "HYBRID_CUSTOMIZED", "MICRO", "DISTRIBUTED_INFERENCE",
-})
+KINDS = frozenset(
+    {
+        "DATA",
+        "HYBRID_TRANSFORMER",
+        "HYBRID_TRANSFORMER_FWD_IN_BCKWD",
+        "HYBRID_DLRM",
+        "HYBRID_DLRM_ENHANCED",
+        "MODEL",
+        "HYBRID_DATA_MODEL",
+        "HYBRID_MODEL_DATA",
+        "HYBRID_CUSTOMIZED",
+        "MICRO",
+        "DISTRIBUTED_INFERENCE",
+    }
+)
 # The kind whose rows carry a 13th column: each layer's own parallelism.
 CUSTOMIZED = "HYBRID_CUSTOMIZED"
 

@@ -57,8 +57,8 @@ def _finding(console: Console, finding: Finding, source: str | None) -> None:
     column = max(finding.column or 1, 1)
     start = max(0, column - 1 - _WINDOW // 2)
     # Tabs become one space each and control characters escapes: the caret is placed by the escaped text.
-    before = printable(source[start:column - 1].expandtabs(1))
-    shown = before + printable(source[column - 1:start + _WINDOW].expandtabs(1))
+    before = printable(source[start : column - 1].expandtabs(1))
+    shown = before + printable(source[column - 1 : start + _WINDOW].expandtabs(1))
     prefix = "…" if start else ""
     suffix = "…" if start + _WINDOW < len(source) else ""
     gutter = f"{finding.line:>6} | "

@@ -22,8 +22,7 @@ def progress_bar(stream: TextIO, *, enabled: bool) -> Iterator[Callable[[int, in
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     started = time.monotonic()
-    bar = Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True,
-                   console=Console(file=stream))
+    bar = Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True, console=Console(file=stream))
     task: list[TaskID] = []
 
     def advance(done: int, total: int) -> None:
@@ -38,4 +37,3 @@ def progress_bar(stream: TextIO, *, enabled: bool) -> Iterator[Callable[[int, in
     finally:
         if task:
             bar.stop()
-

@@ -53,7 +53,6 @@ def render_rule(rule: type[Rule], out: TextIO) -> None:
     out.write("\n".join(lines) + "\n")
 
 
-
 def markdown_table(entries: list[dict[str, Any]]) -> str:
     """The README's rule table (a test keeps the README in step with the rules)."""
     lines = ["| Code | Name | Severity | Formats | What it checks |", "|---|---|---|---|---|"]

@@ -32,10 +32,15 @@ def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
     if any(finding.fingerprint is None for finding in report.findings):  # --baseline has set them already
         fingerprint(report.findings)
     run = {
-        "tool": {"driver": {
-            "name": "tlint", "version": __version__, "semanticVersion": __version__,
-            "informationUri": INFORMATION_URI, "rules": [_rule(rule) for rule in rules],
-        }},
+        "tool": {
+            "driver": {
+                "name": "tlint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [_rule(rule) for rule in rules],
+            }
+        },
         "invocations": [_invocation(report)],
         # Columns count characters of the decoded line, as Python strings index them.
         "columnKind": "unicodeCodePoints",
@@ -84,9 +89,7 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
 
 def _invocation(report: CheckReport) -> dict[str, Any]:
     notifications = [{"level": "error", "message": {"text": error}} for error in report.summary.input_errors]
-    notifications += [
-        {"level": "note", "message": {"text": f"{path}: skipped: format not recognised"}} for path in report.summary.skipped
-    ]
+    notifications += [{"level": "note", "message": {"text": f"{path}: skipped: format not recognised"}} for path in report.summary.skipped]
     return {"executionSuccessful": not report.summary.input_errors, "toolExecutionNotifications": notifications}
 
 

@@ -36,9 +36,7 @@ def summary_line(report: CheckReport) -> str:
     if not s.findings:
         counts = "no findings"
     else:
-        counts = ", ".join(
-            plural(n, noun) for n, noun in ((s.errors, "error"), (s.warnings, "warning"), (s.infos, "info")) if n
-        )
+        counts = ", ".join(plural(n, noun) for n, noun in ((s.errors, "error"), (s.warnings, "warning"), (s.infos, "info")) if n)
     line = f"{head}: {counts}."
     if s.baseline_suppressed is not None:
         line += f" {plural(s.baseline_suppressed, 'finding')} suppressed by the baseline"

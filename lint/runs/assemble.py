@@ -57,17 +57,19 @@ class LayoutSources:
         for pattern, layout in self.configured.items():
             if any(fnmatch.fnmatchcase(c, pattern) or fnmatch.fnmatchcase(c + "*", pattern) for c in candidates):
                 source = f'[tool.tlint.runs."{pattern}"]'
-                claims += [
-                    LayoutClaim(dimension=d, value=getattr(layout, d), source=source)
-                    for d in DIMENSIONS if getattr(layout, d, None) is not None
-                ]
+                claims += [LayoutClaim(dimension=d, value=getattr(layout, d), source=source) for d in DIMENSIONS if getattr(layout, d, None) is not None]
                 claims += self.described.get(pattern, [])
                 return claims, pattern
         return claims, None
 
 
 def assemble(
-    key: RunKey, files: Iterable[tuple[RankSummary, int]], asked: frozenset[str], sources: LayoutSources, *, minimum_ranks: int = 2,
+    key: RunKey,
+    files: Iterable[tuple[RankSummary, int]],
+    asked: frozenset[str],
+    sources: LayoutSources,
+    *,
+    minimum_ranks: int = 2,
 ) -> Run | None:
     """The run of these (summary, rank named by the file) pairs, or None when fewer than ``minimum_ranks`` ranks.
 
@@ -160,5 +162,7 @@ def stated_layout_misfit(run: Run, command_line: dict[str, int]) -> str | None:
     flags = " ".join(f"--{d} {v}" for d, v in stated.items())
     allowed = f"exactly {lowest}" if lowest == highest else f"{lowest} to {highest}"
     product = " × ".join(str(v) for v in stated.values())
-    return (f"{flags} do not fit the run {run.label}: they need {product} = {per_stage} ranks{'' if both else ' (or a multiple)'} per pipeline stage, "
-            f"but the stage ids in its traces allow {allowed} ranks per stage")
+    return (
+        f"{flags} do not fit the run {run.label}: they need {product} = {per_stage} ranks{'' if both else ' (or a multiple)'} per pipeline stage, "
+        f"but the stage ids in its traces allow {allowed} ranks per stage"
+    )

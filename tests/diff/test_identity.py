@@ -61,8 +61,12 @@ def test_simai_workloads(tp: int, pp: int, rows: list[LayerRow]) -> None:
     assert_identical(lambda directory: (directory / "workload.txt").write_text(text, encoding="utf-8"))
 
 
-neusight_names = st.builds(lambda layer, part, grad: f"transformer_h_{layer}_{part}{grad}", st.integers(0, 3),
-                           st.sampled_from(["ln_1", "attn_c_attn", "mlp_c_fc"]), st.sampled_from(["", "_grad"])) | st.sampled_from(["getitem", "addmm", "matmul"])
+neusight_names = st.builds(
+    lambda layer, part, grad: f"transformer_h_{layer}_{part}{grad}",
+    st.integers(0, 3),
+    st.sampled_from(["ln_1", "attn_c_attn", "mlp_c_fc"]),
+    st.sampled_from(["", "_grad"]),
+) | st.sampled_from(["getitem", "addmm", "matmul"])
 times = st.floats(0, 50, allow_nan=False)
 neusight_comm = st.sampled_from([(None, 0), ("ALLREDUCE", 4096), ("ALLREDUCE_ASYNC", 2560), ("SENDRECV", 1024)])
 
@@ -85,8 +89,7 @@ def test_neusight_tables(rows: list[LayerRecord]) -> None:
 def optprime_logs(draw: st.DrawFn) -> str:
     """A completed OptimusPrime run: config, stage2rank, per-step layer timings and progress lines."""
     pp, steps, gas = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.sampled_from([1, 4, 32]))
-    lines = [f"> World size: {pp}", f"> GAS: {gas}", f"> PP: {pp}", "> TP: 1", "> DP: 1",
-             "stage2rank = {" + ", ".join(f"{s}: [{s}]" for s in range(pp)) + "}"]
+    lines = [f"> World size: {pp}", f"> GAS: {gas}", f"> PP: {pp}", "> TP: 1", "> DP: 1", "stage2rank = {" + ", ".join(f"{s}: [{s}]" for s in range(pp)) + "}"]
     groups = {stage: [str(stage)] for stage in range(pp)}
     groups[0].insert(0, "embed")
     groups[pp - 1].append("lm_head")

@@ -44,13 +44,16 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> DiffReport:
 
 def test_the_layout_and_dtype_changes_are_config(pair: DiffReport) -> None:
     assert {(c.key, c.field, c.before, c.after) for c in significant(pair, "config")} == {
-        ("layout", "tp", 2, 4), ("layout", "world", 16, 32), ("model", "dtype", "float32", "bfloat16"),
+        ("layout", "tp", 2, 4),
+        ("layout", "world", 16, 32),
+        ("model", "dtype", "float32", "bfloat16"),
     }
 
 
 def test_the_lost_collective_pair_is_structure_on_its_stage(pair: DiffReport) -> None:
     assert {(c.key, c.field, c.before, c.after) for c in significant(pair, "structure")} == {
-        ("stage 1 forward_step tp allreduce", "per call", 4, 3), ("stage 1 backward_step tp allreduce", "per call", 4, 3),
+        ("stage 1 forward_step tp allreduce", "per call", 4, 3),
+        ("stage 1 backward_step tp allreduce", "per call", 4, 3),
     }
 
 
@@ -60,7 +63,8 @@ def test_comm_changes_are_the_dtype_and_tp_consequences(pair: DiffReport) -> Non
     # stage the embedding gradient (16 x 2 x 64) and 3 float32 cross-entropy reductions (16 x 2).
     layer, loss = 32 * 64, 3 * 16 * 2 * 4
     assert (changes["tp allreduce", "bytes per step"].before, changes["tp allreduce", "bytes per step"].after) == (
-        8 * ((4 * 8 + 1) * layer * 4 + loss), 8 * ((4 * 8 - 2 + 1) * layer * 2 + loss),
+        8 * ((4 * 8 + 1) * layer * 4 + loss),
+        8 * ((4 * 8 - 2 + 1) * layer * 2 + loss),
     )
     assert changes["tp allreduce", "message bytes"].rel_delta == pytest.approx(-0.5)
     assert (changes["tp allreduce", "dtype"].before, changes["tp allreduce", "dtype"].after) == ("float32", "bfloat16")
@@ -69,8 +73,15 @@ def test_comm_changes_are_the_dtype_and_tp_consequences(pair: DiffReport) -> Non
     assert changes["ep ep_allreduce", "message bytes"].rel_delta == pytest.approx(-0.75)
     untouched = {"tp broadcast", "dp allreduce"}  # batch broadcasts and the loss keep their dtypes
     assert not untouched & {key for key, _ in changes}
-    assert {key for key, _ in changes} == {"tp allreduce", "dp dp_allreduce", "ep ep_allreduce",
-                                          "pp send_forward", "pp recv_forward", "pp send_backward", "pp recv_backward"}
+    assert {key for key, _ in changes} == {
+        "tp allreduce",
+        "dp dp_allreduce",
+        "ep ep_allreduce",
+        "pp send_forward",
+        "pp recv_forward",
+        "pp send_backward",
+        "pp recv_backward",
+    }
 
 
 def test_the_slow_stage_is_found_and_no_other_stage_is_flagged(pair: DiffReport) -> None:

@@ -257,7 +257,9 @@ def test_html_of_two_runs_is_valid_with_round_ticks_titled_axes_and_sortable_tab
 
 def _workload(path: Path, rows: list[tuple[str, int, int, int]]) -> Path:
     """A SimAI workload of (name, fwd, ig, wg compute ns) rows, each with a TP all-reduce in the forward pass."""
-    header = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 4 pp_comm: 0 checkpoints: 0 checkpoint_initiates: 0"
+    header = (
+        "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 4 pp_comm: 0 checkpoints: 0 checkpoint_initiates: 0"
+    )
     body = [f"{name}\t-1\t{fwd}\tALLREDUCE\t4096\t{ig}\tNONE\t0\t{wg}\tNONE\t0\t100" for name, fwd, ig, wg in rows]
     path.write_text("\n".join([header, str(len(rows)), *body]) + "\n", encoding="utf-8")
     return path
@@ -265,8 +267,12 @@ def _workload(path: Path, rows: list[tuple[str, int, int, int]]) -> Path:
 
 def test_html_of_workloads_plots_no_placeholder_times(tmp_path: Path) -> None:
     # grad_gather has AICB's 1 ns "not measured" in every phase: nothing to plot (before: a box at 1e-6 ms).
-    a = _workload(tmp_path / "a.txt", [("grad_gather", 1, 1, 1), ("attention_layer", 3_000_000, 6_000_000, 6_000_000), ("mlp_layer", 2_000_000, 4_000_000, 4_000_000)])
-    b = _workload(tmp_path / "b.txt", [("grad_gather", 1, 1, 1), ("attention_layer", 3_600_000, 6_000_000, 6_000_000), ("mlp_layer", 2_000_000, 4_000_000, 4_000_000)])
+    a = _workload(
+        tmp_path / "a.txt", [("grad_gather", 1, 1, 1), ("attention_layer", 3_000_000, 6_000_000, 6_000_000), ("mlp_layer", 2_000_000, 4_000_000, 4_000_000)]
+    )
+    b = _workload(
+        tmp_path / "b.txt", [("grad_gather", 1, 1, 1), ("attention_layer", 3_600_000, 6_000_000, 6_000_000), ("mlp_layer", 2_000_000, 4_000_000, 4_000_000)]
+    )
     _, page, _ = run_cli(str(a), str(b), "--output-format", "html")
     validator = _validated(page)
     labels = [text for cls, text in validator.texts if not cls and text.endswith(" compute")]

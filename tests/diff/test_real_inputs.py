@@ -84,8 +84,10 @@ def test_a_generated_run_against_the_workload_written_for_it(tmp_path: Path, dty
         assert report.changes == []
     else:
         assert {(c.key, c.field, c.rel_delta) for c in significant(report)} == {
-            ("layers fwd tp allreduce", "message bytes", -0.5), ("layers fwd tp allreduce", "bytes per pass", -0.5),
-            ("layers bwd tp allreduce", "message bytes", -0.5), ("layers bwd tp allreduce", "bytes per pass", -0.5),
+            ("layers fwd tp allreduce", "message bytes", -0.5),
+            ("layers fwd tp allreduce", "bytes per pass", -0.5),
+            ("layers bwd tp allreduce", "message bytes", -0.5),
+            ("layers bwd tp allreduce", "bytes per pass", -0.5),
         }
 
 

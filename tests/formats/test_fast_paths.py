@@ -93,8 +93,35 @@ SAMPLES: dict[str, list[tuple[int, list[str]]]] = {  # format -> (lines kept at 
 ALPHABET = "0123456789 \t.-+eE_NOAL:,=[]()'\"|#*>x\u0663\u00e9\x00"
 # Whole values that sit at the edge of what a column admits.
 VALUES = (
-    "", "0", "-1", "+1", "1.", ".5", "1.5", "1e5", "1E-05", "1e999", "inf", "nan", "-0", "9" * 19, "9" * 5000, "None", "NONE",
-    "ALLREDUCE_EP", "ALLREDUCE_", "ALLREDUCEX", "BROADCAST_DP", "SENDRECV", "x", "_", "a b", "\t", "DATA", "pp:", "pp_comm",
+    "",
+    "0",
+    "-1",
+    "+1",
+    "1.",
+    ".5",
+    "1.5",
+    "1e5",
+    "1E-05",
+    "1e999",
+    "inf",
+    "nan",
+    "-0",
+    "9" * 19,
+    "9" * 5000,
+    "None",
+    "NONE",
+    "ALLREDUCE_EP",
+    "ALLREDUCE_",
+    "ALLREDUCEX",
+    "BROADCAST_DP",
+    "SENDRECV",
+    "x",
+    "_",
+    "a b",
+    "\t",
+    "DATA",
+    "pp:",
+    "pp_comm",
 )
 # How many lines of distinct shapes of each sample get every edge slip (the suite must stay fast).
 SHAPES = {"simai-workload": 2, "neusight-tsv": 5, "optprime-log": 12}
@@ -120,16 +147,20 @@ def _mutate(draw: st.DrawFn, text: str) -> str:
     piece = pieces[index]
     character = draw(st.sampled_from(ALPHABET))
     position = draw(st.integers(0, len(piece)))
-    pieces[index] = draw(st.sampled_from((
-        draw(st.sampled_from(VALUES + tuple(pieces[0::2]))),
-        character + piece,
-        piece + character,
-        piece[:position] + character + piece[position:],
-        piece[:position] + character + piece[position + 1 :],
-        piece[:position] + piece[position + 1 :],
-        piece + piece,
-        "",
-    )))
+    pieces[index] = draw(
+        st.sampled_from(
+            (
+                draw(st.sampled_from(VALUES + tuple(pieces[0::2]))),
+                character + piece,
+                piece + character,
+                piece[:position] + character + piece[position:],
+                piece[:position] + character + piece[position + 1 :],
+                piece[:position] + piece[position + 1 :],
+                piece + piece,
+                "",
+            )
+        )
+    )
     return "".join(pieces)
 
 

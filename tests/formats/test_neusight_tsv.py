@@ -101,10 +101,20 @@ _COMM_TYPE = "a comm type such as ALLREDUCE_ASYNC or None"
         (2, "_grad\t0\t", "_grad\t-0.5\t", "-0.5", f"expected {_TIME}, found '-0.5'"),
         (2, "_grad\t0\t", "_grad\t1.5e\t", "1.5e", f"expected {_TIME}, found '1.5e'"),
         (2, "_grad\t0\tNone\t0\t0\t", "_grad\t0\tNone\t0\t1e309\t", "1e309", f"expected {_TIME}, found '1e309', which overflows a 64-bit float"),
-        (2, "\t1310720\t", "\t9223372036854775808\t", "9223372036854775808",
-         "expected an element count (a non-negative integer), found '9223372036854775808', which overflows a 64-bit integer"),
-        (2, "\t1310720\t", f"\t{'1' * 5000}\t", "1" * 5000,  # beyond Python's own limit on converting digits
-         f"expected an element count (a non-negative integer), found '{'1' * 40}…', which overflows a 64-bit integer"),
+        (
+            2,
+            "\t1310720\t",
+            "\t9223372036854775808\t",
+            "9223372036854775808",
+            "expected an element count (a non-negative integer), found '9223372036854775808', which overflows a 64-bit integer",
+        ),
+        (
+            2,
+            "\t1310720\t",
+            f"\t{'1' * 5000}\t",
+            "1" * 5000,  # beyond Python's own limit on converting digits
+            f"expected an element count (a non-negative integer), found '{'1' * 40}…', which overflows a 64-bit integer",
+        ),
         (2, "transformer_wte_grad", "transformer.wte", "transformer.wte", "expected a layer name such as transformer_h_0_ln_1, found 'transformer.wte'"),
         (1, "forward_comm_type", "forward_comm_typ", "forward_comm_typ", "expected 'forward_comm_type', found 'forward_comm_typ'"),
         (1, "name", "names", "names", "expected 'name', found 'names'"),
@@ -155,9 +165,7 @@ def test_only_trailing_empty_lines_are_allowed() -> None:
     assert [type(item) for item in parse_lines(HEADER, COMPUTE_ROW, "", "")] == [HeaderRecord, LayerRecord]
     items = parse_lines(HEADER, COMPUTE_ROW, "", GRAD_ROW, COMPUTE_ROW, "")
     assert [type(item) for item in items] == [HeaderRecord, LayerRecord, SyntaxProblem, LayerRecord, LayerRecord]
-    assert items[2] == SyntaxProblem(
-        3, 1, "TL001", "expected a layer row, found an empty line; only the end of the file may have empty lines"
-    )
+    assert items[2] == SyntaxProblem(3, 1, "TL001", "expected a layer row, found an empty line; only the end of the file may have empty lines")
     problem, header = parse_lines("", HEADER)
     assert isinstance(problem, SyntaxProblem) and problem.message.startswith("expected the header row, found an empty line")
     assert isinstance(header, HeaderRecord) and header.line == 2

@@ -113,9 +113,20 @@ SUMMARY = OptprimeLog.from_records(SEED)
 
 def test_seed_summary() -> None:
     assert SUMMARY.config == {
-        "parameters": 1235814400, "world_size": 8, "ir": "IR_Anal.SEQUENTIAL", "gas": 32, "gbs": 32, "mbs": 1, "tp": 1,
-        "dp": 1, "pp": 8, "gpus_per_server": 8, "model_class": "LlamaForCausalLM", "split_method": "simple",
-        "data_size": 10334, "nbatches": 323,
+        "parameters": 1235814400,
+        "world_size": 8,
+        "ir": "IR_Anal.SEQUENTIAL",
+        "gas": 32,
+        "gbs": 32,
+        "mbs": 1,
+        "tp": 1,
+        "dp": 1,
+        "pp": 8,
+        "gpus_per_server": 8,
+        "model_class": "LlamaForCausalLM",
+        "split_method": "simple",
+        "data_size": 10334,
+        "nbatches": 323,
     }
     assert SUMMARY.stage2rank == {stage: [stage] for stage in range(8)}
     assert SUMMARY.ranks_seen == SUMMARY.completed_ranks == list(range(8))
@@ -158,10 +169,19 @@ def test_failed_run_summary_names_every_sign_of_failure() -> None:
     summary = OptprimeLog.from_records(FAILED)
     assert summary.ranks_seen == [0, 1, 3] and summary.completed_ranks == [0]
     assert [(f.kind, f.line, f.rank) for f in summary.failures] == [
-        ("non_finite_loss", 87, None), ("traceback", 96, 3), ("exception", 101, 3),
-        ("closing_signal", 103, None), ("closing_signal", 104, None), ("closing_signal", 105, None),
-        ("child_failed", 106, None), ("traceback", 107, None), ("exception", 113, None), ("failure_title", 115, None),
-        ("failure_exitcode", 122, 1), ("failure_signal", 124, 1), ("failure_exitcode", 131, 3),
+        ("non_finite_loss", 87, None),
+        ("traceback", 96, 3),
+        ("exception", 101, 3),
+        ("closing_signal", 103, None),
+        ("closing_signal", 104, None),
+        ("closing_signal", 105, None),
+        ("child_failed", 106, None),
+        ("traceback", 107, None),
+        ("exception", 113, None),
+        ("failure_title", 115, None),
+        ("failure_exitcode", 122, 1),
+        ("failure_signal", 124, 1),
+        ("failure_exitcode", 131, 3),
     ]
     messages = {f.line: f.message for f in summary.failures}
     assert messages[101] == "RuntimeError: loss is nan"
@@ -170,8 +190,17 @@ def test_failed_run_summary_names_every_sign_of_failure() -> None:
     assert messages[124] == "signal 15 (SIGTERM) received by pid 4251"
     assert summary.epochs[1].loss != summary.epochs[1].loss  # nan, kept as such
     assert summary.config == {
-        "parameters": 656512, "world_size": 4, "gbs": 16, "gas": 4, "pp": 2, "tp": 2, "ir": "IR_Anal.PARALLEL",
-        "model_class": "LlamaForCausalLM", "split_method": "llama-tp-split", "data_size": 64, "nbatches": 4,
+        "parameters": 656512,
+        "world_size": 4,
+        "gbs": 16,
+        "gas": 4,
+        "pp": 2,
+        "tp": 2,
+        "ir": "IR_Anal.PARALLEL",
+        "model_class": "LlamaForCausalLM",
+        "split_method": "llama-tp-split",
+        "data_size": 64,
+        "nbatches": 4,
     }
     assert [(s.rank, s.step) for s in summary.steps] == [(3, 1), (0, 1), (0, 2), (3, 2)]
 
@@ -179,10 +208,21 @@ def test_failed_run_summary_names_every_sign_of_failure() -> None:
 def test_failed_run_fields_of_a_failure_take_the_rank_of_its_rank_line() -> None:
     report = [(item.kind, item.rank) for item in FAILED if item.line >= 118 and item.kind.startswith("failure_")]
     assert report == [
-        ("failure_index", None), ("failure_field", None), ("failure_field", None), ("failure_rank", 1),
-        ("failure_exitcode", 1), ("failure_field", 1), ("failure_signal", 1),
-        ("failure_section", None), ("failure_index", None), ("failure_field", None), ("failure_field", None),
-        ("failure_rank", 3), ("failure_exitcode", 3), ("failure_field", 3), ("failure_field", 3),
+        ("failure_index", None),
+        ("failure_field", None),
+        ("failure_field", None),
+        ("failure_rank", 1),
+        ("failure_exitcode", 1),
+        ("failure_field", 1),
+        ("failure_signal", 1),
+        ("failure_section", None),
+        ("failure_index", None),
+        ("failure_field", None),
+        ("failure_field", None),
+        ("failure_rank", 3),
+        ("failure_exitcode", 3),
+        ("failure_field", 3),
+        ("failure_field", 3),
     ]
 
 
@@ -246,8 +286,16 @@ def test_death_signal_as_each_python_version_prints_it(signal: str) -> None:
 
 def test_an_exception_line_counts_only_where_a_traceback_of_that_process_ends() -> None:
     assert [i.kind for i in parse_line("RuntimeError: boom")] == ["other"]
-    items = parse_lines(["[rank1]: Traceback (most recent call last):", "Note: foreign", "[rank1]:   File \"x.py\", line 3, in f",
-                         "[rank2]: RuntimeError: not in a traceback", "[rank1]: RuntimeError: boom", "[rank1]: KeyboardInterrupt"])
+    items = parse_lines(
+        [
+            "[rank1]: Traceback (most recent call last):",
+            "Note: foreign",
+            '[rank1]:   File "x.py", line 3, in f',
+            "[rank2]: RuntimeError: not in a traceback",
+            "[rank1]: RuntimeError: boom",
+            "[rank1]: KeyboardInterrupt",
+        ]
+    )
     kinds = [(i.line, i.kind, i.rank) for i in items if i.kind != "rank_prefix"]
     assert kinds == [(1, "traceback", 1), (2, "other", None), (3, "traceback_frame", 1), (4, "other", 2), (5, "exception", 1), (6, "other", 1)]
 
@@ -311,7 +359,12 @@ EPOCH = "| epoch   1 |     1/  323 batches | lr 0.00 | ms/batch 7289.55 | loss 2
         (HEADER.replace(" (no send/recv)", ""), " - step", "expected ' (no send/recv)', found a space", 3),
         ("  layer[13]: total=114.49ms, ops=32, avg/op=3.578ms", "114.49ms", "expected milliseconds with 3 decimals such as 114.492, found '114.49ms'", None),
         ("  layer[13]: total=114.492ms, ops=32, avg/op=3.578", None, "expected 'ms', found end of line", None),
-        (EPOCH.replace("loss 21.49", "loss 21.4"), "21.4 ", "expected a number with 2 decimals right-aligned in 5 characters such as ' 6.84' or '  nan', found '21.4'", None),
+        (
+            EPOCH.replace("loss 21.49", "loss 21.4"),
+            "21.4 ",
+            "expected a number with 2 decimals right-aligned in 5 characters such as ' 6.84' or '  nan', found '21.4'",
+            None,
+        ),
         (EPOCH.replace("    1/", "   1/"), "   1/", "expected a batch number right-aligned in 5 characters such as '    1', found a space", None),
         ("> GAS: 3x", "x", "expected end of line, found 'x'", None),
         ("> IR: IR_Anal.FOO", "IR_Anal", "expected IR_Anal.SEQUENTIAL, IR_Anal.PARALLEL or IR_Anal.SINGLE, found 'IR_Anal.FOO'", None),
@@ -339,15 +392,38 @@ def test_a_broken_second_record_is_reported_where_it_breaks_and_the_first_is_kep
 @pytest.mark.parametrize(
     "line",
     [
-        "| epoch | batch | loss |", "batch size: 16 per GPU", "  layer[0]: shape=(2, 3)", "Time elapsed: 3s",
-        "[rank:0] model version 3 loaded", "[rank:0] loading checkpoint", ">>> Using cache found in /root/.cache/torch",
-        "Received 5 bytes", "Failures: 3 tests", "[1]: first", "test_x FAILED in 3s", "Sending process group init",
-        "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>", "100%|##########| 323/323 [01:02<00:00,  5.2it/s]",
+        "| epoch | batch | loss |",
+        "batch size: 16 per GPU",
+        "  layer[0]: shape=(2, 3)",
+        "Time elapsed: 3s",
+        "[rank:0] model version 3 loaded",
+        "[rank:0] loading checkpoint",
+        ">>> Using cache found in /root/.cache/torch",
+        "Received 5 bytes",
+        "Failures: 3 tests",
+        "[1]: first",
+        "test_x FAILED in 3s",
+        "Sending process group init",
+        "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+        "100%|##########| 323/323 [01:02<00:00,  5.2it/s]",
         "/usr/lib/python3/site-packages/torch/x.py:12: UserWarning: TypedStorage is deprecated",
-        "============ 3 passed in 0.1s ============", "length: 5", " rank=0 started", "  rank:0,  third metadata_range",
-        " >> rank:0 starting", "> [rank:0] loading", "n.op is undefined", "RuntimeError: boom", "Traceback: none",
-        "> World size is 8", "ERROR: something went wrong", "  time: 5", "stage2rank: none", "I0105 starting",
-        "[W something]", "    layer[idx](x)", "Exception ignored in: <function Foo.__del__>",
+        "============ 3 passed in 0.1s ============",
+        "length: 5",
+        " rank=0 started",
+        "  rank:0,  third metadata_range",
+        " >> rank:0 starting",
+        "> [rank:0] loading",
+        "n.op is undefined",
+        "RuntimeError: boom",
+        "Traceback: none",
+        "> World size is 8",
+        "ERROR: something went wrong",
+        "  time: 5",
+        "stage2rank: none",
+        "I0105 starting",
+        "[W something]",
+        "    layer[idx](x)",
+        "Exception ignored in: <function Foo.__del__>",
     ],
 )
 def test_foreign_lines_are_kept_not_reported(line: str) -> None:
@@ -398,26 +474,53 @@ _hundredths = st.integers(0, 10**8).map(lambda n: n / 100)
 _readings = _hundredths | st.sampled_from([math.nan, math.inf])
 
 _FIELDS: dict[str, st.SearchStrategy[object]] = {
-    "level": st.sampled_from("DIWECF"), "time": st.from_regex(r"[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{1,9}", fullmatch=True),
-    "source": st.from_regex(r"[a-z_/]{1,12}\.(py|cpp)", fullmatch=True), "logger": st.from_regex(r"torch(\.[a-z_]{1,8}){0,3}", fullmatch=True),
-    "message": _words, "package": _names, "version": st.from_regex(r"[0-9](\.[0-9]{1,2}){0,2}", fullmatch=True),
-    "partitioner": st.sampled_from(["hierarchical_split", "milp_split"]), "post_split": st.booleans(),
-    "path": st.from_regex(r"/[a-z_/]{1,15}\.py", fullmatch=True), "function": st.none() | _names | st.just("<module>"),
+    "level": st.sampled_from("DIWECF"),
+    "time": st.from_regex(r"[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{1,9}", fullmatch=True),
+    "source": st.from_regex(r"[a-z_/]{1,12}\.(py|cpp)", fullmatch=True),
+    "logger": st.from_regex(r"torch(\.[a-z_]{1,8}){0,3}", fullmatch=True),
+    "message": _words,
+    "package": _names,
+    "version": st.from_regex(r"[0-9](\.[0-9]{1,2}){0,2}", fullmatch=True),
+    "partitioner": st.sampled_from(["hierarchical_split", "milp_split"]),
+    "post_split": st.booleans(),
+    "path": st.from_regex(r"/[a-z_/]{1,15}\.py", fullmatch=True),
+    "function": st.none() | _names | st.just("<module>"),
     "ignored_in": st.sampled_from(["<function _MultiProcessingDataLoaderIter.__del__ at 0x7f2a1c0b9d30>"]),
-    "status": st.just("OK"), "role": st.sampled_from(["default", "trainer"]),
-    "exit_signal": st.none() | st.sampled_from(["SIGTERM", "SIGKILL"]), "device": st.sampled_from(["GPU", "CPU"]),
-    "device_index": st.none() | _ints, "detail": st.none() | _words.map(lambda t: " " + t),
+    "status": st.just("OK"),
+    "role": st.sampled_from(["default", "trainer"]),
+    "exit_signal": st.none() | st.sampled_from(["SIGTERM", "SIGKILL"]),
+    "device": st.sampled_from(["GPU", "CPU"]),
+    "device_index": st.none() | _ints,
+    "detail": st.none() | _words.map(lambda t: " " + t),
     "stages": st.dictionaries(_ints, st.lists(_ints, min_size=1, max_size=3).map(tuple), max_size=3),
-    "mode": st.sampled_from(["SEQUENTIAL", "PARALLEL", "SINGLE"]), "listing": st.sampled_from(["first", "second", "placement"]),
-    "ranges": st.lists(st.tuples(_ints, _names), max_size=3).map(tuple), "split": st.booleans(),
-    "op": _names, "name": _names, "target": _names | st.just("<built-in function getitem>"),
+    "mode": st.sampled_from(["SEQUENTIAL", "PARALLEL", "SINGLE"]),
+    "listing": st.sampled_from(["first", "second", "placement"]),
+    "ranges": st.lists(st.tuples(_ints, _names), max_size=3).map(tuple),
+    "split": st.booleans(),
+    "op": _names,
+    "name": _names,
+    "target": _names | st.just("<built-in function getitem>"),
     "args": st.sampled_from(["()", "(submod_0, 0)", "({'logits': submod_7},)", "(input_ids,)"]),
-    "input_nodes": st.lists(_names, max_size=3).map(tuple), "key": _names, "module": _names, "moved_module": _names,
-    "nodes": st.dictionaries(_names, st.tuples(_ints, _ints), max_size=3), "layer": st.sampled_from(["embed", "lm_head"]) | _ints.map(str),
-    "total_ms": _ms, "avg_ms": _ms, "lr": _hundredths, "ms_per_batch": _hundredths | st.just(math.nan), "loss": _readings, "ppl": _readings,
-    "seconds": _ms, "binary": st.from_regex(r"/[a-z/]{1,15}", fullmatch=True), "signal": st.sampled_from(["SIGTERM", "SIGKILL", "SIGSEGV"]),
-    "script": st.from_regex(r"[a-z_]{1,10}\.py", fullmatch=True), "exitcode": st.integers(-64, 255), "spaced": st.booleans(),
-    "root_cause": st.booleans(), "text": st.sampled_from([" ----------", "==========", " " + "*" * 73, ">> " + "-" * 60]),
+    "input_nodes": st.lists(_names, max_size=3).map(tuple),
+    "key": _names,
+    "module": _names,
+    "moved_module": _names,
+    "nodes": st.dictionaries(_names, st.tuples(_ints, _ints), max_size=3),
+    "layer": st.sampled_from(["embed", "lm_head"]) | _ints.map(str),
+    "total_ms": _ms,
+    "avg_ms": _ms,
+    "lr": _hundredths,
+    "ms_per_batch": _hundredths | st.just(math.nan),
+    "loss": _readings,
+    "ppl": _readings,
+    "seconds": _ms,
+    "binary": st.from_regex(r"/[a-z/]{1,15}", fullmatch=True),
+    "signal": st.sampled_from(["SIGTERM", "SIGKILL", "SIGSEGV"]),
+    "script": st.from_regex(r"[a-z_]{1,10}\.py", fullmatch=True),
+    "exitcode": st.integers(-64, 255),
+    "spaced": st.booleans(),
+    "root_cause": st.booleans(),
+    "text": st.sampled_from([" ----------", "==========", " " + "*" * 73, ">> " + "-" * 60]),
     "value": st.none() | _words,
 }
 _KIND_FIELDS: dict[str, dict[str, st.SearchStrategy[object]]] = {
@@ -430,7 +533,8 @@ _KIND_FIELDS: dict[str, dict[str, st.SearchStrategy[object]]] = {
     "exception": {"name": st.from_regex(r"([a-z]{1,5}\.){0,2}[A-Z][A-Za-z]{0,10}Error", fullmatch=True), "message": st.none() | _words},
     "other": {"text": _words.map(lambda t: "~" + t)},
     "tp_head_adjust": {
-        "marker": st.sampled_from([">", "> >", ">>", ">> >> ", ">>>", ">>> >>>"]), "projection": st.sampled_from("qkv"),
+        "marker": st.sampled_from([">", "> >", ">>", ">> >> ", ">>>", ">>> >>>"]),
+        "projection": st.sampled_from("qkv"),
         "arrow": st.sampled_from(["==>", "===>"]),
     },
 }
@@ -510,7 +614,9 @@ def mutated_lines(draw: st.DrawFn) -> str:
     for _ in range(draw(st.integers(1, 3))):
         position = draw(st.integers(0, len(line)))
         char = draw(st.sampled_from(list(" []:,.()'{}|=-*>x0123456789\tén")))
-        line = draw(st.sampled_from([line[:position] + char + line[position:], line[:position] + line[position + 1:], line[:position] + char + line[position + 1:]]))
+        line = draw(
+            st.sampled_from([line[:position] + char + line[position:], line[:position] + line[position + 1 :], line[:position] + char + line[position + 1 :]])
+        )
     return line
 
 

@@ -122,7 +122,13 @@ def test_every_record_dumps_and_loads_back(path: Path) -> None:
     [
         pytest.param(
             "HYBRID_TRANSFORMER_FWD_IN_BCKWD\tmodel_parallel_NPU_group: 8 checkpoints: 0 checkpoint_initiates: 0",
-            {"tp": 8, "pp": None, "checkpoints": (), "checkpoint_initiates": (), "key_order": ("model_parallel_NPU_group", "checkpoints", "checkpoint_initiates")},
+            {
+                "tp": 8,
+                "pp": None,
+                "checkpoints": (),
+                "checkpoint_initiates": (),
+                "key_order": ("model_parallel_NPU_group", "checkpoints", "checkpoint_initiates"),
+            },
             id="aicb-1-tp-only",
         ),
         pytest.param(GEN2_HEADER, {"tp": 8, "ep": 1, "pp": 2, "vpp": None, "ga": 4, "all_gpus": 64, "pp_comm": None}, id="aicb-2-parallel-sizes"),
@@ -138,10 +144,18 @@ def test_every_record_dumps_and_loads_back(path: Path) -> None:
         ),
         pytest.param(
             "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 2 pp: 1 all_gpus: 4 mode: 1 vpp: 1 ga: 1 checkpoints: 0 checkpoint_initiates: 0 pp_comm: 0",
-            {"ep": 2, "unknown": {"mode": "1"}, "key_order": ("model_parallel_NPU_group", "ep", "pp", "all_gpus", "mode", "vpp", "ga", "checkpoints", "checkpoint_initiates", "pp_comm")},
+            {
+                "ep": 2,
+                "unknown": {"mode": "1"},
+                "key_order": ("model_parallel_NPU_group", "ep", "pp", "all_gpus", "mode", "vpp", "ga", "checkpoints", "checkpoint_initiates", "pp_comm"),
+            },
             id="aicb-6-inference",
         ),
-        pytest.param("HYBRID_TRANSFORMER\tmodel_parallel_NPU_group: 4\t\t\t\t", {"parallelism": "HYBRID_TRANSFORMER", "tp": 4, "checkpoints": None}, id="astrasim-transformer"),
+        pytest.param(
+            "HYBRID_TRANSFORMER\tmodel_parallel_NPU_group: 4\t\t\t\t",
+            {"parallelism": "HYBRID_TRANSFORMER", "tp": 4, "checkpoints": None},
+            id="astrasim-transformer",
+        ),
         pytest.param(
             "HYBRID_TRANSFORMER_FWD_IN_BCKWD\tcheckpoints: 2 2 11 checkpoint_initiates: 2 19 10",
             {"tp": None, "checkpoints": (2, 11), "checkpoint_initiates": (19, 10)},
@@ -315,7 +329,12 @@ def test_a_file_that_ends_too_early(lines: tuple[str, ...], expected: tuple[int,
 def test_parsing_resumes_at_the_next_line() -> None:
     items = parse_lines("hybrid", "x", ROW.replace("NONE", "NOPE"), ROW + "\textra", ROW)
     assert [(type(item).__name__, item.line) for item in items] == [
-        ("SyntaxProblem", 1), ("SyntaxProblem", 2), ("SyntaxProblem", 3), ("SyntaxProblem", 4), ("LayerRow", 4), ("LayerRow", 5),
+        ("SyntaxProblem", 1),
+        ("SyntaxProblem", 2),
+        ("SyntaxProblem", 3),
+        ("SyntaxProblem", 4),
+        ("LayerRow", 4),
+        ("LayerRow", 5),
     ]
 
 
@@ -356,9 +375,7 @@ def test_detection_from_content(lines: list[str], expected: bool) -> None:
 _numbers = st.integers(0, 10**15) | st.integers(0, 10**9).map(lambda n: n / 8)
 _layers = st.lists(st.integers(0, 10**4), max_size=4).map(tuple)
 _upper_words = st.from_regex(r"[A-Z][A-Z0-9_]{0,20}", fullmatch=True)
-_unknown_keys = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,12}", fullmatch=True).filter(
-    lambda key: key not in SETTING_FIELDS and key not in CHECKPOINT_KEYS
-)
+_unknown_keys = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,12}", fullmatch=True).filter(lambda key: key not in SETTING_FIELDS and key not in CHECKPOINT_KEYS)
 _tokens = st.text(st.characters(exclude_characters=" \t\n\r", exclude_categories=["Cs"]), min_size=1, max_size=12)
 
 
@@ -392,11 +409,21 @@ _sizes = st.integers(0, 2**64)
 def layer_rows(customized: bool) -> st.SearchStrategy[LayerRow]:
     return st.builds(
         LayerRow,
-        line=st.just(3), column=st.just(1), name=_tokens, placeholder=st.integers(-(2**31), 2**31),
-        fwd_compute=_sizes, fwd_comm_type=_comm_types, fwd_comm_size=_sizes,
-        ig_compute=_sizes, ig_comm_type=_comm_types, ig_comm_size=_sizes,
-        wg_compute=_sizes, wg_comm_type=_comm_types, wg_comm_size=_sizes,
-        wg_update_time=_sizes, parallelism=_upper_words if customized else st.none(),
+        line=st.just(3),
+        column=st.just(1),
+        name=_tokens,
+        placeholder=st.integers(-(2**31), 2**31),
+        fwd_compute=_sizes,
+        fwd_comm_type=_comm_types,
+        fwd_comm_size=_sizes,
+        ig_compute=_sizes,
+        ig_comm_type=_comm_types,
+        ig_comm_size=_sizes,
+        wg_compute=_sizes,
+        wg_comm_type=_comm_types,
+        wg_comm_size=_sizes,
+        wg_update_time=_sizes,
+        parallelism=_upper_words if customized else st.none(),
     )
 
 
@@ -435,7 +462,11 @@ def mutated_files(draw: st.DrawFn) -> list[str]:
     for _ in range(draw(st.integers(1, 3))):
         position = draw(st.integers(0, len(line)))
         char = draw(_mutation_alphabet)
-        inserted, deleted, replaced = line[:position] + char + line[position:], line[:position] + line[position + 1:], line[:position] + char + line[position + 1:]
+        inserted, deleted, replaced = (
+            line[:position] + char + line[position:],
+            line[:position] + line[position + 1 :],
+            line[:position] + char + line[position + 1 :],
+        )
         line = draw(st.sampled_from([inserted, deleted, replaced]))
     lines[target] = line
     return lines

@@ -13,6 +13,8 @@ factor = 1
 
 def fuzz_settings(examples: int) -> settings:
     return settings(
-        max_examples=examples * factor, deadline=None, derandomize=factor == 1,
+        max_examples=examples * factor,
+        deadline=None,
+        derandomize=factor == 1,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
     )

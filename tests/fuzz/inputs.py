@@ -11,20 +11,50 @@ from hypothesis import strategies as st
 from tests.shared_corpus import CORPUS
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-SEEDS: tuple[bytes, ...] = tuple(
-    path.read_bytes()
-    for path in [*sorted(FIXTURES.glob("seeds/*")), *sorted((CORPUS / "simai_workload").glob("*.txt"))]
-)
+SEEDS: tuple[bytes, ...] = tuple(path.read_bytes() for path in [*sorted(FIXTURES.glob("seeds/*")), *sorted((CORPUS / "simai_workload").glob("*.txt"))])
 
 ENORMOUS_NUMBERS = (
-    b"1" + b"0" * 400, b"1e400", b"-1e400", b"9" * 5000, b"1e-400", b"0x1p1024", b"1" * 4301, b"nan", b"inf", b"-0",
-    b"1e308", b"9223372036854775807", b"9223372036854775808", b"4611686018427387904", b"0" * 30 + b"1",
+    b"1" + b"0" * 400,
+    b"1e400",
+    b"-1e400",
+    b"9" * 5000,
+    b"1e-400",
+    b"0x1p1024",
+    b"1" * 4301,
+    b"nan",
+    b"inf",
+    b"-0",
+    b"1e308",
+    b"9223372036854775807",
+    b"9223372036854775808",
+    b"4611686018427387904",
+    b"0" * 30 + b"1",
 )
 # Ranks and stages that make runs of extreme shape: far apart, at the int64 limit, all in one stage.
 RUN_NUMBERS = (0, 1, 2, 3, 7, 1000, 2**31, 2**62, 2**63 - 1)
 DAMAGE = (
-    b"\0", b"\0" * 64, b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xef\xbb\xbf", b"\r", b"\r\n", b"\n\r", b"\n\n\n",
-    b"\t", b"'", b"[", b"]", b",", b"=", b"(", b")", b":", b"\x1b[31m", "\u2028".encode(), "\ufeff".encode(),
+    b"\0",
+    b"\0" * 64,
+    b"\xff",
+    b"\xc3",
+    b"\xed\xa0\x80",
+    b"\xef\xbb\xbf",
+    b"\r",
+    b"\r\n",
+    b"\n\r",
+    b"\n\n\n",
+    b"\t",
+    b"'",
+    b"[",
+    b"]",
+    b",",
+    b"=",
+    b"(",
+    b")",
+    b":",
+    b"\x1b[31m",
+    "\u2028".encode(),
+    "\ufeff".encode(),
 )
 
 
@@ -43,7 +73,7 @@ def damaged_files(draw: st.DrawFn) -> bytes:
             data = data[:at]
         elif edit == "splice":
             other = draw(st.sampled_from(SEEDS))
-            data = data[:at] + other[draw(st.integers(0, len(other))):]
+            data = data[:at] + other[draw(st.integers(0, len(other))) :]
         elif edit == "insert":
             junk = draw(st.one_of(st.sampled_from(DAMAGE), st.binary(max_size=16)))
             data = data[:at] + junk + data[at:]
@@ -58,21 +88,21 @@ def damaged_files(draw: st.DrawFn) -> bytes:
             value = str(draw(st.sampled_from(RUN_NUMBERS))).encode()
             data = re.sub(re.escape(key) + rb"[0-9]+", key + value, data)
         elif edit == "delete":
-            data = data[:at] + data[at + draw(st.integers(1, 200)):]
+            data = data[:at] + data[at + draw(st.integers(1, 200)) :]
         else:
             line_end = data.find(b"\n", at)
-            line = data[at:line_end + 1] if line_end >= 0 else data[at:]
+            line = data[at : line_end + 1] if line_end >= 0 else data[at:]
             data = data[:at] + line * draw(st.integers(2, 50)) + data[at:]
     return data
 
 
 def _replace_digits_at(data: bytes, at: int, number: bytes) -> bytes:
     """``data`` with the run of digits at or after ``at`` replaced by ``number`` (unchanged if none follows)."""
-    start = next((i for i in range(at, len(data)) if data[i:i + 1].isdigit()), None)
+    start = next((i for i in range(at, len(data)) if data[i : i + 1].isdigit()), None)
     if start is None:
         return data
     end = start
-    while end < len(data) and data[end:end + 1].isdigit():
+    while end < len(data) and data[end : end + 1].isdigit():
         end += 1
     return data[:start] + number + data[end:]
 

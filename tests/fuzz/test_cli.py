@@ -68,8 +68,10 @@ _name_bytes = st.binary(min_size=1, max_size=12).map(lambda b: b.replace(b"/", b
 
 @fuzz_settings(30)
 @given(
-    stem=_name_bytes, directory=_name_bytes.filter(bool),
-    output_format=st.sampled_from(sorted(CHECK_REPORTERS)), seed=st.sampled_from(SEEDS[:2]),
+    stem=_name_bytes,
+    directory=_name_bytes.filter(bool),
+    output_format=st.sampled_from(sorted(CHECK_REPORTERS)),
+    seed=st.sampled_from(SEEDS[:2]),
 )
 def test_any_file_name_reaches_every_output_format_as_text(stem: bytes, directory: bytes, output_format: str, seed: bytes) -> None:
     with tempfile.TemporaryDirectory(prefix="tlint-fuzz-") as name:

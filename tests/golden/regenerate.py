@@ -46,10 +46,7 @@ def main(argv: list[str]) -> int:
         format_name, *fixtures = argv
         targets = [(format_name, Path(f)) for f in fixtures]
     else:
-        targets = [
-            (data["format"], ROOT / data["source"])
-            for data in (json.loads(p.read_text(encoding="utf-8")) for p in sorted(GOLDEN.glob("*/*.json")))
-        ]
+        targets = [(data["format"], ROOT / data["source"]) for data in (json.loads(p.read_text(encoding="utf-8")) for p in sorted(GOLDEN.glob("*/*.json")))]
     for format_name, fixture in targets:
         print(write(format_name, fixture).relative_to(ROOT))
     return 0

@@ -153,20 +153,14 @@ def _templates(spec: RunSpec, stage: int) -> dict[str, _OpTemplate]:
         "attention_mask": ((mbs, 1, seq, seq), "torch.bool"),
         "position_ids": ((mbs, seq), "torch.int64"),
     }
-    broadcasts = tuple(
-        _Call("_broadcast", *batch_tensors[name], name, "tp", "broadcast", (0.02, 0.12))
-        for name in _BATCH_BROADCASTS[first, last]
-    )
+    broadcasts = tuple(_Call("_broadcast", *batch_tensors[name], name, "tp", "broadcast", (0.02, 0.12)) for name in _BATCH_BROADCASTS[first, last])
     layer_calls = 2 * spec.layers_per_stage
     forward = (_Call("allreduce", layer_collective, dtype, "linear_fwd", "tp", "allreduce", (0.6, 3.3)),) * layer_calls
     backward = (_Call("normlinear_bwd_async", layer_collective, dtype, "normlinear_bwd", "tp", "allreduce", (4.5, 8.6)),) * layer_calls
     if last:
         # Vocab-parallel cross-entropy reduces in float32 whatever the model's dtype; the output
         # layer's input gradient is all-reduced before the layers' backward.
-        forward += tuple(
-            _Call("_reduce", (seq, mbs), "torch.float32", f"crossEntropy_fwd_{i}", "tp", "allreduce", (0.02, 0.05))
-            for i in (1, 2, 3)
-        )
+        forward += tuple(_Call("_reduce", (seq, mbs), "torch.float32", f"crossEntropy_fwd_{i}", "tp", "allreduce", (0.02, 0.05)) for i in (1, 2, 3))
         backward = (_Call("embedding_bwd_async", activation, dtype, "embedding_bwd_async", "tp", "allreduce", (40.0, 130.0)), *backward)
     loss = _Call("allreduce", (1,), "torch.float32", "loss_func", "dp", "allreduce", (0.05, 0.1))
     receive = _OpTemplate("pp", activation, dtype, None, (), (0.5, 40.0))
@@ -255,17 +249,36 @@ def rank_records(spec: RunSpec, rank: int) -> Iterator[OpRecord]:
             for call in template.calls:
                 clock.spend(template.gap_ms)
                 duration = clock.spend(call.duration_ms)
-                sub_operations.append(SubOperation(
-                    call.trace_src_func, duration / TICKS_PER_MS, clock.now / TICKS_PER_MS, call.shape, call.dtype,
-                    call.func_name, call.group, call.comm_func,
-                ))
+                sub_operations.append(
+                    SubOperation(
+                        call.trace_src_func,
+                        duration / TICKS_PER_MS,
+                        clock.now / TICKS_PER_MS,
+                        call.shape,
+                        call.dtype,
+                        call.func_name,
+                        call.group,
+                        call.comm_func,
+                    )
+                )
             clock.spend(template.gap_ms)
             line += 1
             yield OpRecord(
-                line=line, column=1, variant="V1", rank=rank, op=op, stage_id=position.stage, batch_id=batch_ids[op],
-                mg_state=state, duration=(clock.now - start) / TICKS_PER_MS, description=template.description,
-                group_kind=template.group_kind, input__shape=template.shape, input__dtype=template.dtype,
-                timestamp=clock.now / TICKS_PER_MS, sub_operations=sub_operations,
+                line=line,
+                column=1,
+                variant="V1",
+                rank=rank,
+                op=op,
+                stage_id=position.stage,
+                batch_id=batch_ids[op],
+                mg_state=state,
+                duration=(clock.now - start) / TICKS_PER_MS,
+                description=template.description,
+                group_kind=template.group_kind,
+                input__shape=template.shape,
+                input__dtype=template.dtype,
+                timestamp=clock.now / TICKS_PER_MS,
+                sub_operations=sub_operations,
             )
             batch_ids[op] += 1
 
@@ -336,12 +349,7 @@ def _doubled(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def _collective(run: Run, rank: int, func_name: str, occurrence: int) -> tuple[int, int]:
     """(record index, sub-operation index) of ``rank``'s ``occurrence``-th ``func_name`` collective."""
-    sites = [
-        (index, position)
-        for index, record in enumerate(run[rank])
-        for position, sub in enumerate(record.sub_operations)
-        if sub.func_name == func_name
-    ]
+    sites = [(index, position) for index, record in enumerate(run[rank]) for position, sub in enumerate(record.sub_operations) if sub.func_name == func_name]
     if occurrence >= len(sites):
         raise ValueError(f"rank {rank} has {len(sites)} {func_name} collectives, not {occurrence + 1}")
     return sites[occurrence]
@@ -350,7 +358,7 @@ def _collective(run: Run, rank: int, func_name: str, occurrence: int) -> tuple[i
 def _splice(run: Run, rank: int, index: int, position: int, replacement: list[SubOperation]) -> Run:
     record = run[rank][index]
     subs = record.sub_operations
-    return _with_record(run, rank, index, replace(record, sub_operations=subs[:position] + replacement + subs[position + 1:]))
+    return _with_record(run, rank, index, replace(record, sub_operations=subs[:position] + replacement + subs[position + 1 :]))
 
 
 def change_collective_shape(run: Run, rank: int, occurrence: int = 0, func_name: str = "linear_fwd") -> tuple[Run, Fault]:
@@ -475,8 +483,11 @@ def drop_layer_collective_pair(spec: RunSpec, run: Run, layer: int) -> Run:
             changed[rank] = records
             continue
         changed[rank] = [
-            without(r, "linear_fwd", forward_index) if r.op == "forward_step"
-            else without(r, "normlinear_bwd", backward_index) if r.op == "backward_step" else r
+            without(r, "linear_fwd", forward_index)
+            if r.op == "forward_step"
+            else without(r, "normlinear_bwd", backward_index)
+            if r.op == "backward_step"
+            else r
             for r in records
         ]
     return changed

@@ -44,8 +44,19 @@ def workload_rows(spec: RunSpec) -> list[LayerRow]:
 def workload_header(spec: RunSpec) -> Header:
     pp_comm = 2 * spec.micro_batch_size * spec.seq * spec.hidden if spec.pp > 1 else 0
     return Header(
-        1, 1, KIND, tp=spec.tp, ep=1, pp=spec.pp, vpp=spec.layers // spec.pp, ga=spec.micro_batches, all_gpus=spec.world_size,
-        pp_comm=pp_comm, pp_comm_colon=True, checkpoints=(), checkpoint_initiates=(),
+        1,
+        1,
+        KIND,
+        tp=spec.tp,
+        ep=1,
+        pp=spec.pp,
+        vpp=spec.layers // spec.pp,
+        ga=spec.micro_batches,
+        all_gpus=spec.world_size,
+        pp_comm=pp_comm,
+        pp_comm_colon=True,
+        checkpoints=(),
+        checkpoint_initiates=(),
         key_order=("model_parallel_NPU_group", "ep", "pp", "vpp", "ga", "all_gpus", "checkpoints", "checkpoint_initiates", "pp_comm"),
     )
 

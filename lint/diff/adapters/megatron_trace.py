@@ -62,7 +62,10 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     run, broken = _read(path, sources, options)
     view = _RunView(run)
     profile = Profile(
-        format=NAME, path=path, files=len(sources), broken=broken,
+        format=NAME,
+        path=path,
+        files=len(sources),
+        broken=broken,
         units={"time": "ms (trace durations)", "comm": f"bytes = shape × dtype size ({view.dtype or 'no tensors'})"},
     )
     _config(view, profile.config)
@@ -78,8 +81,11 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
 def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[Run, list[str]]:
     named = [run_key(source.path, options.rank_regex) for source in sources]
     stems = sorted({name.key.stem for name in filter(None, named)})
-    runs = [f"{key.stem}*" + (f" (run of {key.started})" if key.started else "")
-            for stem in stems for key in split_by_time(n for n in named if n is not None and n.key.stem == stem)]
+    runs = [
+        f"{key.stem}*" + (f" (run of {key.started})" if key.started else "")
+        for stem in stems
+        for key in split_by_time(n for n in named if n is not None and n.key.stem == stem)
+    ]
     if len(runs) > 1:
         raise DiffInputError(f"{path}: holds the files of {len(runs)} runs ({', '.join(runs)}); name one")
     read = run_all(_summary, NAME, sources, options.backend)
@@ -182,9 +188,7 @@ def _config(view: _RunView, config: Items) -> None:
         seq, mbs, _ = view.activation.shape
     layers = sum(view.layers_per_stage(stage) for stage in view.stages) if view.complete else None
     put(config, "model", hidden=view.hidden, seq=seq, micro_batch_size=mbs, dtype=view.dtype, layers=layers or None)
-    micro_batches = _majority(
-        sum(step.op == "forward_step" for step in iteration) for iterations in view.iterations.values() for iteration in iterations
-    )
+    micro_batches = _majority(sum(step.op == "forward_step" for step in iteration) for iterations in view.iterations.values() for iteration in iterations)
     steps = max((summary.iterations for summary in view.run.ranks.values()), default=0)
     global_batch = micro_batches * mbs * view.dp if micro_batches and mbs and view.dp else None
     put(config, "schedule", micro_batches=micro_batches or None, steps=steps or None, global_batch=global_batch)
@@ -284,7 +288,10 @@ def _comm(view: _RunView, comm: Items) -> float:
             step_calls[name] += median(per_rank_calls[name])
     for name in sorted(step_calls):
         put(
-            comm, name, bytes_per_step=step_bytes[name] or None, calls_per_step=step_calls[name],
+            comm,
+            name,
+            bytes_per_step=step_bytes[name] or None,
+            calls_per_step=step_calls[name],
             message_bytes=typical_message(messages[name]),
             dtype=dtypes[name].most_common(1)[0][0] if dtypes[name] else None,
         )

@@ -36,12 +36,25 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     profile = Profile(format=NAME, path=path, files=1, units=units, broken=broken)
     settings = log.config
     put(profile.config, "layout", **optprime_sizes(settings).known())
-    put(profile.config, "batch", gas=settings.get("gas"), gbs=settings.get("gbs"), mbs=settings.get("mbs"),
-        data_size=settings.get("data_size"), nbatches=settings.get("nbatches"))
+    put(
+        profile.config,
+        "batch",
+        gas=settings.get("gas"),
+        gbs=settings.get("gbs"),
+        mbs=settings.get("mbs"),
+        data_size=settings.get("data_size"),
+        nbatches=settings.get("nbatches"),
+    )
     put(profile.config, "model", parameters=settings.get("parameters"), ir=settings.get("ir"), model_class=settings.get("model_class"))
     last_step = max((step.step for step in log.steps), default=None)
-    put(profile.config, "run", ranks_seen=len(log.ranks_seen), ranks_completed=len(log.completed_ranks),
-        last_step=last_step, progress_lines=len(log.epochs) or None)
+    put(
+        profile.config,
+        "run",
+        ranks_seen=len(log.ranks_seen),
+        ranks_completed=len(log.completed_ranks),
+        last_step=last_step,
+        progress_lines=len(log.epochs) or None,
+    )
     if log.stage2rank is not None:
         put(profile.structure, "stage2rank", **{f"stage {stage}": " ".join(map(str, ranks)) for stage, ranks in sorted(log.stage2rank.items())})
 

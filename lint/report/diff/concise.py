@@ -43,5 +43,4 @@ def counts_line(report: DiffReport) -> str:
     significant = sum(count.significant for count in summary.counts.values())
     per_category = ", ".join(f"{name} {count.significant}/{count.changes}" for name, count in summary.counts.items() if count.changes)
     detail = f" ({per_category})" if per_category else ""
-    return (f"{plural(total, 'change')}, {significant} significant{detail}; "
-            f"threshold {summary.threshold_percent:g} %, compared: {summary.compared}.")
+    return f"{plural(total, 'change')}, {significant} significant{detail}; threshold {summary.threshold_percent:g} %, compared: {summary.compared}."

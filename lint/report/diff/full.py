@@ -47,7 +47,13 @@ def _table(category: str, changes: list[Change], *, bars: bool) -> Table:
     timing = category == "timing"
     table = Table(title=f"{category} ({sum(c.significant for c in changes)}/{len(changes)} significant)", title_justify="left")
     columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("", "left"), ("key", "left"), ("field", "left"), ("before", "right"), ("after", "right"), ("Δ", "right"), ("rel", "right"),
+        ("", "left"),
+        ("key", "left"),
+        ("field", "left"),
+        ("before", "right"),
+        ("after", "right"),
+        ("Δ", "right"),
+        ("rel", "right"),
     )
     for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")
@@ -61,9 +67,13 @@ def _table(category: str, changes: list[Change], *, bars: bool) -> Table:
         unit = unit_of(change)
         mark = Text("*", style="bold red") if change.significant else Text(" ") if change.judged else Text("?", style="dim")
         row: list[Text | str | Group] = [
-            Text(change.kind[0].upper()) + mark, printable(change.key), printable(change.field),
-            printable(value(change.before, unit)), printable(value(change.after, unit)),
-            signed(change.delta) if change.delta is not None else "", percent(change.rel_delta) if change.delta is not None else "",
+            Text(change.kind[0].upper()) + mark,
+            printable(change.key),
+            printable(change.field),
+            printable(value(change.before, unit)),
+            printable(value(change.after, unit)),
+            signed(change.delta) if change.delta is not None else "",
+            percent(change.rel_delta) if change.delta is not None else "",
         ]
         if timing and bars:
             low, high = scale(change.spread_before, change.spread_after)

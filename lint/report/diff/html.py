@@ -63,8 +63,12 @@ _COLOURS = ("#9e9e9e", "#1f77b4")
 def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     summary = report.summary
     parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', "<title>tlint diff</title>",
-        f"<style>{_CSS}</style></head><body>", "<h1>tlint diff</h1>", '<div class="summary">',
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>tlint diff</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>tlint diff</h1>",
+        '<div class="summary">',
         f'<p class="verdict {summary.verdict.replace(" ", "-")}">{escape(summary.verdict)}</p>',
         f"<p>{escape(summary.headline)}</p>",
         f'<p class="dim">a: {escape(side_line(report.a))}<br>b: {escape(side_line(report.b))}<br>{escape(counts_line(report))}</p>',
@@ -86,7 +90,9 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
 
 
 def _table(changes: list[Change]) -> str:
-    rows = ['<table class="sortable"><tr><th></th><th>key</th><th class="num">before</th><th class="num">after</th><th class="num">Δ</th><th class="num">rel</th></tr>']
+    rows = [
+        '<table class="sortable"><tr><th></th><th>key</th><th class="num">before</th><th class="num">after</th><th class="num">Δ</th><th class="num">rel</th></tr>'
+    ]
     for change in changes:
         unit = unit_of(change)
         delta = signed(change.delta) if change.delta is not None else ""
@@ -134,7 +140,9 @@ def _plot(series: list[PlotSeries], rows_title: str) -> str:
         shapes.append(f'<line x1="{x(ms):.1f}" y1="{axis}" x2="{x(ms):.1f}" y2="{axis + 4}" stroke="#999"/>')
         shapes.append(f'<text x="{x(ms):.1f}" y="{axis + 16}" text-anchor="middle">{ms:,.{decimals}f}</text>')
     title_x = _LABEL_WIDTH + _PLOT_WIDTH / 2
-    shapes.append(f'<text class="axis-title" x="{title_x:.1f}" y="{axis + 34}" text-anchor="middle">time (ms): whiskers min–max, box p25–p75, bar median</text>')
+    shapes.append(
+        f'<text class="axis-title" x="{title_x:.1f}" y="{axis + 34}" text-anchor="middle">time (ms): whiskers min–max, box p25–p75, bar median</text>'
+    )
     shapes.append(f'<text x="4" y="{axis + 16}"><tspan fill="{_COLOURS[0]}">■ a</tspan>  <tspan fill="{_COLOURS[1]}">■ b</tspan></text>')
     shapes.append("</svg>")
     return "\n".join(shapes)
@@ -161,7 +169,7 @@ def tick_decimals(ticks: list[float]) -> int:
 def _box(spread: Spread, y: float, colour: str, at: Callable[[float], float]) -> str:
     """Whiskers min-max, box p25-p75, a black median; ``at`` maps ms to the plot's x."""
     return (
-        f'<g><title>{spread.count} samples, median {value(round(spread.median, 2))} ms</title>'
+        f"<g><title>{spread.count} samples, median {value(round(spread.median, 2))} ms</title>"
         f'<line x1="{at(spread.minimum):.1f}" y1="{y + 5}" x2="{at(spread.maximum):.1f}" y2="{y + 5}" stroke="{colour}"/>'
         f'<rect x="{at(spread.p25):.1f}" y="{y}" width="{max(at(spread.p75) - at(spread.p25), 1):.1f}" height="10" fill="{colour}" opacity="0.6"/>'
         f'<line x1="{at(spread.median):.1f}" y1="{y - 1}" x2="{at(spread.median):.1f}" y2="{y + 11}" stroke="#000" stroke-width="2"/></g>'
