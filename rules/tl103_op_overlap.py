@@ -43,7 +43,7 @@ class OpOverlap(Rule):
     formats = ("megatron-trace",)
     Options = Options
 
-    def __init__(self, options: Options | None = None) -> None:
+    def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.previous: OpRecord | None = None
 
@@ -53,7 +53,7 @@ class OpOverlap(Rule):
             return
         previous = self.previous
         self.previous = record
-        if previous is not None and start < previous.timestamp - self.options.tolerance_ms - 1e-6 and not _batched_halves(previous, record):  # type: ignore[operator]
+        if previous is not None and start < previous.timestamp - self.options.tolerance_ms - 1e-6 and not _batched_halves(previous, record):
             early = previous.timestamp - start  # type: ignore[operator]
             yield at(
                 record,

@@ -70,7 +70,7 @@ class EmbeddingGroup(Rule):
                         path=summary.path,
                     )
             for step in embedding:
-                if step.collectives and step.collectives[0][2:] != usual:
+                if step.collectives and usual is not None and step.collectives[0][2:] != usual:
                     shape, dtype = step.collectives[0][2:]
                     yield Violation(
                         step.line,
@@ -78,4 +78,4 @@ class EmbeddingGroup(Rule):
                         f"ep_allreduce of {format_shape(shape)} {dtype}; the embedding group reduces {format_shape(usual[0])} {usual[1]} elsewhere",
                         rank,
                         path=summary.path,
-                    )  # type: ignore[index]
+                    )
