@@ -20,7 +20,7 @@ from lark import Token, Tree
 from lint.formats import INT64_MAX, Evidence, fits_int64, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
 from lint.models.common import SyntaxProblem
-from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation
+from lint.models.megatron_trace import NO_SUB_OPERATIONS, DdpGradCommRecord, OpRecord, SubCall, SubOperation, SubOperations
 
 NAME = "megatron-trace"
 SYNTAX_CODE = "TL001"
@@ -81,6 +81,11 @@ class Parser:
         sub_op = self.grammar.derive("sub_op", set(_SUB_FIELDS))
         # Group 1 is the whole sub-operation: joined back, the matches must rebuild the list exactly.
         self._sub_op = re.compile(f"({sub_op.regex.pattern})")
+        # Splits a list into the texts between the timings and the timings (valid numbers only): steps
+        # repeat their calls with new times, so the list with its timings zeroed is parsed once.
+        number = self.grammar.terminal_regex("NUMBER")
+        self._timings = re.compile(f",duration=((?:{number})),timestamp=((?:{number}))(?=[,'])")
+        self._known_calls: dict[str, tuple[SubCall, ...]] = {}
         self._fields = {rule: fields for rule, _, fields in self._layouts}
         # Per layout: (record attribute, converter) for each captured field, in group order.
         self._plans = {
@@ -178,15 +183,31 @@ class Parser:
             return DdpGradCommRecord(line=number, column=1, **values)
         return OpRecord(line=number, column=1, variant=_VARIANT_RULES[rule], **values)
 
-    def _sub_operations(self, text: str | list[tuple[str, ...]]) -> list[SubOperation]:
+    def _sub_operations(self, text: str | list[tuple[str, ...]]) -> SubOperations:
         if isinstance(text, list):  # already split by the Lark tree
-            return _sub_operations_from([("", *fields) for fields in text])
+            return SubOperations(
+                tuple(_sub_call(func, *rest) for func, _, _, *rest in text),
+                tuple(float(fields[1]) for fields in text), tuple(float(fields[2]) for fields in text),
+            )
         if text == "[]":
-            return []
-        found = self._sub_op.findall(text)
-        if "[" + ", ".join([match[0] for match in found]) + "]" != text:
-            raise _SubOperationsMismatch
-        return _sub_operations_from(found)
+            return NO_SUB_OPERATIONS
+        parts = self._timings.split(text)
+        zeroed = ",duration=0,timestamp=0".join(parts[0::3])
+        calls = self._known_calls.get(zeroed)
+        if calls is None:
+            calls = self._calls(zeroed, len(parts) // 3)
+        return SubOperations(calls, tuple(map(float, parts[1::3])), tuple(map(float, parts[2::3])), zeroed)
+
+    def _calls(self, zeroed: str, timings: int) -> tuple[SubCall, ...]:
+        """The calls of a list whose timings are zeroed, checked by the strict sub-operation regex."""
+        found = self._sub_op.findall(zeroed)
+        if len(found) != timings or "[" + ", ".join([match[0] for match in found]) + "]" != zeroed:
+            raise _SubOperationsMismatch  # a timing that is no number, or a sub-operation the regex rejects
+        calls = tuple(_sub_call(func, *rest) for _, func, _, _, *rest in found)
+        if len(self._known_calls) >= 4096:  # bounded: a file of endlessly new lists must not grow memory
+            self._known_calls.clear()
+        self._known_calls[zeroed] = calls
+        return calls
 
 
 class _SubOperationsMismatch(Exception):
@@ -199,21 +220,16 @@ def _rank_of(text: str) -> int | None:
     return int(match.group(1)) if match and fits_int64(match.group(1)) else None
 
 
-def _sub_operations_from(found: list[tuple[str, ...]]) -> list[SubOperation]:
-    """Sub-operations from (whole text, field texts...) tuples in ``_SUB_FIELDS`` order."""
-    shape = _shape
-    return [
-        SubOperation(
-            func, float(duration), float(timestamp), shape(shape_text),
-            None if dtype in ("", "None") else dtype, func_name or None, group or None, comm_func or None,
-            _extra(extra) if extra else None,
-        )
-        for _, func, duration, timestamp, shape_text, dtype, func_name, group, comm_func, extra in found
-    ]
+def _sub_call(func: str, shape_text: str, dtype: str, func_name: str, group: str, comm_func: str, extra: str) -> SubCall:
+    """A sub-operation's call from its field texts ('' or 'None': left out)."""
+    return SubCall(
+        func, _shape(shape_text), None if dtype in ("", "None") else dtype, func_name or None, group or None,
+        comm_func or None, _extra(extra) if extra else None,
+    )
 
 
 def _render_value(value: Any) -> str:
-    if isinstance(value, list):
+    if isinstance(value, list | SubOperations):
         return "[" + ", ".join(f"'{_render_sub_operation(sub)}'" for sub in value) + "]"
     if isinstance(value, tuple):
         return "[" + ", ".join(map(str, value)) + "]"
