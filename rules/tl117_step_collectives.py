@@ -3,7 +3,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from operator import attrgetter
 
-from lint.models.megatron_trace import OpRecord
+from lint.models.megatron_trace import OpRecord, PerCalls
 from lint.rule import Rule, Severity, Violation
 
 # The steps that run the model's code once per micro-batch, and so trace the same calls each time.
@@ -11,6 +11,7 @@ _STEPS = frozenset({"get_batch", "forward_step", "loss_func", "backward_step"})
 
 Call = tuple[str, str | None, str | None, str | None]  # trace_src_func, func_name, comm_func, group
 _call = attrgetter("trace_src_func", "func_name", "comm_func", "group")
+_calls = PerCalls(lambda calls: tuple(map(_call, calls)))  # steps that make the same calls share one key
 
 
 class _Steps:
@@ -55,7 +56,7 @@ class StepCollectives(Rule):
         if record.op in _STEPS and not record.is_placeholder:
             # In call order: the same code traces its calls in the same order, so steps that agree share
             # one key; steps that hold the same calls in another order are merged in finish().
-            steps = self.steps[record.op][tuple(map(_call, record.sub_operations))]
+            steps = self.steps[record.op][_calls(record.sub_operations)]
             steps.lines.append(record.line)
             steps.batches.append(-1 if record.batch_id is None else record.batch_id)
         return ()
