@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
+from operator import call
 from typing import Any
 
 from lark import Token, Tree
@@ -72,6 +73,22 @@ _VALUE_CONVERTERS: dict[str, Callable[[str], Any]] = {
 }
 
 
+class _Remembered(dict[str | None, Any]):
+    """Field text -> its value, for the fields that repeat (rank, op, stage, shape, ...): a repeated text
+    costs one dict lookup instead of a conversion.  Bounded: endlessly new texts must not grow memory."""
+
+    def __init__(self, convert: Callable[[str], Any]) -> None:
+        super().__init__()
+        self.convert = convert
+
+    def __missing__(self, text: str | None) -> Any:
+        value = self.convert(text)  # type: ignore[arg-type]
+        if len(self) >= 4096:
+            self.clear()
+        self[text] = value
+        return value
+
+
 class Parser:
     """Builds the grammar and its derived regexes once; ``parse`` then streams records."""
 
@@ -92,6 +109,7 @@ class Parser:
             rule: tuple((_RENAMED.get(name, name), self._converter(name)) for name in fields)
             for rule, fields in self._fields.items()
         }
+        self._converters = {rule: tuple(convert for _, convert in plan) for rule, plan in self._plans.items()}
         # Layouts whose fields come in the record's own order are built positionally (the common V1 is).
         record_fields = [f.name for f in dataclasses.fields(OpRecord)][3:]
         self._positional = {
@@ -110,8 +128,10 @@ class Parser:
         typed = [k for k in kinds if k != "NONE"]
         convert = _VALUE_CONVERTERS.get(typed[0], str) if len(typed) == 1 else str
         if field_name in ("description", "description_v2") or "NONE" in kinds or convert is str:
-            return _none_or(convert) if convert is not str else _text_or_none
-        return convert
+            convert = _none_or(convert) if convert is not str else _text_or_none
+        if typed == ["NUMBER"]:
+            return convert  # times: nearly every value is new
+        return _Remembered(convert).__getitem__
 
     # -- writing ----------------------------------------------------------------------------------
 
@@ -174,7 +194,7 @@ class Parser:
     def _build(self, rule: str, number: int, texts: tuple[Any, ...]) -> OpRecord | DdpGradCommRecord:
         """The record of layout ``rule`` from its field texts (None: a field the line leaves out)."""
         if self._positional.get(rule):
-            return OpRecord(number, 1, _VARIANT_RULES[rule], *[convert(text) for (_, convert), text in zip(self._plans[rule], texts)])
+            return OpRecord(number, 1, _VARIANT_RULES[rule], *map(call, self._converters[rule], texts))
         values = {attribute: convert(text) for (attribute, convert), text in zip(self._plans[rule], texts)}
         if rule == "ddp_grad_comm":
             op = values.pop("op")
