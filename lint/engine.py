@@ -117,7 +117,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
         records = _summarized(records, summarizer)
     syntax_problems = 0
     add = collector.add
-    handlers = _handlers(active)
+    handlers = _Handlers(active)
     item: Any = None
     try:
         for item in records:
@@ -126,14 +126,14 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
                 if rules:
                     collector.problem(item)
                 continue
-            for rule, method in handlers.get(item.kind, ()):
+            for rule, method in handlers[item.kind, getattr(item, "op", None)]:
                 try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
                     for violation in method(item):
                         add(rule.code, rule.name, violation)
                 except Exception as error:
                     if rule in active:  # the same record may reach the rule through several handlers
                         active.remove(rule)
-                        handlers = _handlers(active)
+                        handlers = _Handlers(active)
                         _report_crash(collector, rule, error, getattr(item, "line", None))
     except Exception as error:  # the parser itself failed: nothing more can be read from this file
         _internal_error(collector, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
@@ -170,13 +170,26 @@ def _summarized(records: Iterable[Any], summarizer: RankSummarizer) -> Iterator[
         yield item
 
 
-def _handlers(rules: list[Rule]) -> dict[str, list[tuple[Rule, Callable[[Any], Iterable[Violation]]]]]:
-    """Record kind -> the (rule, bound check method) pairs that look at it."""
-    handlers: dict[str, list[tuple[Rule, Callable[[Any], Iterable[Violation]]]]] = {}
-    for rule in rules:
-        for kind, method in rule.handlers().items():
-            handlers.setdefault(kind, []).append((rule, getattr(rule, method)))
-    return handlers
+_Handler = tuple[Rule, Callable[[Any], Iterable[Violation]]]
+
+
+class _Handlers(dict[tuple[str, str | None], list[_Handler]]):
+    """(record kind, op) -> the (rule, bound check method) pairs that look at such a record (see Rule.ops)."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        super().__init__()
+        self.by_kind: dict[str, list[_Handler]] = {}
+        for rule in rules:
+            for kind, method in rule.handlers().items():
+                self.by_kind.setdefault(kind, []).append((rule, getattr(rule, method)))
+
+    def __missing__(self, key: tuple[str, str | None]) -> list[_Handler]:
+        kind, op = key
+        found = [(rule, method) for rule, method in self.by_kind.get(kind, ()) if rule.ops is None or op in rule.ops]
+        if len(self) >= 4096:  # bounded: a file of endlessly new op names must not grow memory
+            self.clear()
+        self[key] = found
+        return found
 
 
 def _report_crash(collector: _Collector, rule: Rule, error: Exception, line: int | None) -> None:

@@ -33,13 +33,14 @@ class CommShape(Rule):
     name = "comm-shape"
     severity = Severity.ERROR
     formats = ("megatron-trace",)
+    ops = frozenset(_DIMENSIONS)
 
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)
         self.p2p: OpRecord | None = None
 
     def check_op(self, record: OpRecord) -> Iterator[Violation]:
-        if record.op not in _DIMENSIONS or record.variant == "V0":
+        if record.variant == "V0":
             return
         dimensions, layout = _DIMENSIONS[record.op]
         shape, dtype = record.input__shape, record.input__dtype

@@ -46,6 +46,7 @@ class StepCollectives(Rule):
     name = "step-collectives"
     severity = Severity.ERROR
     formats = ("megatron-trace",)
+    ops = _STEPS
 
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)
@@ -53,7 +54,7 @@ class StepCollectives(Rule):
         self.steps: dict[str, dict[tuple[Call, ...], _Steps]] = defaultdict(lambda: defaultdict(_Steps))
 
     def check_op(self, record: OpRecord) -> tuple[()]:
-        if record.op in _STEPS and not record.is_placeholder:
+        if not record.is_placeholder:
             # In call order: the same code traces its calls in the same order, so steps that agree share
             # one key; steps that hold the same calls in another order are merged in finish().
             steps = self.steps[record.op][_calls(record.sub_operations)]
