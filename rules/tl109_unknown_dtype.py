@@ -1,6 +1,12 @@
 from collections.abc import Iterator
 
-from lint.models.megatron_trace import KNOWN_DTYPES, DdpGradCommRecord, OpRecord, PerCalls, SubCall
+from lint.models.megatron_trace import (
+    KNOWN_DTYPES,
+    DdpGradCommRecord,
+    OpRecord,
+    PerCalls,
+    SubCall,
+)
 from lint.rule import Rule, Severity, Violation, at
 
 

@@ -21,7 +21,14 @@ from lark import Token, Tree
 from lint.formats import INT64_MAX, Evidence, fits_int64, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
 from lint.models.common import SyntaxProblem
-from lint.models.megatron_trace import NO_SUB_OPERATIONS, DdpGradCommRecord, OpRecord, SubCall, SubOperation, SubOperations
+from lint.models.megatron_trace import (
+    NO_SUB_OPERATIONS,
+    DdpGradCommRecord,
+    OpRecord,
+    SubCall,
+    SubOperation,
+    SubOperations,
+)
 
 NAME = "megatron-trace"
 SYNTAX_CODE = "TL001"

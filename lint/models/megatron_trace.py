@@ -107,7 +107,7 @@ class SubOperations(Sequence[SubOperation]):
     :class:`SubOperation` objects, built on first use.
     """
 
-    __slots__ = ("calls", "durations", "timestamps", "key", "_built")
+    __slots__ = ("_built", "calls", "durations", "key", "timestamps")
 
     def __init__(self, calls: tuple[SubCall, ...] = (), durations: tuple[float, ...] = (), timestamps: tuple[float, ...] = (), key: str | None = None) -> None:
         self.calls = calls
