@@ -175,6 +175,36 @@ def test_one_bad_line_does_not_hide_the_next() -> None:
     assert isinstance(items[1], OpRecord) and items[1].line == 2
 
 
+def test_steps_that_make_the_same_calls_share_them_and_keep_their_own_times() -> None:
+    forward = seed_lines(SEED_000)[2]
+    start = forward.index(",duration=", forward.index("trace_src_func=")) + len(",duration=")
+    later = forward[:start] + "12345.5" + forward[forward.index(",", start):]
+    first, second = parse_line(forward), parse_line(later)
+    assert isinstance(first, OpRecord) and isinstance(second, OpRecord)
+    assert second.sub_operations.calls is first.sub_operations.calls
+    assert second.sub_operations.durations[0] == 12345.5 != first.sub_operations.durations[0]
+    assert second.sub_operations.durations[1:] == first.sub_operations.durations[1:]
+    assert second.sub_operations[0].duration == 12345.5 and second.sub_operations == PARSER._parse_slowly(1, later).sub_operations
+
+
+@pytest.mark.parametrize("timing", ["duration=1_0", "duration=0x1", "duration= 1", "timestamp=Infinity", "timestamp=1.5e"])
+def test_a_sub_operation_time_the_grammar_rejects_is_a_syntax_error(timing: str) -> None:
+    """Python's float() reads all of these; the grammar's NUMBER does not, and the grammar decides."""
+    line = seed_lines(SEED_000)[2]
+    key = timing.split("=")[0]
+    start = line.index(f",{key}=") + 1
+    bad = line[:start] + timing + line[line.index(",", start + len(key) + 1):]
+    assert isinstance(parse_line(line), OpRecord)  # its calls are known now: the bad time must still be caught
+    problem = parse_line(bad)
+    assert isinstance(problem, SyntaxProblem) and problem.code == "TL001"
+    assert problem.column == PARSER._parse_slowly(1, bad).column  # type: ignore[union-attr]
+
+
+def test_a_sub_operation_key_named_like_a_time_goes_to_the_grammar() -> None:
+    line = seed_lines(SEED_000)[3].replace("comm_func=allreduce'", "comm_func=allreduce,duration=1,timestamp=2'")
+    assert parse_line(line) == PARSER._parse_slowly(1, line)
+
+
 def test_message_size_follows_shape_and_dtype() -> None:
     assert tensor_bytes((4096, 5120), "torch.bfloat16") == 4096 * 5120 * 2
     assert tensor_bytes((8,), "int64") == 64
