@@ -32,9 +32,11 @@ class InvalidTime(Rule):
     formats = ("megatron-trace",)
 
     def _check(self, record: OpRecord | DdpGradCommRecord) -> Iterator[Violation]:
-        problem = _problem(record.op, record.duration, record.timestamp)
-        if problem:
-            yield at(record, problem)
+        duration, timestamp = record.duration, record.timestamp
+        if not ((duration is None or 0.0 <= duration < _INF) and (timestamp is None or -_INF < timestamp < _INF)):
+            problem = _problem(record.op, duration, timestamp)
+            if problem:
+                yield at(record, problem)
         subs = record.sub_operations
         if not subs or _all_valid(subs.durations, subs.timestamps):
             return

@@ -8,6 +8,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar, overload
 
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import CoreSchema, core_schema
+
 # Bytes per element, as the trace's consumer computes message sizes (with or without "torch.").
 DTYPE_SIZES: dict[str, int] = {
     "float64": 8, "double": 8, "int64": 8, "long": 8, "uint64": 8, "complex64": 8,
@@ -153,6 +156,14 @@ class SubOperations(Sequence[SubOperation]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """Validated and dumped as the list of sub-operations it stands for (lint.models.dump)."""
+        as_list = handler.generate_schema(list[SubOperation])
+        return core_schema.no_info_after_validator_function(
+            cls.of, as_list, serialization=core_schema.plain_serializer_function_ser_schema(list, return_schema=as_list),
+        )
 
     def __repr__(self) -> str:
         return repr(self._list())
