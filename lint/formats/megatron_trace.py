@@ -28,6 +28,7 @@ from lint.models.megatron_trace import (
     SubCall,
     SubOperation,
     SubOperations,
+    TextMemo,
 )
 
 NAME = "megatron-trace"
@@ -109,7 +110,7 @@ class Parser:
         # repeat their calls with new times, so the list with its timings zeroed is parsed once.
         number = self.grammar.terminal_regex("NUMBER")
         self._timings = re.compile(f",duration=((?:{number})),timestamp=((?:{number}))(?=[,'])")
-        self._known_calls: dict[str, tuple[SubCall, ...]] = {}
+        self._known_calls: TextMemo[tuple[SubCall, ...]] = TextMemo()
         self._fields = {rule: fields for rule, _, fields in self._layouts}
         # Per layout: (record attribute, converter) for each captured field, in group order.
         self._plans = {
@@ -175,7 +176,7 @@ class Parser:
             tree = self.grammar.parse(text)
         except GrammarSyntaxError as error:
             return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message, _rank_of(text))
-        texts = {child.data: _slice(text, child) for child in tree.children if isinstance(child, Tree)}
+        texts: dict[str, str | list[tuple[str, ...]]] = {child.data: _slice(text, child) for child in tree.children if isinstance(child, Tree)}
         sub_trees = next(child for child in tree.children if isinstance(child, Tree) and child.data == "sub_operations") \
             if "sub_operations" in texts else None
         if sub_trees is not None:
@@ -194,7 +195,7 @@ class Parser:
             if not fits_int64(token):
                 message = f"expected {self.grammar.describe({'INT'})}, found {quote(token)}, which overflows a 64-bit integer"
                 return SyntaxProblem(number, token.start_pos + 1, SYNTAX_CODE, message, _rank_of(text))
-        shape = next(shape for shape in tree.find_data("shape") if math.prod(map(int, shape.children)) > INT64_MAX)
+        shape = next(shape for shape in tree.find_data("shape") if math.prod(int(str(size)) for size in shape.children) > INT64_MAX)
         message = f"expected a tensor shape, found {quote(_slice(text, shape))}, whose element count overflows a 64-bit integer"
         return SyntaxProblem(number, shape.meta.start_pos + 1, SYNTAX_CODE, message, _rank_of(text))
 
@@ -230,11 +231,7 @@ class Parser:
         found = self._sub_op.findall(zeroed)
         if len(found) != timings or "[" + ", ".join([match[0] for match in found]) + "]" != zeroed:
             raise _SubOperationsMismatch  # a timing that is no number, or a sub-operation the regex rejects
-        calls = tuple(_sub_call(func, *rest) for _, func, _, _, *rest in found)
-        if len(self._known_calls) >= 4096:  # bounded: a file of endlessly new lists must not grow memory
-            self._known_calls.clear()
-        self._known_calls[zeroed] = calls
-        return calls
+        return self._known_calls.remember(zeroed, tuple(_sub_call(func, *rest) for _, func, _, _, *rest in found))
 
 
 class _SubOperationsMismatch(Exception):

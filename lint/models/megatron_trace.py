@@ -174,26 +174,41 @@ NO_SUB_OPERATIONS = SubOperations(key="")
 T = TypeVar("T")
 
 
+class TextMemo(dict[str, T]):
+    """Values remembered by a (possibly long) text, emptied when it holds too many entries or characters:
+    a file of endlessly new sub-operation lists must not grow memory."""
+
+    def __init__(self, entries: int = 4096, characters: int = 8_000_000) -> None:
+        super().__init__()
+        self.entries = entries
+        self.characters = characters
+        self.held = 0  # characters of the keys held
+
+    def remember(self, key: str, value: T) -> T:
+        self.held += len(key)
+        if len(self) >= self.entries or self.held > self.characters:
+            self.clear()
+            self.held = len(key)
+        self[key] = value
+        return value
+
+
 class PerCalls(Generic[T]):
     """``compute(calls)`` remembered by the calls' key: a function of what the sub-operations call runs once
-    per distinct list, not once per step (bounded: a file of endlessly new lists must not grow memory)."""
+    per distinct list, not once per step."""
 
-    def __init__(self, compute: Callable[[tuple[SubCall, ...]], T], size: int = 4096) -> None:
+    def __init__(self, compute: Callable[[tuple[SubCall, ...]], T]) -> None:
         self.compute = compute
-        self.size = size
-        self.known: dict[str, T] = {}
+        self.known: TextMemo[T] = TextMemo()
 
     def __call__(self, subs: SubOperations) -> T:
         key = subs.key
         if key is None:
             return self.compute(subs.calls)
-        known = self.known
-        found = known.get(key, _MISSING)
+        found = self.known.get(key, _MISSING)
         if found is _MISSING:
-            if len(known) >= self.size:
-                known.clear()
-            found = known[key] = self.compute(subs.calls)
-        return found  # type: ignore[return-value]
+            found = self.known.remember(key, self.compute(subs.calls))
+        return found  # type: ignore[no-any-return]
 
 
 _MISSING: Any = object()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from lint.formats import detect, parser
 from lint.models.common import SyntaxProblem
-from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation, tensor_bytes
+from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation, TextMemo, tensor_bytes
 
 SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seeds"
 SEED_000 = SEEDS / "000_14848477538be528.txt"
@@ -203,6 +203,15 @@ def test_a_sub_operation_time_the_grammar_rejects_is_a_syntax_error(timing: str)
 def test_a_sub_operation_key_named_like_a_time_goes_to_the_grammar() -> None:
     line = seed_lines(SEED_000)[3].replace("comm_func=allreduce'", "comm_func=allreduce,duration=1,timestamp=2'")
     assert parse_line(line) == PARSER._parse_slowly(1, line)
+
+
+def test_remembered_lists_are_bounded_in_entries_and_characters() -> None:
+    memo: TextMemo[int] = TextMemo(entries=3, characters=100)
+    memo.remember("a" * 60, 1)
+    assert memo.remember("b" * 60, 2) == 2 and list(memo) == ["b" * 60]  # 120 characters: emptied first
+    for key in "xyz":
+        memo.remember(key, 3)
+    assert list(memo) == ["z"]  # the fourth entry empties it too
 
 
 def test_message_size_follows_shape_and_dtype() -> None:
