@@ -334,14 +334,13 @@ def _layer_indices(calls: tuple[SubCall, ...]) -> tuple[int, ...]:
 _layer_indices_of = PerCalls(_layer_indices)
 
 
-def layer_collectives(record: OpRecord) -> list[SubOperation]:
-    """The per-layer TP all-reduces of a forward_step or backward_step.
+def layer_collectives(record: OpRecord) -> tuple[int, ...]:
+    """Where the per-layer TP all-reduces of a forward_step or backward_step are among its sub-operations.
 
     The forward step also reduces the loss (``crossEntropy_fwd_*``) and the last stage's backward step
     starts with the embedding gradient (``embedding_bwd*``); neither belongs to a transformer layer.
     """
-    subs = record.sub_operations
-    return [subs[index] for index in _layer_indices_of(subs)]
+    return _layer_indices_of(record.sub_operations)
 
 
 def _tensors(calls: tuple[SubCall, ...]) -> Counter[tuple[tuple[int, ...] | None, str | None]]:
