@@ -1,9 +1,11 @@
 """``megatron-trace``: parse per-rank operation traces line by line into :mod:`lint.models.megatron_trace`.
 
 Valid lines take the fast path: one regex per layout, derived from ``grammars/megatron-trace.lark``,
-and one derived regex for the sub-operations.  A line no regex accepts is parsed by Lark, which
-either reports the exact column and what it expected, or (should the two ever disagree) builds the
-record from its tree: the grammar decides, the regexes only make valid lines cheap.
+and one derived regex for the sub-operations.  Steps repeat the same sub-operation calls with new
+times, so a list's times (valid numbers only) are split off and the rest - the list with its times
+zeroed - is checked by the sub-operation regex and parsed once per file.  A line no regex accepts is
+parsed by Lark, which either reports the exact column and what it expected, or (should the two ever
+disagree) builds the record from its tree: the grammar decides, the regexes only make valid lines cheap.
 """
 
 from __future__ import annotations
