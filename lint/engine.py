@@ -11,6 +11,8 @@ findings or end in a traceback.
 
 from __future__ import annotations
 
+import functools
+import gc
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -84,8 +86,14 @@ class _Collector:
         severity = self.selection.severities.get(code, Severity.ERROR)
         self.findings.append(
             Finding(
-                code=code, name=name, severity=severity, path=violation.path or self.path, line=violation.line,
-                column=violation.column, rank=violation.rank, message=_bounded(violation.message),
+                code=code,
+                name=name,
+                severity=severity,
+                path=violation.path or self.path,
+                line=violation.line,
+                column=violation.column,
+                rank=violation.rank,
+                message=_bounded(violation.message),
             )
         )
 
@@ -115,7 +123,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
         records = _summarized(records, summarizer)
     syntax_problems = 0
     add = collector.add
-    handlers = _handlers(active)
+    handlers = _Handlers(active)
     item: Any = None
     try:
         for item in records:
@@ -124,14 +132,14 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
                 if rules:
                     collector.problem(item)
                 continue
-            for rule, method in handlers.get(item.kind, ()):
+            for rule, method in handlers[item.kind, getattr(item, "op", None)]:
                 try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
                     for violation in method(item):
                         add(rule.code, rule.name, violation)
                 except Exception as error:
                     if rule in active:  # the same record may reach the rule through several handlers
                         active.remove(rule)
-                        handlers = _handlers(active)
+                        handlers = _Handlers(active)
                         _report_crash(collector, rule, error, getattr(item, "line", None))
     except Exception as error:  # the parser itself failed: nothing more can be read from this file
         _internal_error(collector, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
@@ -184,13 +192,26 @@ def _summarized(records: Iterable[Any], summarizer: RankSummarizer) -> Iterator[
         yield item
 
 
-def _handlers(rules: list[Rule]) -> dict[str, list[tuple[Rule, Callable[[Any], Iterable[Violation]]]]]:
-    """Record kind -> the (rule, bound check method) pairs that look at it."""
-    handlers: dict[str, list[tuple[Rule, Callable[[Any], Iterable[Violation]]]]] = {}
-    for rule in rules:
-        for kind, method in rule.handlers().items():
-            handlers.setdefault(kind, []).append((rule, getattr(rule, method)))
-    return handlers
+_Handler = tuple[Rule, Callable[[Any], Iterable[Violation]]]
+
+
+class _Handlers(dict[tuple[str, str | None], list[_Handler]]):
+    """(record kind, op) -> the (rule, bound check method) pairs that look at such a record (see Rule.ops)."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        super().__init__()
+        self.by_kind: dict[str, list[_Handler]] = {}
+        for rule in rules:
+            for kind, method in rule.handlers().items():
+                self.by_kind.setdefault(kind, []).append((rule, getattr(rule, method)))
+
+    def __missing__(self, key: tuple[str, str | None]) -> list[_Handler]:
+        kind, op = key
+        found = [(rule, method) for rule, method in self.by_kind.get(kind, ()) if rule.ops is None or op in rule.ops]
+        if len(self) >= 4096:  # bounded: a file of endlessly new op names must not grow memory
+            self.clear()
+        self[key] = found
+        return found
 
 
 def _report_crash(collector: _Collector, rule: Rule, error: Exception, line: int | None) -> None:
@@ -307,20 +328,43 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
     ignored = selection.ignored_for(task.source.display)
     asked = (task.format, task.asked, task.run is not None, ignored)
     if asked not in options.cache_settings:  # the same few texts for every file: made once each
-        options.cache_settings[asked] = cache.settings_text({
-            "format": task.format, "rules": task.asked, "summary": task.run is not None,
-            "severities": selection.severities, "options": {code: o.model_dump() for code, o in selection.options.items()},
-            "ignored": sorted(ignored), "max_findings": options.max_findings,
-        })
+        options.cache_settings[asked] = cache.settings_text(
+            {
+                "format": task.format,
+                "rules": task.asked,
+                "summary": task.run is not None,
+                "severities": selection.severities,
+                "options": {code: o.model_dump() for code, o in selection.options.items()},
+                "ignored": sorted(ignored),
+                "max_findings": options.max_findings,
+            }
+        )
     return options.cache_settings[asked]
 
 
+@functools.cache
+def _freeze_loaded_objects() -> None:
+    """Exempt what is loaded by now (modules, grammars, rules: it lives until exit) from garbage collection.
+
+    Reading a large file allocates records by the million, and each full collection they trigger would
+    otherwise walk all of it again (about 7 % of a check's time); forked workers also share it unwritten.
+    Once per process: what is frozen is never collected.
+    """
+    gc.freeze()
+
+
 def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progress | None) -> list[tuple[FileOutcome | None, str | None]]:
+    _freeze_loaded_objects()
     if options.backend.forks:
         for run_format in sorted(formats.run_formats()):  # loaded before workers are forked, which then inherit them
             formats.parser(run_format)
     return executor.run_all(
-        _run_task, options, tasks, options.backend, progress, cleanup=cache.prune if options.use_cache else None,
+        _run_task,
+        options,
+        tasks,
+        options.backend,
+        progress,
+        cleanup=cache.prune if options.use_cache else None,
     )
 
 
@@ -370,8 +414,7 @@ def _withheld_note(run: Run, count: int, broken: set[int]) -> str:
     ranks = ", ".join(str(rank) for rank in sorted(broken))
     stages = ", ".join(str(stage) for stage in sorted({run.stage_of(rank) for rank in broken}))
     findings = f"{count} run finding{'s' if count != 1 else ''}"
-    return (f"{run.label}: {findings} on stage {stages} not shown: they follow from the syntax errors in the file of rank {ranks}; "
-            "fix those and check again")
+    return f"{run.label}: {findings} on stage {stages} not shown: they follow from the syntax errors in the file of rank {ranks}; fix those and check again"
 
 
 def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: frozenset[str], options: CheckOptions) -> tuple[list[Finding], str | None]:
@@ -383,10 +426,16 @@ def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: f
     entries = [outcome.cache_entry for _, outcome in members]
     entry = None
     if options.use_cache and None not in entries:
-        entry = cache.run_key([
-            repr(key), options.rank_regex.pattern, repr(options.layout),
-            *sorted(f"{entry} {task.named_rank} {task.source.display} {task.source.display in asked}" for entry, (task, _) in zip(entries, members, strict=True)),
-        ])
+        entry = cache.run_key(
+            [
+                repr(key),
+                options.rank_regex.pattern,
+                repr(options.layout),
+                *sorted(
+                    f"{entry} {task.named_rank} {task.source.display} {task.source.display in asked}" for entry, (task, _) in zip(entries, members, strict=True)
+                ),
+            ]
+        )
         if (hit := cache.load_findings(entry)) is not None:
             return hit, None
     summaries: list[tuple[RankSummary, int]] = []

@@ -2,7 +2,7 @@ from collections.abc import Iterator
 
 from pydantic import Field
 
-from lint.models.megatron_trace import OpRecord
+from lint.models.megatron_trace import OpRecord, sub_operation_label
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 
@@ -41,14 +41,17 @@ class SubOpOutsideOp(Rule):
 
     def check_op(self, record: OpRecord) -> Iterator[Violation]:
         start = record.start
-        if start is None or record.timestamp == 0 or not record.sub_operations:
+        subs = record.sub_operations
+        if start is None or record.timestamp == 0 or not subs:
             return
         end = record.timestamp
         high = end + self.options.tolerance_ms + 1e-6
-        for index, sub in enumerate(record.sub_operations, 1):
-            if sub.timestamp > high:
+        if max(subs.timestamps) <= high:  # the usual case, in one pass (a nan first defers to the loop)
+            return
+        for index, (call, timestamp) in enumerate(zip(subs.calls, subs.timestamps, strict=True), 1):
+            if timestamp > high:
                 yield at(
                     record,
-                    f"sub-operation {index} of {record.op} (trace_src_func={sub.trace_src_func}) ends at {sub.timestamp:.2f} ms, "
+                    f"{sub_operation_label(record.op, index, call.trace_src_func)} ends at {timestamp:.2f} ms, "
                     f"after its op's window [{start:.2f}, {end:.2f}] ms",
                 )

@@ -1,7 +1,7 @@
 import math
 from collections.abc import Iterator
 
-from lint.models.megatron_trace import DdpGradCommRecord, OpRecord
+from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, sub_operation_label
 from lint.rule import Rule, Severity, Violation, at
 
 _INF = math.inf
@@ -32,18 +32,30 @@ class InvalidTime(Rule):
     formats = ("megatron-trace",)
 
     def _check(self, record: OpRecord | DdpGradCommRecord) -> Iterator[Violation]:
-        problem = _problem(record.op, record.duration, record.timestamp)
-        if problem:
-            yield at(record, problem)
-        for index, sub in enumerate(record.sub_operations, 1):
+        duration, timestamp = record.duration, record.timestamp
+        if not ((duration is None or 0.0 <= duration < _INF) and (timestamp is None or -_INF < timestamp < _INF)):
+            problem = _problem(record.op, duration, timestamp)
+            if problem:
+                yield at(record, problem)
+        subs = record.sub_operations
+        if not subs or _all_valid(subs.durations, subs.timestamps):
+            return
+        for index, (call, duration, timestamp) in enumerate(zip(subs.calls, subs.durations, subs.timestamps, strict=True), 1):
             # One chained comparison rejects negative, nan and inf alike; explain only then.
-            if not (0.0 <= sub.duration < _INF and -_INF < sub.timestamp < _INF):
-                problem = _problem(f"sub-operation {index} of {record.op} (trace_src_func={sub.trace_src_func})", sub.duration, sub.timestamp)
+            if not (0.0 <= duration < _INF and -_INF < timestamp < _INF):
+                problem = _problem(sub_operation_label(record.op, index, call.trace_src_func), duration, timestamp)
                 if problem:
                     yield at(record, problem)
 
     check_op = _check
     check_ddp_grad_comm = _check
+
+
+def _all_valid(durations: tuple[float, ...], timestamps: tuple[float, ...]) -> bool:
+    """Every time finite and no duration negative, in C loops: a sum is finite only when every term is
+    (a finite sum that overflows just defers to the exact loop), and min() is exact once no nan is left."""
+    total, stamps = sum(durations), sum(timestamps)
+    return total - total == 0.0 and stamps - stamps == 0.0 and min(durations) >= 0.0
 
 
 def _problem(what: str, duration: float | None, timestamp: float | None) -> str | None:

@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.models.megatron_trace import OpRecord
+from lint.models.megatron_trace import OpRecord, PerCalls, SubCall, sub_operation_label
 from lint.rule import Rule, Severity, Violation, at
 
 
@@ -33,9 +33,15 @@ class ShapeWithoutDtype(Rule):
             return  # the not-started layout has no tensor fields at all
         if (record.input__shape is None) != (record.input__dtype is None):
             yield _half(record, record.op, record.input__dtype)
-        for index, sub in enumerate(record.sub_operations, 1):
-            if (sub.input__shape is None) != (sub.input__dtype is None):
-                yield _half(record, f"sub-operation {index} of {record.op} (trace_src_func={sub.trace_src_func})", sub.input__dtype)
+        for index, call in _halves(record.sub_operations):
+            yield _half(record, sub_operation_label(record.op, index, call.trace_src_func), call.input__dtype)
+
+
+def _halves_of(calls: tuple[SubCall, ...]) -> list[tuple[int, SubCall]]:
+    return [(index, call) for index, call in enumerate(calls, 1) if (call.input__shape is None) != (call.input__dtype is None)]
+
+
+_halves = PerCalls(_halves_of)
 
 
 def _half(record: OpRecord, what: str, dtype: str | None) -> Violation:

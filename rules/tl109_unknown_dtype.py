@@ -1,6 +1,13 @@
 from collections.abc import Iterator
 
-from lint.models.megatron_trace import KNOWN_DTYPES, DdpGradCommRecord, OpRecord
+from lint.models.megatron_trace import (
+    KNOWN_DTYPES,
+    DdpGradCommRecord,
+    OpRecord,
+    PerCalls,
+    SubCall,
+    sub_operation_label,
+)
 from lint.rule import Rule, Severity, Violation, at
 
 
@@ -32,13 +39,18 @@ class UnknownDtype(Rule):
         dtype = getattr(record, "input__dtype", None) or getattr(record, "grad_dtype", None)
         if dtype is not None and dtype not in KNOWN_DTYPES:
             yield _unknown(record, dtype, record.op)
-        for index, sub in enumerate(record.sub_operations, 1):
-            if sub.input__dtype is not None and sub.input__dtype not in KNOWN_DTYPES:
-                yield _unknown(record, sub.input__dtype, f"sub-operation {index} of {record.op} (trace_src_func={sub.trace_src_func})")
+        for index, call in _unknowns(record.sub_operations):
+            yield _unknown(record, call.input__dtype or "", sub_operation_label(record.op, index, call.trace_src_func))
 
     check_op = _check
     check_ddp_grad_comm = _check
 
+
+def _unknowns_of(calls: tuple[SubCall, ...]) -> list[tuple[int, SubCall]]:
+    return [(index, call) for index, call in enumerate(calls, 1) if call.input__dtype is not None and call.input__dtype not in KNOWN_DTYPES]
+
+
+_unknowns = PerCalls(_unknowns_of)
 
 
 def _unknown(record: OpRecord | DdpGradCommRecord, dtype: str, what: str) -> Violation:

@@ -5,8 +5,11 @@ from lint.rule import Rule, Severity, Violation, at
 from lint.rulekit import format_shape
 
 # Dimensions of the tensor each communication op moves (docs/formats/megatron-trace.md, "Ops").
-_DIMENSIONS = {**{op: (3, "[seq, micro_batch, hidden]") for op in P2P_OPS},
-               "dp_allreduce": (1, "[number_of_parameters]"), "ep_allreduce": (2, "[vocab_shard, hidden]")}
+_DIMENSIONS = {
+    **{op: (3, "[seq, micro_batch, hidden]") for op in P2P_OPS},
+    "dp_allreduce": (1, "[number_of_parameters]"),
+    "ep_allreduce": (2, "[vocab_shard, hidden]"),
+}
 
 
 class CommShape(Rule):
@@ -33,13 +36,14 @@ class CommShape(Rule):
     name = "comm-shape"
     severity = Severity.ERROR
     formats = ("megatron-trace",)
+    ops = frozenset(_DIMENSIONS)
 
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)
         self.p2p: OpRecord | None = None
 
     def check_op(self, record: OpRecord) -> Iterator[Violation]:
-        if record.op not in _DIMENSIONS or record.variant == "V0":
+        if record.variant == "V0":
             return
         dimensions, layout = _DIMENSIONS[record.op]
         shape, dtype = record.input__shape, record.input__dtype

@@ -30,6 +30,7 @@ class TpSizeMismatch(Rule):
     name = "tp-size-mismatch"
     severity = Severity.WARNING
     formats = ("megatron-trace",)
+    ops = P2P_OPS | {"forward_step", "backward_step"}
 
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)

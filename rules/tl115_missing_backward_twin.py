@@ -37,6 +37,7 @@ class MissingBackwardTwin(Rule):
     name = "missing-backward-twin"
     severity = Severity.ERROR
     formats = ("megatron-trace",)
+    ops = frozenset({"forward_step", "backward_step"})
 
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)
@@ -44,7 +45,7 @@ class MissingBackwardTwin(Rule):
         self.seen_backward = False
 
     def check_op(self, record: OpRecord) -> Iterator[Violation]:
-        if record.is_placeholder or record.op not in ("forward_step", "backward_step"):
+        if record.is_placeholder:
             return
         tensors = layer_tensors(record)
         if record.op == "forward_step":

@@ -3,7 +3,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from operator import attrgetter
 
-from lint.models.megatron_trace import OpRecord
+from lint.models.megatron_trace import OpRecord, PerCalls
 from lint.rule import Rule, Severity, Violation
 
 # The steps that run the model's code once per micro-batch, and so trace the same calls each time.
@@ -11,6 +11,7 @@ _STEPS = frozenset({"get_batch", "forward_step", "loss_func", "backward_step"})
 
 Call = tuple[str, str | None, str | None, str | None]  # trace_src_func, func_name, comm_func, group
 _call = attrgetter("trace_src_func", "func_name", "comm_func", "group")
+_calls = PerCalls(lambda calls: tuple(map(_call, calls)))  # steps that make the same calls share one key
 
 
 class _Steps:
@@ -46,6 +47,7 @@ class StepCollectives(Rule):
     name = "step-collectives"
     severity = Severity.ERROR
     formats = ("megatron-trace",)
+    ops = _STEPS
 
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)
@@ -53,10 +55,10 @@ class StepCollectives(Rule):
         self.steps: dict[str, dict[tuple[Call, ...], _Steps]] = defaultdict(lambda: defaultdict(_Steps))
 
     def check_op(self, record: OpRecord) -> tuple[()]:
-        if record.op in _STEPS and not record.is_placeholder:
+        if not record.is_placeholder:
             # In call order: the same code traces its calls in the same order, so steps that agree share
             # one key; steps that hold the same calls in another order are merged in finish().
-            steps = self.steps[record.op][tuple(map(_call, record.sub_operations))]
+            steps = self.steps[record.op][_calls(record.sub_operations)]
             steps.lines.append(record.line)
             steps.batches.append(-1 if record.batch_id is None else record.batch_id)
         return ()
@@ -78,7 +80,9 @@ class StepCollectives(Rule):
             for held, records in ranked[1:]:
                 has, have = _differences(expected, Counter(dict(held)))
                 for line, batch in records:
-                    yield Violation(line, 1, f"{op} of micro-batch {batch if batch >= 0 else None} has {has}; the other {len(agreeing)} {op}s of this rank have {have}")
+                    yield Violation(
+                        line, 1, f"{op} of micro-batch {batch if batch >= 0 else None} has {has}; the other {len(agreeing)} {op}s of this rank have {have}"
+                    )
 
 
 def _differences(expected: Counter[Call], found: Counter[Call]) -> tuple[str, str]:

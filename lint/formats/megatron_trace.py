@@ -1,9 +1,11 @@
 """``megatron-trace``: parse per-rank operation traces line by line into :mod:`lint.models.megatron_trace`.
 
 Valid lines take the fast path: one regex per layout, derived from ``grammars/megatron-trace.lark``,
-and one derived regex for the sub-operations.  A line no regex accepts is parsed by Lark, which
-either reports the exact column and what it expected, or (should the two ever disagree) builds the
-record from its tree: the grammar decides, the regexes only make valid lines cheap.
+and one derived regex for the sub-operations.  Steps repeat the same sub-operation calls with new
+times, so a list's times (valid numbers only) are split off and the rest - the list with its times
+zeroed - is checked by the sub-operation regex and parsed once per file.  A line no regex accepts is
+parsed by Lark, which either reports the exact column and what it expected, or (should the two ever
+disagree) builds the record from its tree: the grammar decides, the regexes only make valid lines cheap.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
+from operator import call
 from typing import Any
 
 from lark import Token, Tree
@@ -20,7 +23,15 @@ from lark import Token, Tree
 from lint.formats import INT64_MAX, Evidence, fits_int64, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
 from lint.models.common import SyntaxProblem
-from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation
+from lint.models.megatron_trace import (
+    NO_SUB_OPERATIONS,
+    DdpGradCommRecord,
+    OpRecord,
+    SubCall,
+    SubOperation,
+    SubOperations,
+    TextMemo,
+)
 
 NAME = "megatron-trace"
 SYNTAX_CODE = "TL001"
@@ -30,8 +41,15 @@ _RANK = re.compile(r"rank:([0-9]+):")
 
 _VARIANT_RULES = {"record_v1": "V1", "record_v2": "V2", "record_v3": "V3", "record_v0": "V0", "ddp_grad_comm": "V3"}
 _SUB_FIELDS = (
-    "trace_src_func", "sub_duration", "sub_timestamp", "sub_input__shape", "sub_input__dtype",
-    "sub_func_name", "sub_group", "sub_comm_func", "sub_extra",
+    "trace_src_func",
+    "sub_duration",
+    "sub_timestamp",
+    "sub_input__shape",
+    "sub_input__dtype",
+    "sub_func_name",
+    "sub_group",
+    "sub_comm_func",
+    "sub_extra",
 )
 _RENAMED = {"description_v2": "description"}
 _LAYOUT_RULES = {"V0": "record_v0", "V1": "record_v1", "V2": "record_v2", "V3": "record_v3"}
@@ -72,6 +90,22 @@ _VALUE_CONVERTERS: dict[str, Callable[[str], Any]] = {
 }
 
 
+class _Remembered(dict[str | None, Any]):
+    """Field text -> its value, for the fields that repeat (rank, op, stage, shape, ...): a repeated text
+    costs one dict lookup instead of a conversion.  Bounded: endlessly new texts must not grow memory."""
+
+    def __init__(self, convert: Callable[[str], Any]) -> None:
+        super().__init__()
+        self.convert = convert
+
+    def __missing__(self, text: str | None) -> Any:
+        value = self.convert(text)  # type: ignore[arg-type]
+        if len(self) >= 4096:
+            self.clear()
+        self[text] = value
+        return value
+
+
 class Parser:
     """Builds the grammar and its derived regexes once; ``parse`` then streams records."""
 
@@ -81,17 +115,19 @@ class Parser:
         sub_op = self.grammar.derive("sub_op", set(_SUB_FIELDS))
         # Group 1 is the whole sub-operation: joined back, the matches must rebuild the list exactly.
         self._sub_op = re.compile(f"({sub_op.regex.pattern})")
+        # Splits a list into the texts between the timings and the timings (valid numbers only): steps
+        # repeat their calls with new times, so the list with its timings zeroed is parsed once.
+        number = self.grammar.terminal_regex("NUMBER")
+        self._timings = re.compile(f",duration=((?:{number})),timestamp=((?:{number}))(?=[,'])")
+        self._known_calls: TextMemo[tuple[SubCall, ...]] = TextMemo()
         self._fields = {rule: fields for rule, _, fields in self._layouts}
         # Per layout: (record attribute, converter) for each captured field, in group order.
-        self._plans = {
-            rule: tuple((_RENAMED.get(name, name), self._converter(name)) for name in fields)
-            for rule, fields in self._fields.items()
-        }
+        self._plans = {rule: tuple((_RENAMED.get(name, name), self._converter(name)) for name in fields) for rule, fields in self._fields.items()}
+        self._converters = {rule: tuple(convert for _, convert in plan) for rule, plan in self._plans.items()}
         # Layouts whose fields come in the record's own order are built positionally (the common V1 is).
         record_fields = [f.name for f in dataclasses.fields(OpRecord)][3:]
         self._positional = {
-            rule: [attribute for attribute, _ in plan] == record_fields[: len(plan)]
-            for rule, plan in self._plans.items() if rule != "ddp_grad_comm"
+            rule: [attribute for attribute, _ in plan] == record_fields[: len(plan)] for rule, plan in self._plans.items() if rule != "ddp_grad_comm"
         }
 
     def _layout(self, rule: str) -> tuple[str, re.Pattern[str], tuple[str, ...]]:
@@ -105,8 +141,10 @@ class Parser:
         typed = [k for k in kinds if k != "NONE"]
         convert = _VALUE_CONVERTERS.get(typed[0], str) if len(typed) == 1 else str
         if field_name in ("description", "description_v2") or "NONE" in kinds or convert is str:
-            return _none_or(convert) if convert is not str else _text_or_none
-        return convert
+            convert = _none_or(convert) if convert is not str else _text_or_none
+        if typed == ["NUMBER"]:
+            return convert  # times: nearly every value is new
+        return _Remembered(convert).__getitem__
 
     # -- writing ----------------------------------------------------------------------------------
 
@@ -143,9 +181,8 @@ class Parser:
             tree = self.grammar.parse(text)
         except GrammarSyntaxError as error:
             return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message, _rank_of(text))
-        texts = {child.data: _slice(text, child) for child in tree.children if isinstance(child, Tree)}
-        sub_trees = next(child for child in tree.children if isinstance(child, Tree) and child.data == "sub_operations") \
-            if "sub_operations" in texts else None
+        texts: dict[str, str | list[tuple[str, ...]]] = {child.data: _slice(text, child) for child in tree.children if isinstance(child, Tree)}
+        sub_trees = next(child for child in tree.children if isinstance(child, Tree) and child.data == "sub_operations") if "sub_operations" in texts else None
         if sub_trees is not None:
             texts["sub_operations"] = [_sub_op_texts(text, sub) for sub in sub_trees.children if isinstance(sub, Tree)]
         try:
@@ -156,20 +193,20 @@ class Parser:
             op_column = text.index(":", len("rank:")) + 2
             return SyntaxProblem(number, op_column, SYNTAX_CODE, str(error), _rank_of(text))
 
-    def _overflow(self, number: int, text: str, tree: Tree) -> SyntaxProblem:
+    def _overflow(self, number: int, text: str, tree: Tree[Token]) -> SyntaxProblem:
         """The finding for a line the grammar accepts but whose integers or tensor sizes overflow an int64."""
         for token in tree.scan_values(lambda value: isinstance(value, Token) and value.type == "INT"):
             if not fits_int64(token):
                 message = f"expected {self.grammar.describe({'INT'})}, found {quote(token)}, which overflows a 64-bit integer"
-                return SyntaxProblem(number, token.start_pos + 1, SYNTAX_CODE, message, _rank_of(text))
-        shape = next(shape for shape in tree.find_data("shape") if math.prod(map(int, shape.children)) > INT64_MAX)
+                return SyntaxProblem(number, (token.start_pos or 0) + 1, SYNTAX_CODE, message, _rank_of(text))
+        shape = next(shape for shape in tree.find_data("shape") if math.prod(int(str(size)) for size in shape.children) > INT64_MAX)
         message = f"expected a tensor shape, found {quote(_slice(text, shape))}, whose element count overflows a 64-bit integer"
         return SyntaxProblem(number, shape.meta.start_pos + 1, SYNTAX_CODE, message, _rank_of(text))
 
     def _build(self, rule: str, number: int, texts: tuple[Any, ...]) -> OpRecord | DdpGradCommRecord:
         """The record of layout ``rule`` from its field texts (None: a field the line leaves out)."""
         if self._positional.get(rule):
-            return OpRecord(number, 1, _VARIANT_RULES[rule], *[convert(text) for (_, convert), text in zip(self._plans[rule], texts, strict=True)])
+            return OpRecord(number, 1, _VARIANT_RULES[rule], *map(call, self._converters[rule], texts))
         values = {attribute: convert(text) for (attribute, convert), text in zip(self._plans[rule], texts, strict=True)}
         if rule == "ddp_grad_comm":
             op = values.pop("op")
@@ -178,15 +215,28 @@ class Parser:
             return DdpGradCommRecord(line=number, column=1, **values)
         return OpRecord(line=number, column=1, variant=_VARIANT_RULES[rule], **values)
 
-    def _sub_operations(self, text: str | list[tuple[str, ...]]) -> list[SubOperation]:
+    def _sub_operations(self, text: str | list[tuple[str, ...]]) -> SubOperations:
         if isinstance(text, list):  # already split by the Lark tree
-            return _sub_operations_from([("", *fields) for fields in text])
+            return SubOperations(
+                tuple(_sub_call(func, *rest) for func, _, _, *rest in text),
+                tuple(float(fields[1]) for fields in text),
+                tuple(float(fields[2]) for fields in text),
+            )
         if text == "[]":
-            return []
-        found = self._sub_op.findall(text)
-        if "[" + ", ".join([match[0] for match in found]) + "]" != text:
-            raise _SubOperationsMismatch
-        return _sub_operations_from(found)
+            return NO_SUB_OPERATIONS
+        parts = self._timings.split(text)
+        zeroed = ",duration=0,timestamp=0".join(parts[0::3])
+        calls = self._known_calls.get(zeroed)
+        if calls is None:
+            calls = self._calls(zeroed, len(parts) // 3)
+        return SubOperations(calls, tuple(map(float, parts[1::3])), tuple(map(float, parts[2::3])), zeroed)
+
+    def _calls(self, zeroed: str, timings: int) -> tuple[SubCall, ...]:
+        """The calls of a list whose timings are zeroed, checked by the strict sub-operation regex."""
+        found = self._sub_op.findall(zeroed)
+        if len(found) != timings or "[" + ", ".join([match[0] for match in found]) + "]" != zeroed:
+            raise _SubOperationsMismatch  # a timing that is no number, or a sub-operation the regex rejects
+        return self._known_calls.remember(zeroed, tuple(_sub_call(func, *rest) for _, func, _, _, *rest in found))
 
 
 class _SubOperationsMismatch(Exception):
@@ -199,21 +249,21 @@ def _rank_of(text: str) -> int | None:
     return int(match.group(1)) if match and fits_int64(match.group(1)) else None
 
 
-def _sub_operations_from(found: list[tuple[str, ...]]) -> list[SubOperation]:
-    """Sub-operations from (whole text, field texts...) tuples in ``_SUB_FIELDS`` order."""
-    shape = _shape
-    return [
-        SubOperation(
-            func, float(duration), float(timestamp), shape(shape_text),
-            None if dtype in ("", "None") else dtype, func_name or None, group or None, comm_func or None,
-            _extra(extra) if extra else None,
-        )
-        for _, func, duration, timestamp, shape_text, dtype, func_name, group, comm_func, extra in found
-    ]
+def _sub_call(func: str, shape_text: str, dtype: str, func_name: str, group: str, comm_func: str, extra: str) -> SubCall:
+    """A sub-operation's call from its field texts ('' or 'None': left out)."""
+    return SubCall(
+        func,
+        _shape(shape_text),
+        None if dtype in ("", "None") else dtype,
+        func_name or None,
+        group or None,
+        comm_func or None,
+        _extra(extra) if extra else None,
+    )
 
 
 def _render_value(value: Any) -> str:
-    if isinstance(value, list):
+    if isinstance(value, list | SubOperations):
         return "[" + ", ".join(f"'{_render_sub_operation(sub)}'" for sub in value) + "]"
     if isinstance(value, tuple):
         return "[" + ", ".join(map(str, value)) + "]"
@@ -235,12 +285,12 @@ def _extra(text: str) -> dict[str, str]:
     return dict(pair.split("=", 1) for pair in text[1:].split(","))
 
 
-def _slice(text: str, tree: Tree) -> str:
+def _slice(text: str, tree: Tree[Token]) -> str:
     meta = tree.meta
-    return "" if meta.empty else text[meta.start_pos:meta.end_pos]
+    return "" if meta.empty else text[meta.start_pos : meta.end_pos]
 
 
-def _sub_op_texts(text: str, sub_op: Tree) -> tuple[str, ...]:
+def _sub_op_texts(text: str, sub_op: Tree[Token]) -> tuple[str, ...]:
     found = {child.data: _slice(text, child) for child in sub_op.children if isinstance(child, Tree)}
     if "sub_extra" in found:  # the rule's text starts at its first key; keep the leading comma
         found["sub_extra"] = "," + found["sub_extra"].lstrip(",")

@@ -4,18 +4,40 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
-from typing import ClassVar
+from typing import Any, ClassVar, Generic, TypeVar, overload
+
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import CoreSchema, core_schema
 
 # Bytes per element, as the trace's consumer computes message sizes (with or without "torch.").
 DTYPE_SIZES: dict[str, int] = {
-    "float64": 8, "double": 8, "int64": 8, "long": 8, "uint64": 8, "complex64": 8,
+    "float64": 8,
+    "double": 8,
+    "int64": 8,
+    "long": 8,
+    "uint64": 8,
+    "complex64": 8,
     "complex128": 16,
-    "float32": 4, "float": 4, "int32": 4, "int": 4, "uint32": 4,
-    "float16": 2, "half": 2, "bfloat16": 2, "int16": 2, "short": 2, "uint16": 2,
-    "int8": 1, "uint8": 1, "bool": 1,
-    "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e4m3fnuz": 1, "float8_e5m2fnuz": 1,
+    "float32": 4,
+    "float": 4,
+    "int32": 4,
+    "int": 4,
+    "uint32": 4,
+    "float16": 2,
+    "half": 2,
+    "bfloat16": 2,
+    "int16": 2,
+    "short": 2,
+    "uint16": 2,
+    "int8": 1,
+    "uint8": 1,
+    "bool": 1,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+    "float8_e4m3fnuz": 1,
+    "float8_e5m2fnuz": 1,
 }
 
 COMPUTE_OPS = frozenset({"get_batch", "forward_step", "loss_func", "backward_step", "optimizer_step"})
@@ -33,9 +55,16 @@ MG_STATES = frozenset({"warmup", "steady", "cooldown", "help", "finalize"})
 
 # Collective kinds per op, as the writer sets group_kind (compute ops carry none).
 GROUP_KIND_OF_OP = {
-    "recv_forward": "pp", "send_forward": "pp", "recv_backward": "pp", "send_backward": "pp",
-    "dp_allreduce": "dp", "ep_allreduce": "ep", "pep_allreduce": "pep", "ddp_grad_comm": "dp",
-    "ep_dp_allreduce": "ep_dp", "exp_dp_allreduce": "exp_dp",
+    "recv_forward": "pp",
+    "send_forward": "pp",
+    "recv_backward": "pp",
+    "send_backward": "pp",
+    "dp_allreduce": "dp",
+    "ep_allreduce": "ep",
+    "pep_allreduce": "pep",
+    "ddp_grad_comm": "dp",
+    "ep_dp_allreduce": "ep_dp",
+    "exp_dp_allreduce": "exp_dp",
 }
 
 # A batched p2p call: the writer times the send and copies its timestamp and duration to the receive
@@ -85,6 +114,135 @@ class SubOperation:
         return self.timestamp - self.duration
 
 
+@dataclass(slots=True, eq=False)
+class SubCall:
+    """What a sub-operation calls, without its timing: the same in every step that runs the same code."""
+
+    trace_src_func: str
+    input__shape: tuple[int, ...] | None = None
+    input__dtype: str | None = None
+    func_name: str | None = None
+    group: str | None = None
+    comm_func: str | None = None
+    extra: dict[str, str] | None = None
+
+
+class SubOperations(Sequence[SubOperation]):
+    """An op's sub-operations, kept as their calls plus two columns of times.
+
+    Steps of one file repeat the same calls with new times, so the parser shares one ``calls`` tuple
+    (and its ``key``) between them: rules that look only at the calls work once per distinct list
+    (:class:`PerCalls`) and rules on times compare the columns.  Iterating yields full
+    :class:`SubOperation` objects, built on first use.
+    """
+
+    __slots__ = ("_built", "calls", "durations", "key", "timestamps")
+
+    def __init__(self, calls: tuple[SubCall, ...] = (), durations: tuple[float, ...] = (), timestamps: tuple[float, ...] = (), key: str | None = None) -> None:
+        self.calls = calls
+        self.durations = durations
+        self.timestamps = timestamps
+        self.key = key  # equal keys: equal calls (None: not shared)
+        self._built: list[SubOperation] | None = None
+
+    @classmethod
+    def of(cls, subs: Iterable[SubOperation]) -> SubOperations:
+        subs = list(subs)
+        calls = tuple(SubCall(s.trace_src_func, s.input__shape, s.input__dtype, s.func_name, s.group, s.comm_func, s.extra) for s in subs)
+        return cls(calls, tuple(s.duration for s in subs), tuple(s.timestamp for s in subs))
+
+    def _list(self) -> list[SubOperation]:
+        if self._built is None:
+            self._built = [
+                SubOperation(
+                    c.trace_src_func, d, t, c.input__shape, c.input__dtype, c.func_name, c.group, c.comm_func, dict(c.extra) if c.extra is not None else None
+                )
+                for c, d, t in zip(self.calls, self.durations, self.timestamps, strict=True)
+            ]
+        return self._built
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+    def __bool__(self) -> bool:
+        return bool(self.calls)
+
+    def __iter__(self) -> Iterator[SubOperation]:
+        return iter(self._list())
+
+    @overload
+    def __getitem__(self, index: int) -> SubOperation: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[SubOperation]: ...
+    def __getitem__(self, index: int | slice) -> SubOperation | list[SubOperation]:
+        return self._list()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SubOperations | list):
+            return self._list() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """Validated and dumped as the list of sub-operations it stands for (lint.models.dump)."""
+        as_list = handler.generate_schema(list[SubOperation])
+        return core_schema.no_info_after_validator_function(
+            cls.of,
+            as_list,
+            serialization=core_schema.plain_serializer_function_ser_schema(list, return_schema=as_list),
+        )
+
+    def __repr__(self) -> str:
+        return repr(self._list())
+
+
+NO_SUB_OPERATIONS = SubOperations(key="")
+
+T = TypeVar("T")
+
+
+class TextMemo(dict[str, T]):
+    """Values remembered by a (possibly long) text, emptied when it holds too many entries or characters:
+    a file of endlessly new sub-operation lists must not grow memory."""
+
+    def __init__(self, entries: int = 4096, characters: int = 8_000_000) -> None:
+        super().__init__()
+        self.entries = entries
+        self.characters = characters
+        self.held = 0  # characters of the keys held
+
+    def remember(self, key: str, value: T) -> T:
+        self.held += len(key)
+        if len(self) >= self.entries or self.held > self.characters:
+            self.clear()
+            self.held = len(key)
+        self[key] = value
+        return value
+
+
+class PerCalls(Generic[T]):
+    """``compute(calls)`` remembered by the calls' key: a function of what the sub-operations call runs once
+    per distinct list, not once per step."""
+
+    def __init__(self, compute: Callable[[tuple[SubCall, ...]], T]) -> None:
+        self.compute = compute
+        self.known: TextMemo[T] = TextMemo()
+
+    def __call__(self, subs: SubOperations) -> T:
+        key = subs.key
+        if key is None:
+            return self.compute(subs.calls)
+        found = self.known.get(key, _MISSING)
+        if found is _MISSING:
+            found = self.known.remember(key, self.compute(subs.calls))
+        return found  # type: ignore[no-any-return]
+
+
+_MISSING: Any = object()
+
+
 @dataclass(slots=True)
 class OpRecord:
     """One ``rank:R:op(...)`` line in layout V0, V1, V2 or V3."""
@@ -104,7 +262,7 @@ class OpRecord:
     input__shape: tuple[int, ...] | None = None
     input__dtype: str | None = None
     timestamp: float | None = None
-    sub_operations: list[SubOperation] = field(default_factory=list)
+    sub_operations: SubOperations = field(default_factory=SubOperations)
     cmd_uid: str | None = None
     op_semantics: str | None = None
     finalize_base_duration_ms: float | None = None
@@ -164,7 +322,7 @@ class DdpGradCommRecord:
     data_parallel_world_size: int | None
     duration: float | None
     timestamp: float
-    sub_operations: list[SubOperation] = field(default_factory=list)
+    sub_operations: SubOperations = field(default_factory=SubOperations)
 
     op: ClassVar[str] = "ddp_grad_comm"
     variant: ClassVar[str] = "V3"
@@ -192,46 +350,42 @@ class _LayerCalls(dict):  # type: ignore[type-arg]
 
 
 _layer_calls = _LayerCalls()
-_last_layer_collectives: tuple[OpRecord | None, list[SubOperation]] = (None, [])
 
 
-def layer_collectives(record: OpRecord) -> list[SubOperation]:
-    """The per-layer TP all-reduces of a forward_step or backward_step.
+def _is_layer_collective(call: SubCall) -> bool:
+    return call.group == "tp" and call.comm_func == "allreduce" and _layer_calls[call.func_name, call.trace_src_func]
+
+
+def _layer_indices(calls: tuple[SubCall, ...]) -> tuple[int, ...]:
+    return tuple(index for index, call in enumerate(calls) if _is_layer_collective(call))
+
+
+_layer_indices_of = PerCalls(_layer_indices)
+
+
+def layer_collectives(record: OpRecord) -> tuple[int, ...]:
+    """Where the per-layer TP all-reduces of a forward_step or backward_step are among its sub-operations.
 
     The forward step also reduces the loss (``crossEntropy_fwd_*``) and the last stage's backward step
     starts with the embedding gradient (``embedding_bwd*``); neither belongs to a transformer layer.
-    Several rules ask for the same record in a row, so the last answer is kept.
     """
-    global _last_layer_collectives
-    if _last_layer_collectives[0] is record:
-        return _last_layer_collectives[1]
-    calls = _layer_calls
-    found = [
-        sub for sub in record.sub_operations
-        if sub.group == "tp" and sub.comm_func == "allreduce" and calls[sub.func_name, sub.trace_src_func]
-    ]
-    _last_layer_collectives = (record, found)
-    return found
+    return _layer_indices_of(record.sub_operations)
 
 
-_last_layer_tensors: tuple[OpRecord | None, Counter[tuple[tuple[int, ...] | None, str | None]]] = (None, Counter())
+def _tensors(calls: tuple[SubCall, ...]) -> Counter[tuple[tuple[int, ...] | None, str | None]]:
+    return Counter((calls[index].input__shape, calls[index].input__dtype) for index in _layer_indices(calls))
+
+
+_layer_tensors_of = PerCalls(_tensors)
+
+
+def sub_operation_label(op: str, index: int, trace_src_func: str) -> str:
+    """How findings name a sub-operation: its place, the op that holds it, and the one field every writer
+    version emits, so that it can be found in the line."""
+    return f"sub-operation {index} of {op} (trace_src_func={trace_src_func})"
 
 
 def layer_tensors(record: OpRecord) -> Counter[tuple[tuple[int, ...] | None, str | None]]:
-    """(shape, dtype) -> how many of the record's layer collectives move such a tensor (kept like above)."""
-    global _last_layer_tensors
-    if _last_layer_tensors[0] is record:
-        return _last_layer_tensors[1]
-    layer = layer_collectives(record)
-    first = layer[0] if layer else None
-    # Usually every layer moves the same tensor, and the parser hands out one shape object per shape
-    # text: an identity check then saves hashing every shape.
-    if first is not None and all(s.input__shape is first.input__shape and s.input__dtype == first.input__dtype for s in layer):
-        tensors = Counter({(first.input__shape, first.input__dtype): len(layer)})
-    else:
-        tensors = Counter(zip(map(_SHAPE, layer), map(_DTYPE, layer), strict=True))
-    _last_layer_tensors = (record, tensors)
-    return tensors
-
-
-_SHAPE, _DTYPE = attrgetter("input__shape"), attrgetter("input__dtype")
+    """(shape, dtype) -> how many of the record's layer collectives move such a tensor (do not modify it:
+    records that make the same calls share it)."""
+    return _layer_tensors_of(record.sub_operations)

@@ -6,7 +6,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from lint.models.megatron_trace import P2P_OPS, DdpGradCommRecord, OpRecord, SubOperation, layer_collectives
+from lint.models.megatron_trace import P2P_OPS, DdpGradCommRecord, OpRecord, PerCalls, SubCall, layer_collectives
 
 
 class Collective(NamedTuple):
@@ -78,18 +78,25 @@ class RankSummary(BaseModel):
         collectives = [_intern(Collective(kind, group, None if shape is None else tuple(shape), dtype)) for kind, group, shape, dtype in table]
         signatures = [_intern(tuple(collectives[index] for index in signature)) for signature in tuples]
         return cls.model_construct(
-            path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations,
+            path=path,
+            rank=rank,
+            stage=stage,
+            line_of_rank=line_of_rank,
+            iterations=iterations,
             steps=[
-                OpStep._make((*step[:5], signatures[step[5]], *step[6:10], tuple(step[10]), collectives[step[11]] if step[11] >= 0 else None))
-                for step in steps
+                OpStep._make((*step[:5], signatures[step[5]], *step[6:10], tuple(step[10]), collectives[step[11]] if step[11] >= 0 else None)) for step in steps
             ],
         )
 
 
-def _collective(sub: SubOperation) -> Collective:
+def _collective(sub: SubCall) -> Collective:
     shape = None if sub.comm_func in DATA_DEPENDENT else sub.input__shape
     return Collective(sub.comm_func or sub.trace_src_func, sub.group, shape, sub.input__dtype)
 
+
+# What depends only on the calls is worked out once per distinct sub-operation list.
+_collectives = PerCalls(lambda calls: tuple(_collective(call) for call in calls if call.comm_func))
+_losses = PerCalls(lambda calls: sum(1 for call in calls if (call.func_name or "").startswith("crossEntropy")))
 
 _interned: dict[Any, Any] = {}
 
@@ -112,19 +119,28 @@ class RankSummarizer:
 
     def check_op(self, record: OpRecord) -> tuple[()]:
         self._first(record)
-        collectives = [_collective(sub) for sub in record.sub_operations if sub.comm_func]
+        subs = record.sub_operations
+        collectives = _collectives(subs)
         if record.group_kind is not None or record.op in P2P_OPS:
-            collectives.insert(0, Collective(record.op, record.group_kind, record.input__shape, record.input__dtype))
-        layers = layer_collectives(record) if record.op in ("forward_step", "backward_step") else []
-        losses = sum(1 for sub in record.sub_operations if (sub.func_name or "").startswith("crossEntropy"))
+            collectives = (Collective(record.op, record.group_kind, record.input__shape, record.input__dtype), *collectives)
+        layers = layer_collectives(record) if record.op in ("forward_step", "backward_step") else ()
         start = None if record.is_placeholder else record.start
-        self.steps.append(OpStep(
-            self.iteration, _intern(record.op), record.batch_id, _intern(record.mg_state), record.line,
-            _intern(tuple(collectives)), len(layers), losses,
-            record.duration if start is not None else None, record.timestamp if start is not None else None,
-            tuple(round(sub.timestamp - start, 2) for sub in layers) if start is not None else (),
-            _intern(_collective(layers[0])) if layers else None,
-        ))
+        self.steps.append(
+            OpStep(
+                self.iteration,
+                _intern(record.op),
+                record.batch_id,
+                _intern(record.mg_state),
+                record.line,
+                _intern(collectives),
+                len(layers),
+                _losses(subs),
+                record.duration if start is not None else None,
+                record.timestamp if start is not None else None,
+                tuple(round(subs.timestamps[index] - start, 2) for index in layers) if start is not None else (),
+                _intern(_collective(subs.calls[layers[0]])) if layers else None,
+            )
+        )
         if record.op == "optimizer_step":
             self.iteration += 1
         return ()
@@ -139,6 +155,10 @@ class RankSummarizer:
 
     def result(self) -> RankSummary:
         return RankSummary.model_construct(
-            path=self.path, rank=self.rank, stage=self.stage, line_of_rank=self.line_of_rank,
-            steps=self.steps, iterations=self.iteration,
+            path=self.path,
+            rank=self.rank,
+            stage=self.stage,
+            line_of_rank=self.line_of_rank,
+            steps=self.steps,
+            iterations=self.iteration,
         )

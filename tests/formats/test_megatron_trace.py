@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from lint.formats import detect, parser
 from lint.models.common import SyntaxProblem
-from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation, tensor_bytes
+from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation, TextMemo, tensor_bytes
 
 SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seeds"
 SEED_000 = SEEDS / "000_14848477538be528.txt"
@@ -135,17 +135,31 @@ def test_unknown_sub_operation_keys_are_kept() -> None:
         ("mg_state=steady", "mg_sate=steady", "mg_sate", "expected one of 'mg_state=' or 'stage=', found 'mg_sate'"),
         ("dtype=torch.float32", "dtype=torch float32", " float32", "expected ',', found a space"),
         ("sub_operations=[]", "sub_operations=[x]", "x])", "expected one of \"'\" or ']', found 'x'"),
-        ("stage_id=3", "stage_id=9223372036854775808", "9223372036854775808,",
-         "expected a non-negative integer, found '9223372036854775808', which overflows a 64-bit integer"),
-        ("stage_id=3", f"stage_id={'9' * 5000}", "9" * 5000,  # beyond Python's own limit on converting digits
-         f"expected a non-negative integer, found '{'9' * 40}…', which overflows a 64-bit integer"),
-        ("[2048, 2, 5120]", "[4294967296, 4294967296]", "[4294967296",
-         "expected a tensor shape, found '[4294967296, 4294967296]', whose element count overflows a 64-bit integer"),
+        (
+            "stage_id=3",
+            "stage_id=9223372036854775808",
+            "9223372036854775808,",
+            "expected a non-negative integer, found '9223372036854775808', which overflows a 64-bit integer",
+        ),
+        (
+            "stage_id=3",
+            f"stage_id={'9' * 5000}",
+            "9" * 5000,  # beyond Python's own limit on converting digits
+            f"expected a non-negative integer, found '{'9' * 40}…', which overflows a 64-bit integer",
+        ),
+        (
+            "[2048, 2, 5120]",
+            "[4294967296, 4294967296]",
+            "[4294967296",
+            "expected a tensor shape, found '[4294967296, 4294967296]', whose element count overflows a 64-bit integer",
+        ),
     ],
 )
 def test_errors_name_column_found_and_expected(old: str, new: str, at: str, message: str) -> None:
-    line = "rank:7:send_backward(stage_id=3,batch_id=0,mg_state=steady,duration=2.9,description=None,group_kind=pp," \
+    line = (
+        "rank:7:send_backward(stage_id=3,batch_id=0,mg_state=steady,duration=2.9,description=None,group_kind=pp,"
         "input__shape=[2048, 2, 5120],input__dtype=torch.float32,timestamp=4509234231.5,sub_operations=[])"
+    )
     bad = line.replace(old, new)
     problem = parse_line(bad)
     assert isinstance(problem, SyntaxProblem) and problem.code == "TL001" and problem.rank == 7
@@ -173,6 +187,45 @@ def test_one_bad_line_does_not_hide_the_next() -> None:
     items = list(PARSER.parse([(1, lines[0][:-1]), (2, lines[1])]))
     assert isinstance(items[0], SyntaxProblem) and items[0].message.endswith("found end of line")
     assert isinstance(items[1], OpRecord) and items[1].line == 2
+
+
+def test_steps_that_make_the_same_calls_share_them_and_keep_their_own_times() -> None:
+    forward = seed_lines(SEED_000)[2]
+    start = forward.index(",duration=", forward.index("trace_src_func=")) + len(",duration=")
+    later = forward[:start] + "12345.5" + forward[forward.index(",", start) :]
+    first, second = parse_line(forward), parse_line(later)
+    assert isinstance(first, OpRecord) and isinstance(second, OpRecord)
+    assert second.sub_operations.calls is first.sub_operations.calls
+    assert second.sub_operations.durations[0] == 12345.5 != first.sub_operations.durations[0]
+    assert second.sub_operations.durations[1:] == first.sub_operations.durations[1:]
+    assert second.sub_operations[0].duration == 12345.5 and second.sub_operations == PARSER._parse_slowly(1, later).sub_operations
+
+
+@pytest.mark.parametrize("timing", ["duration=1_0", "duration=0x1", "duration= 1", "timestamp=Infinity", "timestamp=1.5e"])
+def test_a_sub_operation_time_the_grammar_rejects_is_a_syntax_error(timing: str) -> None:
+    """Python's float() reads all of these; the grammar's NUMBER does not, and the grammar decides."""
+    line = seed_lines(SEED_000)[2]
+    key = timing.split("=")[0]
+    start = line.index(f",{key}=") + 1
+    bad = line[:start] + timing + line[line.index(",", start + len(key) + 1) :]
+    assert isinstance(parse_line(line), OpRecord)  # its calls are known now: the bad time must still be caught
+    problem = parse_line(bad)
+    assert isinstance(problem, SyntaxProblem) and problem.code == "TL001"
+    assert problem.column == PARSER._parse_slowly(1, bad).column  # type: ignore[union-attr]
+
+
+def test_a_sub_operation_key_named_like_a_time_goes_to_the_grammar() -> None:
+    line = seed_lines(SEED_000)[3].replace("comm_func=allreduce'", "comm_func=allreduce,duration=1,timestamp=2'")
+    assert parse_line(line) == PARSER._parse_slowly(1, line)
+
+
+def test_remembered_lists_are_bounded_in_entries_and_characters() -> None:
+    memo: TextMemo[int] = TextMemo(entries=3, characters=100)
+    memo.remember("a" * 60, 1)
+    assert memo.remember("b" * 60, 2) == 2 and list(memo) == ["b" * 60]  # 120 characters: emptied first
+    for key in "xyz":
+        memo.remember(key, 3)
+    assert list(memo) == ["z"]  # the fourth entry empties it too
 
 
 def test_message_size_follows_shape_and_dtype() -> None:
@@ -216,9 +269,17 @@ def op_records(draw: st.DrawFn) -> OpRecord:
     description = draw(st.none() | _text.filter(lambda t: stop not in t and t != "None"))
     full = variant != "V0"
     return OpRecord(
-        line=1, column=1, variant=variant, rank=draw(_ints), op=draw(_names), stage_id=draw(_ints),
-        batch_id=draw(st.none() | _ints), mg_state=draw(st.none() | _names), duration=draw(st.none() | _floats),
-        description=description, group_kind=draw(st.none() | _names),
+        line=1,
+        column=1,
+        variant=variant,
+        rank=draw(_ints),
+        op=draw(_names),
+        stage_id=draw(_ints),
+        batch_id=draw(st.none() | _ints),
+        mg_state=draw(st.none() | _names),
+        duration=draw(st.none() | _floats),
+        description=description,
+        group_kind=draw(st.none() | _names),
         input__shape=draw(st.none() | _shapes) if full else None,
         input__dtype=draw(st.none() | _dtypes) if full else None,
         timestamp=draw(_floats) if full else None,
@@ -274,9 +335,9 @@ def mutated_seed_lines(draw: st.DrawFn) -> str:
         if action == "insert":
             line = line[:position] + char + line[position:]
         elif action == "delete":
-            line = line[:position] + line[position + 1:]
+            line = line[:position] + line[position + 1 :]
         else:
-            line = line[:position] + char + line[position + 1:]
+            line = line[:position] + char + line[position + 1 :]
     return line
 
 
