@@ -71,13 +71,6 @@ class Parser:
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def render(self, record: HeaderRecord | LayerRecord) -> str:
-        """The line the writer prints for ``record`` (parse(render(r)) == r)."""
-        if isinstance(record, HeaderRecord):
-            return "\t".join(record.columns)
-        # str() is what the writer used: `None` for no comm, Python's shortest float repr for times.
-        return "\t".join(str(getattr(record, column)) for column in COLUMNS)
-
     # -- streaming ------------------------------------------------------------------------------
 
     def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[HeaderRecord | LayerRecord | SyntaxProblem]:

@@ -30,7 +30,6 @@ from lint.formats import Evidence
 from lint.grammar import Grammar, GrammarSyntaxError
 from lint.models.common import SyntaxProblem
 from lint.models.simai_workload import (
-    CHECKPOINT_KEYS,
     CUSTOMIZED,
     KINDS,
     SETTING_FIELDS,
@@ -213,18 +212,6 @@ class Parser:
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def render(self, record: Header | LayerCount | LayerRow | TrailingText) -> str:
-        """The line a writer prints for ``record``: parsing it gives ``record`` back (but for its line number)."""
-        if isinstance(record, Header):
-            return _render_header(record)
-        if isinstance(record, LayerCount):
-            return str(record.count)
-        if isinstance(record, TrailingText):
-            return record.text
-        rule = "row" if record.parallelism is None else "customized_row"
-        columns = [str(getattr(record, name)) for name in self._row_fields[rule]]
-        return "\t".join([*columns, *record.extra_columns])
-
 
 def _rules(tree: Tree[Token]) -> list[Tree[Token]]:
     """The children of a rule made of named rules only (its separators are filtered out)."""
@@ -272,20 +259,3 @@ def _checkpoint_layers(key: Token, count: Token, layers: Token | None = None) ->
         column = found[declared][1] if declared < len(found) else start + len(text)
         raise _Rejected(column, f"expected {declared} layer numbers after '{key} {count}', found {len(found)}")
     return tuple(value for value, _ in found)
-
-
-def _render_header(header: Header) -> str:
-    words = [header.parallelism]
-    settings = {key: getattr(header, name) for key, name in SETTING_FIELDS.items()}
-    if header.dlrm_last_bottom_layer is not None and "DLRM_LAST_BOTTOM_LAYER" not in header.key_order:
-        words.append(str(header.dlrm_last_bottom_layer))
-    for key in header.key_order:
-        if key in settings:
-            colon = ":" if key != "pp_comm" or header.pp_comm_colon else ""
-            words.append(f"{key}{colon} {settings[key]}")
-        elif key in CHECKPOINT_KEYS:
-            layers = getattr(header, key)
-            words.append(" ".join(map(str, (f"{key}:", len(layers), *layers))))
-        else:
-            words.append(f"{key}: {header.unknown[key]}")
-    return " ".join(words)

@@ -13,10 +13,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lint.formats import parser
 from lint.models.neusight_tsv import COLUMNS, HeaderRecord, LayerRecord
 from lint.models.simai_workload import Header, LayerCount, LayerRow
 from tests.diff.conftest import diff_of
+from tests.render import render_neusight, render_simai
 from tests.synth.megatron_run import RunSpec, write_run
 from tests.test_synth import run_specs
 
@@ -55,7 +55,7 @@ def simai_rows(draw: st.DrawFn) -> LayerRow:
 @settings(max_examples=15, deadline=None)
 @given(st.integers(1, 16), st.integers(1, 4), st.lists(simai_rows(), min_size=1, max_size=40))
 def test_simai_workloads(tp: int, pp: int, rows: list[LayerRow]) -> None:
-    render = parser("simai-workload").render
+    render = render_simai
     header = Header(1, 1, "HYBRID_TRANSFORMER_FWD_IN_BCKWD", tp=tp, pp=pp, all_gpus=tp * pp * 2, key_order=("model_parallel_NPU_group", "pp", "all_gpus"))
     text = "\n".join([render(header), render(LayerCount(2, 1, len(rows))), *map(render, rows)]) + "\n"
     assert_identical(lambda directory: (directory / "workload.txt").write_text(text, encoding="utf-8"))
@@ -80,7 +80,7 @@ def neusight_rows(draw: st.DrawFn) -> LayerRecord:
 @settings(max_examples=15, deadline=None)
 @given(st.lists(neusight_rows(), min_size=1, max_size=40))
 def test_neusight_tables(rows: list[LayerRecord]) -> None:
-    render = parser("neusight-tsv").render
+    render = render_neusight
     text = "\n".join([render(HeaderRecord(1, 1, COLUMNS)), *map(render, rows)]) + "\n"
     assert_identical(lambda directory: (directory / "table.tsv").write_text(text, encoding="utf-8"))
 

@@ -28,6 +28,7 @@ from lint.models.optprime_log import (
     Record,
     layer_position,
 )
+from tests.render import render_optprime
 from tests.shared_corpus import corpus_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -65,7 +66,7 @@ def test_every_line_is_the_concatenation_of_its_records(path: Path) -> None:
     items = parse_lines(lines)
     for number, records in groupby(items, key=lambda item: item.line):
         records = list(records)
-        assert "".join(PARSER.render(record) for record in records) == lines[number - 1], number
+        assert "".join(render_optprime(record) for record in records) == lines[number - 1], number
         columns = [record.column for record in records]
         assert columns == sorted(set(columns))
 
@@ -257,7 +258,7 @@ def test_device_mesh_repr_of_each_torch_version(text: str, expected: DeviceMesh)
     line = f"> [rank:2] pp group:{text}"
     (record,) = parse_line(line)
     assert record.rank == 2 and record.groups == [expected]
-    assert PARSER.render(record) == line
+    assert render_optprime(record) == line
 
 
 def test_upstream_settings_map_to_the_same_names() -> None:
@@ -583,7 +584,7 @@ def meshes(draw: st.DrawFn) -> DeviceMesh:
 
 def reparsed(record: Record) -> Record | SyntaxProblem:
     """``record`` rendered and parsed alone; an exception line only means one after a traceback."""
-    lines = ["Traceback (most recent call last):", PARSER.render(record)] if record.kind == "exception" else [PARSER.render(record)]
+    lines = ["Traceback (most recent call last):", render_optprime(record)] if record.kind == "exception" else [render_optprime(record)]
     *_, item = parse_lines(lines)
     return dataclasses.replace(item, line=1) if isinstance(item, Record) else item
 
@@ -602,7 +603,7 @@ def fast_rule(text: str) -> str | None:
 def test_generated_records_render_and_parse_back(record: Record) -> None:
     assume(record.kind not in ("torch_log", "c10_log", "python_log") or PARSER._starts.match(record.message) is None)
     assert dump_record(reparsed(record)) == dump_record(record)
-    rule = fast_rule(PARSER.render(record))
+    rule = fast_rule(render_optprime(record))
     assert (rule is None) == (record.kind == "other")
     if rule is not None:
         assert PARSER._records[rule].record_type is type(record)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lint.formats import parser
 from lint.models.simai_workload import Header, LayerCount, LayerRow
+from tests.render import render_simai
 from tests.synth.megatron_run import RunSpec
 
 KIND = "HYBRID_TRANSFORMER_FWD_IN_BCKWD"
@@ -63,7 +63,7 @@ def workload_header(spec: RunSpec) -> Header:
 
 def write_workload(spec: RunSpec, path: Path | str) -> Path:
     path = Path(path)
-    render = parser("simai-workload").render
+    render = render_simai
     rows = workload_rows(spec)
     lines = [render(workload_header(spec)), render(LayerCount(2, 1, len(rows))), *(render(row) for row in rows)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
