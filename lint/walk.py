@@ -1,6 +1,7 @@
 """Which files a command line names: paths, globs and directories walked the way ruff walks them.
 
-A file named explicitly is always read.  In a walked directory, hidden entries are skipped, and so is
+A file or directory named explicitly is always read (what excludes a named directory does not apply
+to what is in it).  In a walked directory, hidden entries are skipped, and so is
 whatever the exclude patterns (``--exclude`` replaces the defaults, ``--extend-exclude`` adds to them)
 or a ``.gitignore`` matches.  Patterns are gitignore-style (``pathspec``): a pattern with no slash
 matches at any depth, ``dir/`` matches a directory, ``/x`` is anchored at the root the patterns are
@@ -89,6 +90,12 @@ class _Walker:
             self.found.errors.append(f"{printable_path(str(error.filename))}: cannot read directory: {error.strerror}")
 
         ignores = self._enclosing_gitignores(top)
+        base: Path | None = None  # what exclude patterns are relative to: the project's root
+        if self._left_out(top, top, ignores, directory=True):
+            # The user named a directory that a pattern or a .gitignore excludes (a git-ignored folder of
+            # traces, say): naming it is the choice to check it.  What excludes it is not applied to what is
+            # in it; patterns and .gitignore files then count from it, as for a directory outside the project.
+            ignores, base = {}, _absolute(top)
         # Symbolic links to directories are not followed: a link loop cannot send the walk in circles.
         for directory, dirnames, filenames in os.walk(top, onerror=report):
             here = Path(directory)
@@ -96,22 +103,23 @@ class _Walker:
                 ignores[_absolute(here)] = _read_gitignore(here / GITIGNORE)
             kept = []
             for name in sorted(dirnames):
-                if not name.startswith(".") and not self._left_out(here / name, top, ignores, directory=True):
+                if not name.startswith(".") and not self._left_out(here / name, top, ignores, directory=True, base=base):
                     kept.append(name)
             dirnames[:] = kept
             for name in sorted(filenames):
                 path = here / name
-                if name.startswith(".") or self._left_out(path, top, ignores, directory=False):
+                if name.startswith(".") or self._left_out(path, top, ignores, directory=False, base=base):
                     continue
                 if path.is_file():
                     self.found.sources.append(Source(path, printable_path(str(path))))
                 elif path.is_symlink():
                     self.found.errors.append(f"{printable_path(str(path))}: a broken symbolic link or a symbolic link loop")
 
-    def _left_out(self, path: Path, top: Path, ignores: dict[Path, GitIgnoreSpec], *, directory: bool) -> bool:
+    def _left_out(self, path: Path, top: Path, ignores: dict[Path, GitIgnoreSpec], *, directory: bool, base: Path | None = None) -> bool:
         suffix = "/" if directory else ""  # gitignore's `name/` matches directories only
         absolute = _absolute(path)
-        base = self.root if absolute.is_relative_to(self.root) else _absolute(top)  # outside the project: the walked directory
+        if base is None:
+            base = self.root if absolute.is_relative_to(self.root) else _absolute(top)  # outside the project: the walked directory
         relative = absolute.relative_to(base).as_posix()
         return self.exclude.match_file(relative + suffix) or self._gitignored(absolute, suffix, ignores)
 

@@ -78,6 +78,14 @@ def test_gitignore_of_a_parent_and_a_negation_in_a_deeper_one_apply(repo: Path) 
     assert result.stdout == "traces/scratch.tmp.txt:3:30: TL001 expected a non-negative integer, found 'x'\n"
 
 
+def test_a_directory_named_on_the_command_line_is_checked_even_where_gitignore_excludes_it(repo: Path) -> None:
+    # Trace folders are often git-ignored: naming one must check it, not pass with "Checked 0 files".
+    result = tlint("check", "ignored", cwd=repo)
+    assert result.returncode == 1
+    assert result.stdout == "ignored/bad_rank7.txt:3:30: TL001 expected a non-negative integer, found 'x'\n"
+    assert tlint("check", "--show-files", "ignored", "--exclude", "ignored/", cwd=repo).stdout.splitlines() == ["ignored/bad_rank7.txt"]
+
+
 def test_no_respect_gitignore_walks_everything(repo: Path) -> None:
     shown = tlint("check", "--show-files", "--no-respect-gitignore", cwd=repo)
     assert shown.stdout.splitlines() == ["ignored/bad_rank7.txt", "traces/good_rank7.txt", "traces/scratch.tmp.txt"]
