@@ -305,13 +305,10 @@ def _report_unrecognised(source: Source, detection: formats.Detection, options: 
 
 
 def _run_task(options: CheckOptions, task: _Task) -> tuple[FileOutcome | None, str | None]:
-    summarize = task.run is not None
+    """Check one file (a cache miss) and store its outcome; an unreadable file is an error message."""
     try:
         entry = cache.key(task.source, _cache_settings(task, options)) if options.use_cache else None
-        if entry is not None and (hit := cache.load(entry, task.source.display)) is not None:
-            result, findings, not_shown, packed_summary = hit
-            return FileOutcome(result, findings, not_shown, cache_entry=entry, packed_summary=packed_summary), None
-        outcome = check_file(task.source, task.format, options, rules=task.asked, summarize=summarize)
+        outcome = check_file(task.source, task.format, options, rules=task.asked, summarize=task.run is not None)
         if entry is not None:
             cache.store(entry, task.source.display, outcome.result, outcome.findings, outcome.not_shown, outcome.summary)
             outcome.cache_entry = entry
@@ -320,6 +317,18 @@ def _run_task(options: CheckOptions, task: _Task) -> tuple[FileOutcome | None, s
         return None, str(error)
     except OSError as error:  # the file vanished or failed while being read
         return None, f"{task.source.display}: cannot read: {error.strerror or error}"
+
+
+def _cached(options: CheckOptions, task: _Task) -> FileOutcome | None:
+    """The stored outcome of an unchanged file, or None (a miss, or a file that cannot be read: its check says why)."""
+    try:
+        entry = cache.key(task.source, _cache_settings(task, options))
+    except (InputError, OSError):
+        return None
+    if entry is None or (hit := cache.load(entry, task.source.display)) is None:
+        return None
+    result, findings, not_shown, packed_summary = hit
+    return FileOutcome(result, findings, not_shown, cache_entry=entry, packed_summary=packed_summary)
 
 
 def _cache_settings(task: _Task, options: CheckOptions) -> str:
@@ -354,18 +363,30 @@ def _freeze_loaded_objects() -> None:
 
 
 def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progress | None) -> list[tuple[FileOutcome | None, str | None]]:
+    """Every task's outcome: unchanged files from the cache, read here; the others checked on the backend."""
     _freeze_loaded_objects()
-    if options.backend.forks:
+    outcomes: list[tuple[FileOutcome | None, str | None]] = [(None, None)] * len(tasks)
+    misses: list[int] = []
+    for index, task in enumerate(tasks):
+        hit = _cached(options, task) if options.use_cache else None
+        if hit is None:
+            misses.append(index)
+        else:
+            outcomes[index] = (hit, None)
+    if misses and options.backend.forks:
         for run_format in sorted(formats.run_formats()):  # loaded before workers are forked, which then inherit them
             formats.parser(run_format)
-    return executor.run_all(
+    checked = executor.run_all(
         _run_task,
         options,
-        tasks,
+        [tasks[index] for index in misses],
         options.backend,
         progress,
         cleanup=cache.prune if options.use_cache else None,
     )
+    for index, outcome in zip(misses, checked, strict=True):
+        outcomes[index] = outcome
+    return outcomes
 
 
 def check(paths: list[str], options: CheckOptions, progress: executor.Progress | None = None) -> CheckReport:
