@@ -321,3 +321,27 @@ def test_every_real_file_is_still_detected_as_its_format() -> None:
             continue
         expected = "optprime-log" if folder == "optprime-cpu" else folder
         assert formats.detect(Source(path, str(path)).head()) == expected, path
+
+
+def _megatron_runs() -> list[Path]:
+    folder = SHARED / "corpus" / "real" / "megatron-trace"
+    return sorted(run for run in folder.iterdir() if run.is_dir()) if folder.is_dir() else []
+
+
+@pytest.mark.skipif(not _megatron_runs(), reason=f"{SHARED} is absent: the real runs are read in place from there")
+@fuzz_settings(8)
+@given(data=st.data())
+def test_a_record_dropped_from_a_rank_of_a_real_run_is_a_finding(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    # The schedule fixes how often each step runs per micro-batch and what it calls (TL116, TL117), and the
+    # ranks of a stage run the same steps (TL510, TL505): whichever record is lost, the run says so.
+    source = data.draw(st.sampled_from(_megatron_runs()), label="run")
+    run = tmp_path_factory.mktemp("drop") / source.name
+    run.mkdir()
+    for file in source.glob("*.txt"):
+        (run / file.name).write_bytes(file.read_bytes())
+    damaged = data.draw(st.sampled_from(sorted(run.glob("*.txt"))), label="file")
+    lines = damaged.read_text(encoding="utf-8").split("\n")
+    dropped = data.draw(st.sampled_from([i for i, line in enumerate(lines) if line.strip()]), label="line")
+    damaged.write_text("\n".join(lines[:dropped] + lines[dropped + 1 :]), encoding="utf-8")
+    code, found, _ = findings(str(run))
+    assert code == 1 and any(f["severity"] == "error" for f in found), (damaged.name, dropped + 1)
