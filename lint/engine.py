@@ -11,7 +11,6 @@ findings or end in a traceback.
 
 from __future__ import annotations
 
-import functools
 import gc
 import re
 from collections import Counter, defaultdict
@@ -236,6 +235,7 @@ class _Task:
     asked: bool  # named by the user (else read only to complete a run)
     run: RunKey | None = None
     named_rank: int = -1
+    cache_entry: str | None = None  # its cache key, once the parent looked it up
 
 
 def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[_Task]:
@@ -307,7 +307,7 @@ def _report_unrecognised(source: Source, detection: formats.Detection, options: 
 def _run_task(options: CheckOptions, task: _Task) -> tuple[FileOutcome | None, str | None]:
     """Check one file (a cache miss) and store its outcome; an unreadable file is an error message."""
     try:
-        entry = cache.key(task.source, _cache_settings(task, options)) if options.use_cache else None
+        entry = task.cache_entry if options.use_cache else None  # the parent's lookup missed: store it there
         outcome = check_file(task.source, task.format, options, rules=task.asked, summarize=task.run is not None)
         if entry is not None:
             cache.store(entry, task.source.display, outcome.result, outcome.findings, outcome.not_shown, outcome.summary)
@@ -322,7 +322,7 @@ def _run_task(options: CheckOptions, task: _Task) -> tuple[FileOutcome | None, s
 def _cached(options: CheckOptions, task: _Task) -> FileOutcome | None:
     """The stored outcome of an unchanged file, or None (a miss, or a file that cannot be read: its check says why)."""
     try:
-        entry = cache.key(task.source, _cache_settings(task, options))
+        task.cache_entry = entry = cache.key(task.source, _cache_settings(task, options))
     except (InputError, OSError):
         return None
     if entry is None or (hit := cache.load(entry, task.source.display)) is None:
@@ -351,7 +351,7 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
     return options.cache_settings[asked]
 
 
-@functools.cache
+@lru_cache(maxsize=1)
 def _freeze_loaded_objects() -> None:
     """Exempt what is loaded by now (modules, grammars, rules: it lives until exit) from garbage collection.
 
