@@ -3,11 +3,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from operator import attrgetter
 
-from lint.models.megatron_trace import OpRecord, PerCalls
+from lint.models.megatron_trace import MICRO_BATCH_STEPS, OpRecord, PerCalls
 from lint.rule import Rule, Severity, Violation
-
-# The steps that run the model's code once per micro-batch, and so trace the same calls each time.
-_STEPS = frozenset({"get_batch", "forward_step", "loss_func", "backward_step"})
 
 Call = tuple[str, str | None, str | None, str | None]  # trace_src_func, func_name, comm_func, group
 _call = attrgetter("trace_src_func", "func_name", "comm_func", "group")
@@ -47,7 +44,7 @@ class StepCollectives(Rule):
     name = "step-collectives"
     severity = Severity.ERROR
     formats = ("megatron-trace",)
-    ops = _STEPS
+    ops = MICRO_BATCH_STEPS  # they run the model's code once per micro-batch, so trace the same calls each time
 
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)

@@ -42,13 +42,14 @@ class EmbeddingGroup(Rule):
         if pp < 2:
             return
         ends = {0, pp - 1}
-        if not any(summary.ops("ep_allreduce") for summary in run.ranks.values()):
+        embeddings = {rank: summary.ops("ep_allreduce") for rank, summary in run.ranks.items()}  # each a scan of all steps
+        if not any(embeddings.values()):
             return  # untied embeddings: no embedding group to reduce in
-        shapes = Counter(step.collectives[0][2:] for summary in run.ranks.values() for step in summary.ops("ep_allreduce") if step.collectives)
+        shapes = Counter(step.collectives[0][2:] for steps in embeddings.values() for step in steps if step.collectives)
         usual = shapes.most_common(1)[0][0] if shapes else None
         for rank, summary in sorted(run.ranks.items()):
             stage = run.stage_of(rank)
-            embedding = summary.ops("ep_allreduce")
+            embedding = embeddings[rank]
             if stage not in ends:
                 for step in embedding:
                     yield Violation(

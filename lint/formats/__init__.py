@@ -42,17 +42,9 @@ class Parser(Protocol):
     def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Any]: ...
 
 
-def described() -> tuple[Format, ...]:
-    """Every format's descriptor, in detection order."""
-    return descriptor.FORMATS
-
-
 def named(name: str) -> Format:
     """The descriptor of format ``name`` (KeyError for no such format)."""
-    for found in descriptor.FORMATS:
-        if found.name == name:
-            return found
-    raise KeyError(name)
+    return _find("name", name)
 
 
 def names() -> tuple[str, ...]:
@@ -72,10 +64,15 @@ def diff_adapter(name: str) -> str:
 
 def stating_layout(key: str) -> Format:
     """The format of the files ``[tool.tlint.runs]`` names under ``key`` as statements of a run's layout."""
+    return _find("states_layout", key)
+
+
+def _find(attribute: str, value: str) -> Format:
+    """The descriptor whose ``attribute`` is ``value`` (KeyError for none)."""
     for found in descriptor.FORMATS:
-        if found.states_layout == key:
+        if getattr(found, attribute) == value:
             return found
-    raise KeyError(key)
+    raise KeyError(value)
 
 
 def layout_keys() -> tuple[str, ...]:

@@ -49,7 +49,8 @@ COMM_OPS = P2P_OPS | GRADIENT_OPS | {"tp_allreduce", "tp_load_batch_broadcast", 
 KNOWN_OPS = COMPUTE_OPS | COMM_OPS
 # Steps the 1F1B schedule runs once per micro-batch on a stage (schedules.py): which of them a rank runs
 # depends on its stage, but a rank that runs one runs it for every micro-batch.
-MICRO_BATCH_OPS = P2P_OPS | {"get_batch", "forward_step", "loss_func", "backward_step"}
+MICRO_BATCH_STEPS = frozenset({"get_batch", "forward_step", "loss_func", "backward_step"})  # the compute steps
+MICRO_BATCH_OPS = P2P_OPS | MICRO_BATCH_STEPS
 MG_STATES = frozenset({"warmup", "steady", "cooldown", "help", "finalize"})
 
 
