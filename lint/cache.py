@@ -74,9 +74,13 @@ def _code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def key(source: Source, settings: str) -> str | None:
-    """The cache key of ``source`` under ``settings`` (a string naming them), or None when it cannot be read."""
-    content = _content_digest(source.path)
+def key(source: Source, settings: str, *, remembered_only: bool = False) -> str | None:
+    """The cache key of ``source`` under ``settings`` (a string naming them), or None when it cannot be read.
+
+    ``remembered_only``: None, rather than reading and hashing the file, when its digest is not remembered
+    for its current stat() (the caller leaves the hashing to the worker that reads the file anyway).
+    """
+    content = _content_digest(source.path, remembered_only)
     if content is None:
         return None
     digest = hashlib.sha256(_code_fingerprint().encode())
@@ -88,7 +92,7 @@ def settings_text(settings: dict[str, Any]) -> str:
     return json.dumps(settings, sort_keys=True, default=str)
 
 
-def _content_digest(path: Path) -> str | None:
+def _content_digest(path: Path, remembered_only: bool = False) -> str | None:
     """The SHA-256 of the file's bytes, remembered by its path and stat(): an unchanged file is not read again."""
     try:
         status = os.stat(path)
@@ -103,6 +107,8 @@ def _content_digest(path: Path) -> str | None:
             return str(remembered["digest"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
+    if remembered_only:
+        return None
     digest = hashlib.sha256()
     try:
         with open(path, "rb") as stream:

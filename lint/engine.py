@@ -235,7 +235,7 @@ class _Task:
     asked: bool  # named by the user (else read only to complete a run)
     run: RunKey | None = None
     named_rank: int = -1
-    cache_entry: str | None = None  # its cache key, once the parent looked it up
+    cache_entry: str | None = None  # its cache key, when the parent could tell it without reading the file
 
 
 def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[_Task]:
@@ -305,9 +305,13 @@ def _report_unrecognised(source: Source, detection: formats.Detection, options: 
 
 
 def _run_task(options: CheckOptions, task: _Task) -> tuple[FileOutcome | None, str | None]:
-    """Check one file (a cache miss) and store its outcome; an unreadable file is an error message."""
+    """Check one file the parent could not serve from the cache, and store its outcome; an unreadable file
+    is an error message.  A file whose digest the parent did not remember (new, changed or moved) is hashed
+    here, where it is read anyway, and may still be a hit."""
     try:
-        entry = task.cache_entry if options.use_cache else None  # the parent's lookup missed: store it there
+        if options.use_cache and task.cache_entry is None and (hit := _cached(options, task, remembered_only=False)) is not None:
+            return hit, None
+        entry = task.cache_entry if options.use_cache else None
         outcome = check_file(task.source, task.format, options, rules=task.asked, summarize=task.run is not None)
         if entry is not None:
             cache.store(entry, task.source.display, outcome.result, outcome.findings, outcome.not_shown, outcome.summary)
@@ -319,10 +323,12 @@ def _run_task(options: CheckOptions, task: _Task) -> tuple[FileOutcome | None, s
         return None, f"{task.source.display}: cannot read: {error.strerror or error}"
 
 
-def _cached(options: CheckOptions, task: _Task) -> FileOutcome | None:
-    """The stored outcome of an unchanged file, or None (a miss, or a file that cannot be read: its check says why)."""
+def _cached(options: CheckOptions, task: _Task, *, remembered_only: bool) -> FileOutcome | None:
+    """The stored outcome of an unchanged file, or None: a miss, or a file that cannot be read (its check
+    says why), or - with ``remembered_only`` - a file whose digest is not remembered for its stat().
+    ``task.cache_entry`` keeps the key when one could be made."""
     try:
-        task.cache_entry = entry = cache.key(task.source, _cache_settings(task, options))
+        task.cache_entry = entry = cache.key(task.source, _cache_settings(task, options), remembered_only=remembered_only)
     except (InputError, OSError):
         return None
     if entry is None or (hit := cache.load(entry, task.source.display)) is None:
@@ -368,7 +374,7 @@ def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progr
     outcomes: list[tuple[FileOutcome | None, str | None]] = [(None, None)] * len(tasks)
     misses: list[int] = []
     for index, task in enumerate(tasks):
-        hit = _cached(options, task) if options.use_cache else None
+        hit = _cached(options, task, remembered_only=True) if options.use_cache else None
         if hit is None:
             misses.append(index)
         else:
@@ -382,7 +388,7 @@ def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progr
         [tasks[index] for index in misses],
         options.backend,
         progress,
-        cleanup=cache.prune if options.use_cache else None,
+        cleanup=cache.prune if options.use_cache and misses else None,  # nothing was written: nothing to prune
     )
     for index, outcome in zip(misses, checked, strict=True):
         outcomes[index] = outcome
