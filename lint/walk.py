@@ -89,60 +89,70 @@ class _Walker:
         def report(error: OSError) -> None:
             self.found.errors.append(f"{printable_path(str(error.filename))}: cannot read directory: {error.strerror}")
 
-        ignores = self._enclosing_gitignores(top)
+        top_absolute = _absolute(top)
+        chain = self._enclosing_gitignores(top_absolute)
         base: Path | None = None  # what exclude patterns are relative to: the project's root
-        if self._left_out(top, top, ignores, directory=True):
+        if self._left_out(top_absolute, top_absolute, chain, directory=True):
             # The user named a directory that a pattern or a .gitignore excludes (a git-ignored folder of
             # traces, say): naming it is the choice to check it.  What excludes it is not applied to what is
             # in it; patterns and .gitignore files then count from it, as for a directory outside the project.
-            ignores, base = {}, _absolute(top)
+            chain, base = [], top_absolute
+        # Each directory's .gitignore chain (its ancestors' files, shallowest first), handed down as the walk
+        # enters it: a file is matched against its own directory's chain only.
+        chains = {top_absolute: chain}
         # Symbolic links to directories are not followed: a link loop cannot send the walk in circles.
         for directory, dirnames, filenames in os.walk(top, onerror=report):
             here = Path(directory)
+            here_absolute = _absolute(here)
+            chain = chains.pop(here_absolute, [])
             if self.options.respect_gitignore and GITIGNORE in filenames:
-                ignores[_absolute(here)] = _read_gitignore(here / GITIGNORE)
+                chain = [*chain, (here_absolute, _read_gitignore(here / GITIGNORE))]
             kept = []
             for name in sorted(dirnames):
-                if not name.startswith(".") and not self._left_out(here / name, top, ignores, directory=True, base=base):
+                if not name.startswith(".") and not self._left_out(here_absolute / name, top_absolute, chain, directory=True, base=base):
                     kept.append(name)
+                    chains[here_absolute / name] = chain
             dirnames[:] = kept
             for name in sorted(filenames):
-                path = here / name
-                if name.startswith(".") or self._left_out(path, top, ignores, directory=False, base=base):
+                if name.startswith(".") or self._left_out(here_absolute / name, top_absolute, chain, directory=False, base=base):
                     continue
+                path = here / name
                 if path.is_file():
                     self.found.sources.append(Source(path, printable_path(str(path))))
                 elif path.is_symlink():
                     self.found.errors.append(f"{printable_path(str(path))}: a broken symbolic link or a symbolic link loop")
 
-    def _left_out(self, path: Path, top: Path, ignores: dict[Path, GitIgnoreSpec], *, directory: bool, base: Path | None = None) -> bool:
+    def _left_out(self, absolute: Path, top: Path, chain: _Chain, *, directory: bool, base: Path | None = None) -> bool:
+        """Whether the exclude patterns or the .gitignore files of ``chain`` leave out ``absolute`` (under ``top``)."""
         suffix = "/" if directory else ""  # gitignore's `name/` matches directories only
-        absolute = _absolute(path)
         if base is None:
-            base = self.root if absolute.is_relative_to(self.root) else _absolute(top)  # outside the project: the walked directory
+            base = self.root if absolute.is_relative_to(self.root) else top  # outside the project: the walked directory
         relative = absolute.relative_to(base).as_posix()
-        return self.exclude.match_file(relative + suffix) or self._gitignored(absolute, suffix, ignores)
+        return self.exclude.match_file(relative + suffix) or _gitignored(absolute, suffix, chain)
 
-    @staticmethod
-    def _gitignored(absolute: Path, suffix: str, ignores: dict[Path, GitIgnoreSpec]) -> bool:
-        verdict = False
-        for base, spec in sorted(ignores.items(), key=lambda item: len(item[0].parts)):  # deeper files decide last
-            if base in absolute.parents:
-                include = spec.check_file(absolute.relative_to(base).as_posix() + suffix).include
-                if include is not None:
-                    verdict = include
-        return verdict
-
-    def _enclosing_gitignores(self, top: Path) -> dict[Path, GitIgnoreSpec]:
-        """The .gitignore files of ``top``'s parents, up to the repository's top (none outside a repository)."""
+    def _enclosing_gitignores(self, top: Path) -> _Chain:
+        """The .gitignore files of ``top``'s parents up to the repository's top, shallowest first (none outside a repository)."""
         if not self.options.respect_gitignore:
-            return {}
-        parents = list(_absolute(top).parents)
+            return []
+        parents = list(top.parents)
         for index, folder in enumerate(parents):
             if (folder / ".git").exists():
-                repository = parents[: index + 1]
-                return {folder: _read_gitignore(folder / GITIGNORE) for folder in repository if (folder / GITIGNORE).is_file()}
-        return {}
+                repository = reversed(parents[: index + 1])
+                return [(folder, _read_gitignore(folder / GITIGNORE)) for folder in repository if (folder / GITIGNORE).is_file()]
+        return []
+
+
+_Chain = list[tuple[Path, GitIgnoreSpec]]  # (directory, its .gitignore), shallowest first
+
+
+def _gitignored(absolute: Path, suffix: str, chain: _Chain) -> bool:
+    """The last verdict of the chain's files on ``absolute``: a deeper file overrides a shallower one."""
+    verdict = False
+    for base, spec in chain:
+        include = spec.check_file(absolute.relative_to(base).as_posix() + suffix).include
+        if include is not None:
+            verdict = include
+    return verdict
 
 
 def _absolute(path: Path) -> Path:
