@@ -124,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
-    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:  # before the parser and what it imports
+    if list(sys.argv[1:] if argv is None else argv) in (["--version"], ["-V"]):  # before the parser and what it imports
         out.write(f"tlint {__version__}\n")
         return EXIT_CLEAN
     from lint.config import ConfigError

@@ -72,7 +72,7 @@ def _items(
     options: DiffOptions,
     *,
     shared_only: bool,
-    literal: set[str] | None = None,
+    literal: frozenset[str] | set[str] = frozenset(),
 ) -> Iterator[Change]:
     always_significant = category in ("config", "structure")
     for key in sorted(before.keys() | after.keys(), key=natural_key):
@@ -85,7 +85,7 @@ def _items(
             continue
         for field in [*old, *(name for name in new if name not in old)]:
             x, y = old.get(field), new.get(field)
-            unknown_on_one_side = category == "config" and key not in (literal or set()) and (x is None or y is None)
+            unknown_on_one_side = category == "config" and key not in literal and (x is None or y is None)
             if x == y or unknown_on_one_side or (shared_only and (x is None or y is None)):
                 continue
             delta, rel = _deltas(x, y)

@@ -102,7 +102,7 @@ def _micro_batch_copies(rows: list[LayerRow], copies: int) -> tuple[int, int, in
     counts = Counter(signatures)
     if copies < 2 or any(n % copies for n in counts.values() if n > 1) or not any(n > 1 for n in counts.values()):
         return None
-    inside = [index for index, signature in enumerate(signatures) if counts[signature] % copies == 0 and counts[signature] > 1]
+    inside = [index for index, signature in enumerate(signatures) if counts[signature] > 1]  # each a multiple of copies, as checked above
     start, period = inside[0], len(inside) // copies
     if inside != list(range(start, start + len(inside))):
         return None
