@@ -9,8 +9,15 @@ from lint.models.diff import Change
 
 MINUS = "\u2212"
 ARROW = "\u2192"
+# The mark of a change in tables, and the legend of the mark of a change one sample per side cannot judge.
+UNJUDGED_LEGEND = "? one sample on a side: whether the change is significant cannot be judged"
 _NUMBER = re.compile(r"\d+")
 _SPLIT = re.compile(r"(\d+)")
+
+
+def mark(change: Change) -> str:
+    """``*`` significant, ``?`` not judged (one sample on a side), else nothing."""
+    return "*" if change.significant else "" if change.judged else "?"
 
 
 def is_number(value: object) -> TypeGuard[int | float]:

@@ -10,7 +10,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from lint.diff.wording import percent, signed, unit_of, value
+from lint.diff.wording import UNJUDGED_LEGEND, mark, percent, signed, unit_of, value
 from lint.models.diff import CATEGORIES, Change, DiffReport
 from lint.report.diff.concise import broken_input, counts_line, side_line
 from lint.report.diff.distribution import box_bar, scale
@@ -62,12 +62,13 @@ def _table(category: str, changes: list[Change], *, bars: bool) -> Table:
     if timing:
         table.add_column("p", justify="right")
     if not all(change.judged for change in changes):
-        table.caption = "? one sample on a side: whether the change is significant cannot be judged"
+        table.caption = UNJUDGED_LEGEND
     for change in changes:
         unit = unit_of(change)
-        mark = Text("*", style="bold red") if change.significant else Text(" ") if change.judged else Text("?", style="dim")
+        shown = mark(change)
+        marked = Text(shown or " ", style={"*": "bold red", "?": "dim"}.get(shown, ""))
         row: list[Text | str | Group] = [
-            Text(change.kind[0].upper()) + mark,
+            Text(change.kind[0].upper()) + marked,
             printable(change.key),
             printable(change.field),
             printable(value(change.before, unit)),

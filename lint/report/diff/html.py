@@ -14,7 +14,7 @@ from collections.abc import Callable
 from html import escape
 from typing import TextIO
 
-from lint.diff.wording import is_number, percent, signed, subject, unit_of, value
+from lint.diff.wording import UNJUDGED_LEGEND, is_number, mark, percent, signed, subject, unit_of, value
 from lint.models.diff import CATEGORIES, Change, DiffReport, PlotSeries, Spread
 from lint.report.diff.concise import broken_input, counts_line, side_line
 
@@ -97,16 +97,16 @@ def _table(changes: list[Change]) -> str:
         unit = unit_of(change)
         delta = signed(change.delta) if change.delta is not None else ""
         rel = percent(change.rel_delta) if change.delta is not None else ""
-        mark = "*" if change.significant else "" if change.judged else "?"
+        marked = mark(change)
         rows.append(
-            f'<tr class="{"sig" if change.significant else ""}"><td>{escape(change.kind)}{mark}</td><td>{escape(subject(change))}</td>'
+            f'<tr class="{"sig" if change.significant else ""}"><td>{escape(change.kind)}{marked}</td><td>{escape(subject(change))}</td>'
             f'<td class="num"{_sort_value(change.before)}>{escape(value(change.before, unit))}</td>'
             f'<td class="num"{_sort_value(change.after)}>{escape(value(change.after, unit))}</td>'
             f'<td class="num"{_sort_value(change.delta)}>{escape(delta)}</td><td class="num"{_sort_value(change.rel_delta)}>{escape(rel)}</td></tr>'
         )
     rows.append("</table>")
     if not all(change.judged for change in changes):
-        rows.append('<p class="dim">? one sample on a side: whether the change is significant cannot be judged</p>')
+        rows.append(f'<p class="dim">{UNJUDGED_LEGEND}</p>')
     return "\n".join(rows)
 
 
