@@ -95,10 +95,10 @@ def _collective(sub: SubCall) -> Collective:
 
 
 # What depends only on the calls is worked out once per distinct sub-operation list.
-_collectives = PerCalls(lambda calls: tuple(_collective(call) for call in calls if call.comm_func))
+_collectives = PerCalls(lambda calls: _intern(tuple(_collective(call) for call in calls if call.comm_func)))
 _losses = PerCalls(lambda calls: sum(1 for call in calls if (call.func_name or "").startswith("crossEntropy")))
 
-_interned: dict[Any, Any] = {}
+_interned: dict[Any, Any] = {}  # _collectives hands out interned tuples, made once per distinct call list
 
 
 def _intern(value: Any) -> Any:
@@ -121,8 +121,8 @@ class RankSummarizer:
         self._first(record)
         subs = record.sub_operations
         collectives = _collectives(subs)
-        if record.group_kind is not None or record.op in P2P_OPS:
-            collectives = (Collective(record.op, record.group_kind, record.input__shape, record.input__dtype), *collectives)
+        if record.group_kind is not None or record.op in P2P_OPS:  # the op's own collective comes first
+            collectives = _intern((Collective(record.op, record.group_kind, record.input__shape, record.input__dtype), *collectives))
         layers = layer_collectives(record) if record.op in ("forward_step", "backward_step") else ()
         start = None if record.is_placeholder else record.start
         self.steps.append(
@@ -132,7 +132,7 @@ class RankSummarizer:
                 record.batch_id,
                 _intern(record.mg_state),
                 record.line,
-                _intern(collectives),
+                collectives,  # interned: equal lists of collectives share one tuple
                 len(layers),
                 _losses(subs),
                 record.duration if start is not None else None,
