@@ -2,7 +2,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from lint.rule import Rule, Scope, Severity, Violation
-from lint.runs.model import Run, majority, rank_list
+from lint.runs.model import Run, agreeing_peers, majority, rank_list
 from lint.runs.summary import OpStep
 
 
@@ -53,7 +53,7 @@ class Schedule(Rule):
             for iteration, by_rank in sorted(counts.items()):
                 expected, culprits = majority(by_rank)
                 for rank in culprits:
-                    peers = [r for r, n in by_rank.items() if r != rank and n == expected] or [r for r in by_rank if r != rank]
+                    peers = agreeing_peers(by_rank, rank, expected)
                     yield Violation(
                         None,
                         None,

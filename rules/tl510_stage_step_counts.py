@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 from lint.models.megatron_trace import MICRO_BATCH_OPS
 from lint.rule import Rule, Scope, Severity, Violation
-from lint.runs.model import Run, majority, rank_list
+from lint.runs.model import Run, agreeing_peers, majority, rank_list
 
 _COUNTED_ELSEWHERE = frozenset({"forward_step", "ep_allreduce"})  # by TL507 and TL508
 
@@ -44,17 +44,17 @@ class StageStepCounts(Rule):
             ran = {rank: Counter((s.iteration, s.op) for s in run.ranks[rank].steps) for rank in ranks}
             seen = {key for counted in ran.values() for key in counted if key[1] not in _COUNTED_ELSEWHERE}
             counts: dict[tuple[int, str], dict[int, int]] = defaultdict(dict)  # (iteration, op) -> rank -> count
+            forwards = {iteration: {rank: ran[rank][iteration, "forward_step"] for rank in ranks} for iteration in {i for i, _ in seen}}
+            micro_batches = {iteration: majority(by_rank)[0] for iteration, by_rank in forwards.items()}
             for iteration, op in seen:
-                forwards = {rank: ran[rank][iteration, "forward_step"] for rank in ranks}
-                micro_batches = majority(forwards)[0]
                 for rank in ranks:
                     # A rank that ran fewer micro-batches (TL507's finding) runs fewer of each of their steps.
-                    if op not in MICRO_BATCH_OPS or forwards[rank] == micro_batches:
+                    if op not in MICRO_BATCH_OPS or forwards[iteration][rank] == micro_batches[iteration]:
                         counts[iteration, op][rank] = ran[rank][iteration, op]
             for (iteration, op), by_rank in sorted(counts.items()):
                 most, culprits = majority(by_rank)
                 for rank in culprits:
-                    peers = [r for r, n in by_rank.items() if r != rank and n == most] or [r for r in by_rank if r != rank]
+                    peers = agreeing_peers(by_rank, rank, most)
                     theirs = by_rank[peers[0]]
                     yield Violation(
                         None,

@@ -91,6 +91,11 @@ def majority(values: Mapping[int, T]) -> tuple[T | None, list[int]]:
     return winner, sorted(rank for rank, value in values.items() if value != winner)
 
 
+def agreeing_peers(values: Mapping[int, T], rank: int, expected: T | None) -> list[int]:
+    """The other ranks that have the ``expected`` value (all the other ranks when none has it, as on a tie)."""
+    return [r for r, value in values.items() if r != rank and value == expected] or [r for r in values if r != rank]
+
+
 def rank_list(ranks: Iterable[int]) -> str:
     """'rank 5', 'ranks 4, 6 and 7'."""
     ranks = sorted(ranks)
