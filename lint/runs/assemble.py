@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -131,11 +132,21 @@ def _world_of_ranks(stage_of: dict[int, int], highest: int, pp: int) -> int:
     """
     if highest % pp == 0:
         return highest
-    bounds = [rank // stage for rank, stage in stage_of.items() if stage > 0]
-    per_stage = min(bounds, default=0)
+    per_stage = _ranks_per_stage_bounds(stage_of.items())[1] or 0
     if per_stage and all(rank // per_stage == stage for rank, stage in stage_of.items()) and per_stage * pp >= highest:
         return per_stage * pp
     return -(-highest // pp) * pp  # the highest ranks are missing: round up to whole stages
+
+
+def _ranks_per_stage_bounds(placed: Iterable[tuple[int, int]]) -> tuple[int, int | None]:
+    """The least and the most ranks per stage that (rank, stage id) pairs allow, the stage being outermost:
+    rank ``r`` on stage ``s`` means ``s * k <= r < (s + 1) * k`` (no upper bound without a stage above 0)."""
+    lowest, highest = 1, None
+    for rank, stage in placed:
+        lowest = max(lowest, rank // (stage + 1) + 1)
+        if stage > 0:
+            highest = rank // stage if highest is None else min(highest, rank // stage)
+    return lowest, highest
 
 
 def stated_layout_misfit(run: Run, command_line: dict[str, int]) -> str | None:
@@ -149,12 +160,8 @@ def stated_layout_misfit(run: Run, command_line: dict[str, int]) -> str | None:
     stated = {d: command_line[d] for d in ("tp", "dp") if d in command_line}
     if not stated:
         return None
-    per_stage = 1
-    for size in stated.values():
-        per_stage *= size
-    placed = [(rank, summary.stage) for rank, summary in run.ranks.items() if summary.stage is not None]
-    lowest = max((rank // (stage + 1) + 1 for rank, stage in placed), default=1)
-    highest = min((rank // stage for rank, stage in placed if stage > 0), default=None)
+    per_stage = math.prod(stated.values())
+    lowest, highest = _ranks_per_stage_bounds((rank, summary.stage) for rank, summary in run.ranks.items() if summary.stage is not None)
     both = len(stated) == 2  # then tp * dp is the stage's size; one of them alone divides it
     fitting = per_stage if both else -(-lowest // per_stage) * per_stage  # (the first multiple from lowest up)
     if lowest <= fitting and (highest is None or fitting <= highest):
