@@ -51,6 +51,8 @@ class CrossEntropySize(AicbOnly):
         self.reductions: list[tuple[LayerRow, Comm]] = []
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+        if not self.from_aicb:  # the header comes first: nothing to collect for a file AICB did not write
+            return iter(())
         self.activation.add(row)
         if CROSS_ENTROPY.fullmatch(row.name):
             self.reductions += [(row, comm) for comm in row.comms() if comm.family is not None and comm.size > 1]

@@ -49,6 +49,8 @@ class GradSyncSize(AicbOnly):
         self.transfers: dict[str, list[Transfer]] = {"ALLGATHER": [], "REDUCESCATTER": []}
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+        if not self.from_aicb:  # the header comes first: nothing to collect for a file AICB did not write
+            return iter(())
         if row.name.startswith("grad_"):
             for comm in row.comms():
                 if comm.type in self.transfers and comm.size > 1:
