@@ -90,20 +90,16 @@ _VALUE_CONVERTERS: dict[str, Callable[[str], Any]] = {
 }
 
 
-class _Remembered(dict[str | None, Any]):
+class _Remembered(TextMemo[Any]):
     """Field text -> its value, for the fields that repeat (rank, op, stage, shape, ...): a repeated text
-    costs one dict lookup instead of a conversion.  Bounded: endlessly new texts must not grow memory."""
+    costs one dict lookup instead of a conversion.  Bounded in entries and characters like every TextMemo."""
 
     def __init__(self, convert: Callable[[str], Any]) -> None:
         super().__init__()
         self.convert = convert
 
     def __missing__(self, text: str | None) -> Any:
-        value = self.convert(text)  # type: ignore[arg-type]
-        if len(self) >= 4096:
-            self.clear()
-        self[text] = value
-        return value
+        return self.remember(text, self.convert(text))  # type: ignore[arg-type]  # None: a field the line leaves out
 
 
 class Parser:

@@ -204,9 +204,9 @@ NO_SUB_OPERATIONS = SubOperations(key="")
 T = TypeVar("T")
 
 
-class TextMemo(dict[str, T]):
+class TextMemo(dict[str | None, T]):
     """Values remembered by a (possibly long) text, emptied when it holds too many entries or characters:
-    a file of endlessly new sub-operation lists must not grow memory."""
+    a file of endlessly new sub-operation lists or field values must not grow memory."""
 
     def __init__(self, entries: int = 4096, characters: int = 8_000_000) -> None:
         super().__init__()
@@ -214,11 +214,11 @@ class TextMemo(dict[str, T]):
         self.characters = characters
         self.held = 0  # characters of the keys held
 
-    def remember(self, key: str, value: T) -> T:
-        self.held += len(key)
+    def remember(self, key: str | None, value: T) -> T:
+        self.held += len(key or "")
         if len(self) >= self.entries or self.held > self.characters:
             self.clear()
-            self.held = len(key)
+            self.held = len(key or "")
         self[key] = value
         return value
 
