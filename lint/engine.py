@@ -130,7 +130,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
                 syntax_problems += 1
                 if rules:
                     collector.problem(item)
-                continue
+                # and on to the rules that keep track of lines they cannot see (``check_syntax``)
             for rule, method in handlers[item.kind, getattr(item, "op", None)]:
                 try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
                     for violation in method(item):

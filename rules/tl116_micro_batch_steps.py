@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from itertools import pairwise
 from typing import NamedTuple
 
+from lint.models.common import SyntaxProblem
 from lint.models.megatron_trace import MICRO_BATCH_OPS, OpRecord
 from lint.rule import Rule, Severity, Violation
 
@@ -25,7 +26,7 @@ class _Iteration:
         self.first: dict[str, int] = {}  # op -> its first batch id
         self.next: dict[str, int] = {}  # op -> the batch id its next record should carry
         self.regular = True
-        self.unreadable = False  # a line between its records is no record: TL001's syntax error
+        self.unreadable = False  # a line of it is a syntax error (TL001): a step may have been on it
 
     def steps(self) -> list[_Step]:
         return list(map(_Step, self.step_lines, self.ops, self.batches))
@@ -69,13 +70,9 @@ class MicroBatchSteps(Rule):
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)
         self.iteration = _Iteration(0)
-        self.last_line = 0
 
     def check_op(self, record: OpRecord) -> Iterator[Violation]:
         current = self.iteration
-        if record.line != self.last_line + 1 and self.last_line:
-            current.unreadable = True
-        self.last_line = record.line
         if record.op == "optimizer_step":
             self.iteration = _Iteration(current.number + 1)
             yield from self._close(current)
@@ -90,6 +87,10 @@ class MicroBatchSteps(Rule):
             elif batch != expected:
                 current.regular = False
             current.next[op] = batch + 1
+
+    def check_syntax(self, problem: SyntaxProblem) -> Iterator[Violation]:
+        self.iteration.unreadable = True  # a record of it may be on that line
+        return iter(())
 
     def finish(self) -> Iterator[Violation]:
         yield from self._close(self.iteration)
