@@ -129,6 +129,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return EXIT_CLEAN
     from lint.config import ConfigError
     from lint.executor import BackendError
+    from lint.rule import InstallError
 
     parser = build_parser()
     try:
@@ -152,7 +153,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             return _rule(args.rule, args.all, out, err)
         if args.command == "cache":
             return _cache(args.action, out)
-    except (ConfigError, BackendError) as error:
+    except (ConfigError, BackendError, InstallError) as error:
         err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR
     except BrokenPipeError:  # `tlint check . | head`: the reader left; say nothing more

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
@@ -116,29 +117,48 @@ def _type_name(annotation: Any) -> str:
     return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
 
 
+class InstallError(Exception):
+    """The installed rule modules cannot make one registry: a user-facing error (exit 2), not a crash."""
+
+
 @cache
 def registry() -> dict[str, type[Rule]]:
     """Every rule, by code, loaded from the rule modules in ``rules/`` (one rule per module)."""
     rules: dict[str, type[Rule]] = {}
+    origin: dict[str, Path] = {}
     for path in sorted(rules_dir().glob("tl*.py")):
-        module_name = f"lint_rules.{path.stem}"
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        spec.loader.exec_module(module)
-        found = [obj for obj in vars(module).values() if isinstance(obj, type) and issubclass(obj, Rule) and obj.__module__ == module_name]
-        if len(found) != 1:
-            raise RuntimeError(f"{path}: a rule module defines exactly one rule, found {len(found)}")
-        rule = found[0]
+        rule = _load_rule(path)
         if rule.code in rules:
-            raise RuntimeError(f"{path}: code {rule.code} is already used by {rules[rule.code].name}")
+            # Seen when another distribution left an older rule module in the same folder (a renamed rule):
+            # name both files so that the user can tell which one is stale.
+            raise InstallError(
+                f"{path}: code {rule.code} ({rule.name}) is already defined by {origin[rule.code]} ({rules[rule.code].name}); "
+                "a file left by an older install? Reinstall tlint-traces into a fresh environment"
+            )
         rules[rule.code] = rule
-        if rule.Options.__module__ == module_name:
+        origin[rule.code] = path
+        if rule.Options.__module__ == rule.__module__:
             # Rule modules are loaded from files, not imported by name, so another process (a Dask worker)
             # could not find an options class by its name: the options travel as their rule's code and values.
             copyreg.dispatch_table[rule.Options] = _rebuilt_by_code(rule.code)
     return rules
+
+
+def _load_rule(path: Path) -> type[Rule]:
+    module_name = f"lint_rules.{path.stem}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise InstallError(f"{path}: not a loadable rule module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:  # a broken or stale module must name itself, not end tlint with a traceback
+        raise InstallError(f"{path}: cannot load this rule module: {type(error).__name__}: {error}") from None
+    found = [obj for obj in vars(module).values() if isinstance(obj, type) and issubclass(obj, Rule) and obj.__module__ == module_name]
+    if len(found) != 1:
+        raise InstallError(f"{path}: a rule module defines exactly one rule, found {len(found)}")
+    return found[0]
 
 
 def _rebuilt_by_code(code: str) -> Callable[[RuleOptions], tuple[Any, ...]]:

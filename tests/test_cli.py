@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -133,6 +136,41 @@ def test_usage_errors_exit_2() -> None:
     assert run("rule")[0] == 2  # (`check` with no path checks the current directory: tests/test_cli_everyday.py)
     assert run("check", "x", "--output-format", "yaml")[0] == 2
     assert run("check", str(SEED_TRACE), "--max-findings", "-1")[0] == 2
+
+
+_WITH_RULES_FROM = """
+import sys
+from pathlib import Path
+import lint.rule
+lint.rule.rules_dir = lambda: Path(sys.argv[1])
+from lint.cli import main
+sys.exit(main(["check", sys.argv[2]]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("stale_name", "stale_text", "message"),
+    [
+        # what an older install of a renamed rule leaves behind: two modules with one code
+        ("tl411_zero_header_number.py", None, "code TL411 (zero-parallel-size) is already defined by"),
+        ("tl999_broken.py", "import no_such_module\n", "tl999_broken.py: cannot load this rule module: ModuleNotFoundError"),
+        ("tl998_empty.py", "X = 1\n", "tl998_empty.py: a rule module defines exactly one rule, found 0"),
+    ],
+)
+def test_a_stale_or_broken_rule_module_is_a_clear_error_not_a_traceback(tmp_path: Path, stale_name: str, stale_text: str | None, message: str) -> None:
+    from lint.resources import rules_dir
+
+    installed = tmp_path / "rules"
+    shutil.copytree(rules_dir(), installed)
+    stale = installed / stale_name
+    if stale_text is None:
+        shutil.copy(installed / "tl411_zero_parallel_size.py", stale)
+    else:
+        stale.write_text(stale_text, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", _WITH_RULES_FROM, str(installed), str(SEED_TRACE)], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("tlint: error: ") and message in done.stderr
 
 
 def test_version() -> None:
