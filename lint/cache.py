@@ -43,7 +43,7 @@ from lint.source import Source
 LAYOUT = "v2"  # the directory of this entry format: an older tlint's entries are never read
 DEFAULT_MAX_MB = 512
 MAX_MB_VARIABLE = "TLINT_CACHE_MAX_MB"
-_ENTRIES, _CONTENTS = "entries", "contents"
+_ENTRIES, _CONTENTS, _MEMOS = "entries", "contents", "memos"
 
 Outcome = tuple[FileResult, list[Finding], Counter[str], bytes | None]  # the last: a packed summary, see summary()
 
@@ -122,6 +122,23 @@ def _content_digest(path: Path, remembered_only: bool = False) -> str | None:
 
 def _entry_path(entry: str) -> Path:
     return _root() / _ENTRIES / entry[:2] / entry
+
+
+def recall(key: str) -> bytes | None:
+    """What :func:`remember` stored under ``key`` (a hex digest naming everything it depends on), or None.
+
+    For what start-up derives from tlint's own files (a grammar's rules as data): the caller checks what it
+    reads and derives it again from scratch on a miss, so a damaged memo costs time, never a wrong result.
+    """
+    try:
+        return (_root() / _MEMOS / key[:2] / key).read_bytes()
+    except OSError:
+        return None
+
+
+def remember(key: str, data: bytes) -> None:
+    """Store ``data`` under ``key`` for :func:`recall`; a cache that cannot be written is skipped."""
+    _write(_root() / _MEMOS / key[:2] / key, data)
 
 
 def load(entry: str, display: str) -> Outcome | None:
@@ -243,7 +260,7 @@ def max_bytes() -> int:
 def _files() -> list[tuple[float, int, str]]:
     """(last use, size, path) of every file the cache holds."""
     found = []
-    for top in (_ENTRIES, _CONTENTS):
+    for top in (_ENTRIES, _CONTENTS, _MEMOS):
         try:
             shards = list(os.scandir(_root() / top))
         except OSError:

@@ -379,9 +379,10 @@ def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progr
             misses.append(index)
         else:
             outcomes[index] = (hit, None)
-    if misses and options.backend.forks:
-        for run_format in sorted(formats.run_formats()):  # loaded before workers are forked, which then inherit them
-            formats.parser(run_format)
+    if len(misses) > 1 and options.backend.forks:
+        # Built before workers are forked, which then inherit them; only the formats that will be read.
+        for format_name in sorted({tasks[index].format for index in misses}):
+            formats.parser(format_name)
     checked = executor.run_all(
         _run_task,
         options,
