@@ -92,21 +92,35 @@ def settings_text(settings: dict[str, Any]) -> str:
     return json.dumps(settings, sort_keys=True, default=str)
 
 
-def _content_digest(path: Path, remembered_only: bool = False) -> str | None:
-    """The SHA-256 of the file's bytes, remembered by its path and stat(): an unchanged file is not read again."""
-    try:
-        status = os.stat(path)
-    except OSError:
-        return None
-    stamp = [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
+Stamp = list[int]  # what stat() says of a file: size, mtime, ctime and inode; any write changes it
+
+
+def _remembered(path: Path) -> tuple[Stamp | None, Path, dict[str, Any]]:
+    """The file's stamp (None when it cannot be stat'ed), where what is remembered of it is kept, and what
+    is remembered for that same stamp ({} when nothing, or only for an earlier version of the file)."""
     name = hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()  # the stamp tells a replaced file
     memo = _root() / _CONTENTS / name[:2] / name
     try:
+        status = os.stat(path)
+    except OSError:
+        return None, memo, {}
+    stamp = [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
+    try:
         remembered = json.loads(memo.read_bytes())
-        if remembered["stamp"] == stamp:
-            return str(remembered["digest"])
-    except (OSError, ValueError, KeyError, TypeError):
+        if isinstance(remembered, dict) and remembered.get("stamp") == stamp:
+            return stamp, memo, remembered
+    except (OSError, ValueError):
         pass
+    return stamp, memo, {}
+
+
+def _content_digest(path: Path, remembered_only: bool = False) -> str | None:
+    """The SHA-256 of the file's bytes, remembered by its path and stat(): an unchanged file is not read again."""
+    stamp, memo, remembered = _remembered(path)
+    if stamp is None:
+        return None
+    if isinstance(remembered.get("digest"), str):
+        return str(remembered["digest"])
     if remembered_only:
         return None
     digest = hashlib.sha256()
@@ -116,8 +130,26 @@ def _content_digest(path: Path, remembered_only: bool = False) -> str | None:
                 digest.update(block)
     except OSError:
         return None
-    _write(memo, json.dumps({"stamp": stamp, "digest": digest.hexdigest()}).encode())
+    _write(memo, json.dumps({**remembered, "stamp": stamp, "digest": digest.hexdigest()}).encode())
     return digest.hexdigest()
+
+
+def detected_format(path: Path) -> tuple[str | None, Stamp | None]:
+    """The format detected in the file by this same code when its stamp was what it is now (None when not
+    remembered), and that stamp (None when the file cannot be stat'ed).  Detection reads the first 64 kB
+    of the file: on a run of hundreds of unchanged ranks, most of what a check served from the cache costs."""
+    stamp, _, remembered = _remembered(path)
+    detected = remembered.get("format")
+    if isinstance(detected, list) and len(detected) == 2 and detected[0] == _code_fingerprint() and isinstance(detected[1], str):
+        return detected[1], stamp
+    return None, stamp
+
+
+def remember_format(path: Path, stamp: Stamp, format_name: str) -> None:
+    """Remember that ``format_name`` was detected in the file when it had ``stamp`` (taken before reading it)."""
+    now, memo, remembered = _remembered(path)
+    if now == stamp:  # else it changed while it was read: nothing to remember
+        _write(memo, json.dumps({**remembered, "stamp": stamp, "format": [_code_fingerprint(), format_name]}).encode())
 
 
 def _entry_path(entry: str) -> Path:

@@ -246,7 +246,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     for source in walked.sources:
         report.summary.files += 1
         try:
-            detection = formats.Detection(options.trace_format) if options.trace_format else formats.identify(source.head())
+            detection = formats.Detection(options.trace_format) if options.trace_format else _detected(source, options)
         except InputError as error:
             report.summary.input_errors.append(str(error))
             continue
@@ -274,7 +274,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
                 continue
             sibling = Source(named.path, printable_path(str(named.path)))
             try:
-                if formats.detect(sibling.head()) != run_format:
+                if _detected(sibling, options).format != run_format:
                     continue
             except InputError:
                 continue
@@ -290,6 +290,19 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             for named in group:
                 files[named.path].run, files[named.path].named_rank = key, named.rank
     return [task for task in tasks if task.asked or task.run is not None]
+
+
+def _detected(source: Source, options: CheckOptions) -> formats.Detection:
+    """The format of the file; with the cache, one remembered for the unchanged file is not detected again."""
+    if not options.use_cache:
+        return formats.identify(source.head())
+    remembered, stamp = cache.detected_format(source.path)
+    if remembered is not None:
+        return formats.Detection(remembered)
+    detection = formats.identify(source.head())
+    if detection.format is not None and stamp is not None and source.head_damage is None:
+        cache.remember_format(source.path, stamp, detection.format)
+    return detection
 
 
 def _report_unrecognised(source: Source, detection: formats.Detection, options: CheckOptions, report: CheckReport) -> None:

@@ -174,3 +174,19 @@ def test_cache_dir_info_and_clean(tmp_path: Path, private_cache: Path) -> None:
     assert sorted(path.name for path in private_cache.iterdir()) == ["notes.txt"]  # what is not tlint's stays
     assert cache.size() == (0, 0)
     assert cache_command("clean") == f"No cache in {private_cache}.\n"
+
+
+def test_an_unchanged_file_is_not_detected_again_and_a_changed_one_is(tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    target = tmp_path / "input.txt"
+    shutil.copyfile(examples / "megatron-trace_rank7.txt", target)
+    first = check(str(target))
+    heads: list[str] = []
+    real = engine.Source.head
+    monkeypatch.setattr(engine.Source, "head", lambda self: heads.append(self.display) or real(self))
+    assert check(str(target)) == first and heads == []  # the format remembered for the unchanged file
+
+    shutil.copyfile(examples / "neusight-gpt2-large.tsv", target)  # another format under the same name
+    assert check(str(target)) == check(str(target), "--no-cache")
+    assert heads == [str(target), str(target)]
+    assert check(str(target), "--no-cache", "--trace-format", "neusight-tsv") == check(str(target))
