@@ -9,7 +9,7 @@ run's findings are cached too, keyed by its files' entries, names and ranks and 
 
 Entries are what tlint wrote itself, so they are read back without validation: compact JSON arrays
 rebuilt into models directly; a foreign or damaged file is a miss.  A file's rank summary (the bulk of
-an entry) is a second JSON line, parsed only when its run's findings are not cached themselves.  Every
+an entry) is a second JSON line, read only when its run's findings are not cached themselves.  Every
 write goes to a temporary file first and is renamed into place, so concurrent tlint processes see an
 old entry or a new one, never half of one.
 
@@ -29,6 +29,7 @@ import shutil
 import sys
 import tempfile
 from collections import Counter
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -45,18 +46,44 @@ DEFAULT_MAX_MB = 512
 MAX_MB_VARIABLE = "TLINT_CACHE_MAX_MB"
 _ENTRIES, _CONTENTS, _MEMOS = "entries", "contents", "memos"
 
-Outcome = tuple[FileResult, list[Finding], Counter[str], bytes | None]  # the last: a packed summary, see summary()
+
+
+@dataclass(frozen=True)
+class StoredSummary:
+    """Where an entry keeps its file's rank summary (the bulk of the entry): read only when its run's
+    findings are not cached themselves, so that a warm check reads no more than each entry's first line."""
+
+    path: str
+    offset: int
+
+    def read(self) -> bytes:
+        with open(self.path, "rb") as stream:
+            stream.seek(self.offset)
+            return stream.read()
+
+
+Outcome = tuple[FileResult, list[Finding], Counter[str], StoredSummary | None]  # the last: see summary()
 
 
 def cache_dir() -> Path:
+    return Path(_cache_dir_text())
+
+
+def _cache_dir_text() -> str:
     if os.environ.get("TLINT_CACHE_DIR"):
-        return Path(os.environ["TLINT_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tlint"
+        return os.environ["TLINT_CACHE_DIR"]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tlint")
 
 
 def _root() -> Path:
-    return cache_dir() / LAYOUT
+    return Path(_in_root())
+
+
+def _in_root(*parts: str) -> str:
+    """A path in the cache as text: a warm check makes a few of them per file, which as Paths would cost
+    more than reading the entries."""
+    return os.path.join(_cache_dir_text(), LAYOUT, *parts)
 
 
 @cache
@@ -95,18 +122,19 @@ def settings_text(settings: dict[str, Any]) -> str:
 Stamp = list[int]  # what stat() says of a file: size, mtime, ctime and inode; any write changes it
 
 
-def _remembered(path: Path) -> tuple[Stamp | None, Path, dict[str, Any]]:
+def _remembered(path: Path) -> tuple[Stamp | None, str, dict[str, Any]]:
     """The file's stamp (None when it cannot be stat'ed), where what is remembered of it is kept, and what
     is remembered for that same stamp ({} when nothing, or only for an earlier version of the file)."""
     name = hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()  # the stamp tells a replaced file
-    memo = _root() / _CONTENTS / name[:2] / name
+    memo = _in_root(_CONTENTS, name[:2], name)
     try:
         status = os.stat(path)
     except OSError:
         return None, memo, {}
     stamp = [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
     try:
-        remembered = json.loads(memo.read_bytes())
+        with open(memo, "rb") as stream:
+            remembered = json.loads(stream.read())
         if isinstance(remembered, dict) and remembered.get("stamp") == stamp:
             return stamp, memo, remembered
     except (OSError, ValueError):
@@ -152,8 +180,8 @@ def remember_format(path: Path, stamp: Stamp, format_name: str) -> None:
         _write(memo, json.dumps({**remembered, "stamp": stamp, "format": [_code_fingerprint(), format_name]}).encode())
 
 
-def _entry_path(entry: str) -> Path:
-    return _root() / _ENTRIES / entry[:2] / entry
+def _entry_path(entry: str) -> str:
+    return _in_root(_ENTRIES, entry[:2], entry)
 
 
 def recall(key: str) -> bytes | None:
@@ -163,21 +191,25 @@ def recall(key: str) -> bytes | None:
     reads and derives it again from scratch on a miss, so a damaged memo costs time, never a wrong result.
     """
     try:
-        return (_root() / _MEMOS / key[:2] / key).read_bytes()
+        with open(_in_root(_MEMOS, key[:2], key), "rb") as stream:
+            return stream.read()
     except OSError:
         return None
 
 
 def remember(key: str, data: bytes) -> None:
     """Store ``data`` under ``key`` for :func:`recall`; a cache that cannot be written is skipped."""
-    _write(_root() / _MEMOS / key[:2] / key, data)
+    _write(_in_root(_MEMOS, key[:2], key), data)
 
 
 def load(entry: str, display: str) -> Outcome | None:
     """The outcome stored under ``entry``, its paths made ``display``; None on a miss or a damaged entry."""
     path = _entry_path(entry)
     try:
-        outcome, _, summary = path.read_bytes().partition(b"\n")
+        with open(path, "rb") as stream:
+            outcome = stream.readline()
+            summary_offset = stream.tell()
+            no_summary = stream.read(5) == b"null"
         (parsed, format_name), findings, not_shown = json.loads(outcome)
         result = FileResult.model_construct(path=display, format=format_name, parsed=parsed)
         found = [_finding(packed, display) for packed in findings]
@@ -185,13 +217,13 @@ def load(entry: str, display: str) -> Outcome | None:
     except _DAMAGED:
         return None
     _touch(path)
-    return result, found, counts, summary if summary != b"null" else None
+    return result, found, counts, None if no_summary else StoredSummary(path, summary_offset)
 
 
-def summary(display: str, packed: bytes) -> RankSummary | None:
-    """The rank summary of a loaded entry (its path made ``display``); None when it is damaged."""
+def summary(display: str, stored: StoredSummary) -> RankSummary | None:
+    """The rank summary of a loaded entry (its path made ``display``); None when it is damaged or gone."""
     try:
-        return RankSummary.unpacked(display, json.loads(packed))
+        return RankSummary.unpacked(display, json.loads(stored.read()))
     except _DAMAGED:
         return None
 
@@ -233,7 +265,7 @@ def _finding(packed: list[Any], display: str | None) -> Finding:
     )
 
 
-def _touch(path: Path) -> None:
+def _touch(path: str) -> None:
     """Mark the entry recently used: the last to be evicted."""
     with contextlib.suppress(OSError):
         os.utime(path)
@@ -251,7 +283,8 @@ def load_findings(entry: str) -> list[Finding] | None:
     """The run findings stored under ``entry``; None on a miss or a damaged entry."""
     path = _entry_path(entry)
     try:
-        found = [_finding(packed, None) for packed in json.loads(path.read_bytes())]
+        with open(path, "rb") as stream:
+            found = [_finding(packed, None) for packed in json.loads(stream.read())]
     except _DAMAGED:
         return None
     _touch(path)
@@ -262,11 +295,12 @@ def store_findings(entry: str, findings: list[Finding]) -> None:
     _write(_entry_path(entry), _json([_packed(finding, None) for finding in findings]))
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(path: str, data: bytes) -> None:
     """Write atomically (a concurrent reader sees the old file or the new one); errors are skipped."""
+    directory = os.path.dirname(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+        os.makedirs(directory, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=".", suffix=".tmp")
     except OSError:
         return
     try:

@@ -60,7 +60,7 @@ class FileOutcome:
     not_shown: Counter[str]
     summary: RankSummary | None = None
     cache_entry: str | None = None  # where the cache keeps it: run results are cached by their files' entries
-    packed_summary: bytes | None = None  # a cached summary, read only when its run's findings are not cached
+    packed_summary: cache.StoredSummary | None = None  # a cached summary, read only when its run's findings are not cached
 
 
 class _Collector:
@@ -266,11 +266,15 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             stems[named.key][named.path] = task
             stem_formats.setdefault(named.key, task.format)
             names[named.path] = named
-    asked = {task.source.path.resolve() for task in tasks}
+    asked_tasks = len(tasks)
+    asked: set[Path] | None = None  # resolved: made only for a sibling not already among the files (resolving costs)
     for stem in sorted(stems):
         run_format = stem_formats[stem]
         for named in siblings(stem, options.rank_regex):
-            if named.path.resolve() in asked or named.path in stems[stem]:
+            if named.path in stems[stem]:
+                continue
+            asked = asked if asked is not None else {task.source.path.resolve() for task in tasks[:asked_tasks]}
+            if named.path.resolve() in asked:
                 continue
             sibling = Source(named.path, printable_path(str(named.path)))
             try:

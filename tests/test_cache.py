@@ -140,7 +140,7 @@ def test_the_cache_keeps_the_most_recently_used_within_its_bound(tmp_path: Path,
         cache.store(entry, "f.txt", result, [_finding("x" * 10_000)], Counter(), None)
         os.utime(cache._entry_path(entry), (1000 + index, 1000 + index))
     assert cache.load("00" * 32, "f.txt") is not None  # a hit makes the oldest the most recently used
-    size = cache._entry_path("00" * 32).stat().st_size
+    size = os.stat(cache._entry_path("00" * 32)).st_size
 
     assert cache.prune(limit=3 * size) == 3
 
