@@ -47,7 +47,6 @@ MAX_MB_VARIABLE = "TLINT_CACHE_MAX_MB"
 _ENTRIES, _CONTENTS, _MEMOS = "entries", "contents", "memos"
 
 
-
 @dataclass(frozen=True)
 class StoredSummary:
     """Where an entry keeps its file's rank summary (the bulk of the entry): read only when its run's
