@@ -86,7 +86,7 @@ def _in_root(*parts: str) -> str:
 
 
 @cache
-def _code_fingerprint() -> str:
+def code_fingerprint() -> str:
     """tlint's and Python's versions and the text of all of tlint's code, rules and grammars.
 
     All of it, not only the rules: an edited parser, engine or cache format must not be served old
@@ -109,7 +109,7 @@ def key(source: Source, settings: str, *, remembered_only: bool = False) -> str 
     content = _content_digest(source.path, remembered_only)
     if content is None:
         return None
-    digest = hashlib.sha256(_code_fingerprint().encode())
+    digest = hashlib.sha256(code_fingerprint().encode())
     digest.update(settings.encode() + b"\0" + content.encode())
     return digest.hexdigest()
 
@@ -167,7 +167,7 @@ def detected_format(path: Path) -> tuple[str | None, Stamp | None]:
     of the file: on a run of hundreds of unchanged ranks, most of what a check served from the cache costs."""
     stamp, _, remembered = _remembered(path)
     detected = remembered.get("format")
-    if isinstance(detected, list) and len(detected) == 2 and detected[0] == _code_fingerprint() and isinstance(detected[1], str):
+    if isinstance(detected, list) and len(detected) == 2 and detected[0] == code_fingerprint() and isinstance(detected[1], str):
         return detected[1], stamp
     return None, stamp
 
@@ -176,7 +176,7 @@ def remember_format(path: Path, stamp: Stamp, format_name: str) -> None:
     """Remember that ``format_name`` was detected in the file when it had ``stamp`` (taken before reading it)."""
     now, memo, remembered = _remembered(path)
     if now == stamp:  # else it changed while it was read: nothing to remember
-        _write(memo, json.dumps({**remembered, "stamp": stamp, "format": [_code_fingerprint(), format_name]}).encode())
+        _write(memo, json.dumps({**remembered, "stamp": stamp, "format": [code_fingerprint(), format_name]}).encode())
 
 
 def _entry_path(entry: str) -> str:
@@ -272,7 +272,7 @@ def _touch(path: str) -> None:
 
 def run_key(parts: list[str]) -> str:
     """The key of a run's findings: ``parts`` name its files' entries and everything else they depend on."""
-    digest = hashlib.sha256(_code_fingerprint().encode() + b"\0run")
+    digest = hashlib.sha256(code_fingerprint().encode() + b"\0run")
     for part in parts:
         digest.update(b"\0" + part.encode())
     return digest.hexdigest()

@@ -24,7 +24,7 @@ from lint import cache, executor, formats
 from lint.config import ConfigError, Selection
 from lint.models.common import SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
-from lint.rule import Rule, Scope, Severity, Violation, registry
+from lint.rule import Rule, Scope, Severity, Violation, catalog
 from lint.runs.assemble import LayoutSources, assemble, stated_layout_misfit
 from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, run_key, siblings, split_by_time
 from lint.runs.model import Run
@@ -98,7 +98,7 @@ class _Collector:
 
     def problem(self, problem: SyntaxProblem) -> None:
         if self.selection.enabled(problem.code):
-            rule = registry()[problem.code]
+            rule = catalog()[problem.code]
             self.add(problem.code, rule.name, Violation(problem.line, problem.column, problem.message, problem.rank))
 
 
@@ -366,7 +366,7 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
                 "rules": task.asked,
                 "summary": task.run is not None,
                 "severities": selection.severities,
-                "options": {code: o.model_dump() for code, o in selection.options.items()},
+                "options": selection.options_json(task.format),
                 "ignored": sorted(ignored),
                 "max_findings": options.max_findings,
             }
@@ -397,9 +397,10 @@ def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progr
         else:
             outcomes[index] = (hit, None)
     if len(misses) > 1 and options.backend.forks:
-        # Built before workers are forked, which then inherit them; only the formats that will be read.
+        # Built and loaded before workers are forked, which then inherit them; only for the formats that will be read.
         for format_name in sorted({tasks[index].format for index in misses}):
             formats.parser(format_name)
+            options.selection.rules_for(format_name, Scope.FILE)
     checked = executor.run_all(
         _run_task,
         options,
