@@ -46,6 +46,7 @@ class Measurement:
     exit_code: int
     stdout: str
     parent_peak_rss_mib: float | None = None  # of the child process alone (its VmHWM), where /proc tells it
+    cpu_seconds: float = 0.0  # user + system time of the child (and of the workers it waited for): steadier than wall time on a shared machine
 
 
 def run_measured(command: list[str], cpu: int | None = None, env: dict[str, str] | None = None) -> Measurement:
@@ -63,7 +64,7 @@ def run_measured(command: list[str], cpu: int | None = None, env: dict[str, str]
         child.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         stdout = out.read().decode("utf-8", "replace")
-    return Measurement(seconds, usage.ru_maxrss / 1024, child.returncode, stdout, watcher.peak_mib)
+    return Measurement(seconds, usage.ru_maxrss / 1024, child.returncode, stdout, watcher.peak_mib, usage.ru_utime + usage.ru_stime)
 
 
 class _PeakWatcher(threading.Thread):
