@@ -6,20 +6,15 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from lint.layout import OPTPRIME_PRINTED_ABOVE_ONE, optprime_implied
-from lint.models.optprime_log import (
-    RECORD_TYPES,
-    ConfigRecord,
-    LayerTimingRecord,
-    Record,
-    Stage2RankRecord,
-    TimingHeaderRecord,
-)
 from lint.models.optprime_outcome import RunOutcome
-from lint.models.simai_workload import Comm, Header, LayerCount, LayerRow
 from lint.rule import Rule, RuleOptions, Violation, at
+
+if TYPE_CHECKING:  # the models of each format are imported by the rules of that format, not by the others
+    from lint.models.optprime_log import ConfigRecord, LayerTimingRecord, Record, Stage2RankRecord, TimingHeaderRecord
+    from lint.models.simai_workload import Comm, Header, LayerCount, LayerRow
 
 
 class SameInEveryRecord(Rule):
@@ -304,9 +299,12 @@ class RankOutput(Rule):
             self.last_output[record.rank] = record.line
         return iter(())
 
+    @classmethod
+    def handlers(cls) -> dict[str, str]:
+        """Every kind of record goes to :meth:`observe`, unless the rule has a ``check_<kind>`` of its own."""
+        from lint.models.optprime_log import RECORD_TYPES
 
-for _kind in (record_type.kind for record_type in RECORD_TYPES):
-    setattr(RankOutput, f"check_{_kind}", RankOutput.observe)
+        return {**{record_type.kind: "observe" for record_type in RECORD_TYPES}, **super().handlers()}
 
 
 @dataclass(frozen=True, slots=True)
