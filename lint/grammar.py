@@ -11,11 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
-from pathlib import Path
 from typing import Any
 
 import lark
@@ -261,13 +259,13 @@ def _ebnf(text: str) -> _Ebnf:
     """The rules and terminals of grammar ``text``, remembered in the cache directory.
 
     Building Lark's grammar of grammars costs more than checking a small file, so what it reads from a
-    grammar is kept, keyed by the grammar's text, Lark's and Python's versions and this module's code: any
-    change to what it depends on is a new key.  A missing, damaged or unwritable memo only costs the
-    parse again.
+    grammar is kept, keyed by the grammar's text, Lark's version and all of tlint's code (which names
+    Python's version): any change to what it depends on is a new key.  A missing, damaged or unwritable
+    memo only costs the parse again.
     """
-    from lint import cache as memo  # the result cache's directory and its atomic writes
+    from lint import cache as memo  # the result cache's directory, its atomic writes, the code's fingerprint
 
-    key = hashlib.sha256(b"\0".join([lark.__version__.encode(), sys.version.encode(), Path(__file__).read_bytes(), text.encode()])).hexdigest()
+    key = hashlib.sha256(b"\0".join([b"grammar", lark.__version__.encode(), memo.code_fingerprint().encode(), text.encode()])).hexdigest()
     if (remembered := memo.recall(key)) is not None:
         try:
             return _Ebnf.from_json(remembered)
