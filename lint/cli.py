@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     from pathlib import Path
 
     from lint.formats import FORMAT_NAMES
-    from lint.models.diff import CATEGORIES
+    from lint.models.categories import CATEGORIES
     from lint.report import CHECK_REPORTERS, DIFF_REPORTERS
     from lint.rule import Severity
 
@@ -345,7 +345,7 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from lint.config import ConfigError
     from lint.diff import DiffInputError, DiffOptions, SideOptions, diff_paths
     from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
-    from lint.models.diff import CATEGORIES
+    from lint.models.categories import CATEGORIES
     from lint.report import diff_reporter
     from lint.runs.discovery import RankRegexError, compile_rank_regex
 

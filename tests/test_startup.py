@@ -37,7 +37,7 @@ def test_checking_one_file_imports_no_renderer_or_cluster_client_it_does_not_use
     modules = imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1")
     assert "lint.engine" in modules and "lint.report.concise" in modules
     assert top_level(modules).isdisjoint({"rich", "distributed", "dask"})
-    assert not {name for name in modules if name.startswith(("lint.diff", "lint.report.diff", "lint.report.sarif", "lint.baseline"))}
+    assert not {name for name in modules if name.startswith(("lint.diff", "lint.models.diff", "lint.report.diff", "lint.report.sarif", "lint.baseline"))}
 
 
 NEUSIGHT = ROOT / "examples" / "neusight-gpt2-large.tsv"
