@@ -100,13 +100,14 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def key(source: Source, settings: str, *, remembered_only: bool = False) -> str | None:
+def key(source: Source, settings: str, *, remembered_only: bool = False, detected: tuple[str, Stamp] | None = None) -> str | None:
     """The cache key of ``source`` under ``settings`` (a string naming them), or None when it cannot be read.
 
     ``remembered_only``: None, rather than reading and hashing the file, when its digest is not remembered
     for its current stat() (the caller leaves the hashing to the worker that reads the file anyway).
+    ``detected``: the format detected in the file and its stamp then, remembered with its digest.
     """
-    content = _content_digest(source.path, remembered_only)
+    content = _content_digest(source.path, remembered_only, detected)
     if content is None:
         return None
     digest = hashlib.sha256(code_fingerprint().encode())
@@ -141,12 +142,21 @@ def _remembered(path: Path) -> tuple[Stamp | None, str, dict[str, Any]]:
     return stamp, memo, {}
 
 
-def _content_digest(path: Path, remembered_only: bool = False) -> str | None:
-    """The SHA-256 of the file's bytes, remembered by its path and stat(): an unchanged file is not read again."""
+def _content_digest(path: Path, remembered_only: bool = False, detected: tuple[str, Stamp] | None = None) -> str | None:
+    """The SHA-256 of the file's bytes, remembered by its path and stat(): an unchanged file is not read again.
+
+    With ``detected``, the format detected in the file is remembered too (see :func:`detected_format`),
+    when the file has not changed since: in the same write as its digest.
+    """
     stamp, memo, remembered = _remembered(path)
     if stamp is None:
         return None
+    learned = {}
+    if detected is not None and detected[1] == stamp:
+        learned = {"format": [code_fingerprint(), detected[0]]}
     if isinstance(remembered.get("digest"), str):
+        if learned and remembered.get("format") != learned["format"]:
+            _write(memo, json.dumps({**remembered, **learned}).encode())
         return str(remembered["digest"])
     if remembered_only:
         return None
@@ -157,7 +167,7 @@ def _content_digest(path: Path, remembered_only: bool = False) -> str | None:
                 digest.update(block)
     except OSError:
         return None
-    _write(memo, json.dumps({**remembered, "stamp": stamp, "digest": digest.hexdigest()}).encode())
+    _write(memo, json.dumps({**remembered, **learned, "stamp": stamp, "digest": digest.hexdigest()}).encode())
     return digest.hexdigest()
 
 
@@ -170,13 +180,6 @@ def detected_format(path: Path) -> tuple[str | None, Stamp | None]:
     if isinstance(detected, list) and len(detected) == 2 and detected[0] == code_fingerprint() and isinstance(detected[1], str):
         return detected[1], stamp
     return None, stamp
-
-
-def remember_format(path: Path, stamp: Stamp, format_name: str) -> None:
-    """Remember that ``format_name`` was detected in the file when it had ``stamp`` (taken before reading it)."""
-    now, memo, remembered = _remembered(path)
-    if now == stamp:  # else it changed while it was read: nothing to remember
-        _write(memo, json.dumps({**remembered, "stamp": stamp, "format": [code_fingerprint(), format_name]}).encode())
 
 
 def _entry_path(entry: str) -> str:

@@ -236,6 +236,7 @@ class _Task:
     run: RunKey | None = None
     named_rank: int = -1
     cache_entry: str | None = None  # its cache key, when the parent could tell it without reading the file
+    detected_at: cache.Stamp | None = None  # the file's stamp when its format was detected here: remembered with its digest
 
 
 def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[_Task]:
@@ -246,12 +247,12 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     for source in walked.sources:
         report.summary.files += 1
         try:
-            detection = formats.Detection(options.trace_format) if options.trace_format else _detected(source, options)
+            detection, detected_at = (formats.Detection(options.trace_format), None) if options.trace_format else _detected(source, options)
         except InputError as error:
             report.summary.input_errors.append(str(error))
             continue
         if detection.format is not None:
-            tasks.append(_Task(source, detection.format, asked=True))
+            tasks.append(_Task(source, detection.format, asked=True, detected_at=detected_at))
         elif source.named or source.head_damage is not None:
             _report_unrecognised(source, detection, options, report)
         else:
@@ -278,11 +279,12 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
                 continue
             sibling = Source(named.path, printable_path(str(named.path)))
             try:
-                if _detected(sibling, options).format != run_format:
-                    continue
+                detection, detected_at = _detected(sibling, options)
             except InputError:
                 continue
-            tasks.append(_Task(sibling, run_format, asked=False))
+            if detection.format != run_format:
+                continue
+            tasks.append(_Task(sibling, run_format, asked=False, detected_at=detected_at))
             stems[stem][named.path] = tasks[-1]
             names[named.path] = named
     for files in stems.values():
@@ -296,17 +298,17 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     return [task for task in tasks if task.asked or task.run is not None]
 
 
-def _detected(source: Source, options: CheckOptions) -> formats.Detection:
-    """The format of the file; with the cache, one remembered for the unchanged file is not detected again."""
+def _detected(source: Source, options: CheckOptions) -> tuple[formats.Detection, cache.Stamp | None]:
+    """The format of the file, and - when it was detected here, with the cache on - the file's stamp then, for
+    the cache to remember the format with the file's digest: an unchanged file is not read to detect it again."""
     if not options.use_cache:
-        return formats.identify(source.head())
+        return formats.identify(source.head()), None
     remembered, stamp = cache.detected_format(source.path)
     if remembered is not None:
-        return formats.Detection(remembered)
+        return formats.Detection(remembered), None
     detection = formats.identify(source.head())
-    if detection.format is not None and stamp is not None and source.head_damage is None:
-        cache.remember_format(source.path, stamp, detection.format)
-    return detection
+    recognised = detection.format is not None and source.head_damage is None
+    return detection, stamp if recognised else None
 
 
 def _report_unrecognised(source: Source, detection: formats.Detection, options: CheckOptions, report: CheckReport) -> None:
@@ -345,7 +347,8 @@ def _cached(options: CheckOptions, task: _Task, *, remembered_only: bool) -> Fil
     says why), or - with ``remembered_only`` - a file whose digest is not remembered for its stat().
     ``task.cache_entry`` keeps the key when one could be made."""
     try:
-        task.cache_entry = entry = cache.key(task.source, _cache_settings(task, options), remembered_only=remembered_only)
+        detected = (task.format, task.detected_at) if task.detected_at is not None else None
+        task.cache_entry = entry = cache.key(task.source, _cache_settings(task, options), remembered_only=remembered_only, detected=detected)
     except (InputError, OSError):
         return None
     if entry is None or (hit := cache.load(entry, task.source.display)) is None:
