@@ -78,3 +78,14 @@ def test_cache_keys_hold_the_options_of_the_rules_of_the_files_format(fresh_cata
     assert configured.options_json("megatron-trace") == defaults.options_json("megatron-trace")  # the same values
     assert megatron_only in defaults.options_json("megatron-trace")
     assert megatron_only not in defaults.options_json("neusight-tsv")
+
+
+def test_an_unusable_cache_directory_only_costs_loading_every_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("TLINT_CACHE_DIR", str(blocker / "cache"))
+    rule.catalog.cache_clear()
+    try:
+        assert rule.catalog() == expected_listing()
+    finally:
+        rule.catalog.cache_clear()
