@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from lint.layout import OPTPRIME_PRINTED_ABOVE_ONE, optprime_implied
 from lint.models.optprime_log import (
@@ -20,6 +20,8 @@ from lint.models.optprime_log import (
 from lint.models.optprime_outcome import RunOutcome
 from lint.models.simai_workload import Comm, Header, LayerCount, LayerRow
 from lint.rule import Rule, RuleOptions, Violation, at
+
+T = TypeVar("T")
 
 
 class SameInEveryRecord(Rule):
@@ -78,17 +80,32 @@ class AicbOnly(Rule):
         return iter(())
 
 
+class PerAlikeRow(dict[int, T]):
+    """What a rule concluded about a row, remembered for the rows alike (:attr:`LayerRow.alike`): a workload
+    repeats a few dozen rows over and over, so a rule judges each of them once.  Emptied when it holds too
+    many: a file of endlessly new rows must not grow memory (the rule then judges rows again)."""
+
+    ENTRIES = 4096
+
+    def remember(self, row: LayerRow, value: T) -> T:
+        if len(self) >= self.ENTRIES:
+            self.clear()
+        self[row.alike] = value
+        return value
+
+
 class OncePerLayerComm(Rule):
     """Base of rules that judge each comm column of a workload row on its own.
 
     A layer row repeats once per layer instance and micro-batch, so one quirk of a writer repeats on
     hundreds of rows: the finding is given once per layer name and comm column (type and size), at the
-    first row, with the number of rows that repeat it.
+    first row, with the number of rows that repeat it.  Rows alike are judged once.
     """
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.found: dict[tuple[str, Comm], _Repeated] = {}  # by layer name and comm column
+        self.judged: PerAlikeRow[tuple[tuple[tuple[str, Comm], str], ...]] = PerAlikeRow()  # (layer, comm) and message
 
     def problem(self, comm: Comm) -> str | None:
         """What is wrong with ``comm``, or None."""
@@ -98,16 +115,23 @@ class OncePerLayerComm(Rule):
         """Asked at the end of the file, for rules whose verdict depends on the whole workload."""
         return True
 
-    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
-        return self._check_comms(row)
-
-    def _check_comms(self, row: LayerRow, skip: Callable[[Comm], bool] | None = None) -> Iterator[Violation]:
-        """Note the problems of ``row``'s comm columns, but for those ``skip`` says are normal."""
+    def row_problems(self, row: LayerRow) -> Iterator[tuple[Comm, str]]:
+        """The problems of ``row``'s comm columns.  Asked once per distinct row text (and again after
+        :class:`PerAlikeRow` forgets it): only what the row says and the header may decide them."""
         for comm in row.comms():
-            message = None if skip is not None and skip(comm) else self.problem(comm)
-            if message is not None:
-                self.found.setdefault((row.name, comm), _Repeated(row, message)).rows += 1
-        return iter(())
+            if (message := self.problem(comm)) is not None:
+                yield comm, message
+
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+        problems = self.judged.get(row.alike)
+        if problems is None:
+            problems = self.judged.remember(row, tuple(((row.name, comm), message) for comm, message in self.row_problems(row)))
+        for key, message in problems:
+            found = self.found.get(key)
+            if found is None:
+                found = self.found[key] = _Repeated(row, message)
+            found.rows += 1
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         for (layer, comm), found in self.found.items():
@@ -164,15 +188,31 @@ class TpActivation:
         self.rows_per_layer: Counter[str] = Counter()
         self.sizes_per_layer: defaultdict[str, Counter[int]] = defaultdict(Counter)
         self.first_row: dict[tuple[str, int], LayerRow] = {}
+        # Rows not yet added to the counts above, by ``alike``: the first of them and how many there are.
+        # A workload repeats a few dozen rows, so counting them costs a lookup per row.
+        self.pending: dict[int, list[Any]] = {}
 
     def add(self, row: LayerRow) -> None:
-        self.rows_per_layer[row.name] += 1
-        forward = row.comms()[0]
-        if forward.is_tp_collective:
-            self.sizes_per_layer[row.name][forward.size] += 1
-            self.first_row.setdefault((row.name, forward.size), row)
+        pending = self.pending.get(row.alike)
+        if pending is not None:
+            pending[1] += 1
+            return
+        if len(self.pending) >= PerAlikeRow.ENTRIES:  # bounded: a file of endlessly new rows
+            self._count_pending()
+        self.pending[row.alike] = [row, 1]
+
+    def _count_pending(self) -> None:
+        # In the order their first rows came, so that ``first_row`` keeps the first.
+        for row, rows in self.pending.values():
+            self.rows_per_layer[row.name] += rows
+            forward = row.comms()[0]
+            if forward.is_tp_collective:
+                self.sizes_per_layer[row.name][forward.size] += rows
+                self.first_row.setdefault((row.name, forward.size), row)
+        self.pending.clear()
 
     def size(self) -> ActivationSize | None:
+        self._count_pending()
         repeated = [layer for layer in self.sizes_per_layer if self.rows_per_layer[layer] > 1]
         sizes = sum((self.sizes_per_layer[layer] for layer in repeated), Counter[int]())
         if not sizes:

@@ -28,7 +28,7 @@ from lark import Token, Tree
 
 from lint.formats import Evidence
 from lint.grammar import Grammar, GrammarSyntaxError
-from lint.models.common import SyntaxProblem
+from lint.models.common import SyntaxProblem, TextMemo
 from lint.models.simai_workload import (
     CUSTOMIZED,
     KINDS,
@@ -38,6 +38,7 @@ from lint.models.simai_workload import (
     LayerCount,
     LayerRow,
     TrailingText,
+    new_alike,
 )
 
 NAME = "simai-workload"
@@ -108,6 +109,9 @@ class Parser:
         kind = _TOKEN.search(text)
         row_rule = "customized_row" if kind and kind.group() == CUSTOMIZED else "row"
         counted = False
+        # Row text -> what follows the line and column in its LayerRow: a workload repeats a few dozen rows
+        # over and over, so each distinct row is matched and converted once (and its rows share ``alike``).
+        remembered: TextMemo[tuple[Any, ...]] = TextMemo()
         declared: LayerCount | None = None
         rows = 0  # non-blank lines read as rows so far
         last_read = 0  # the line of the last of them, or of the count
@@ -123,9 +127,14 @@ class Parser:
             elif declared is None or rows < declared.count:
                 rows += 1
                 last_read = number
-                yield from self._row(number, text, row_rule)
+                # The common case inline (a row read before, or one the regex proves): a call per row costs.
+                known = remembered.get(text) or self._fast_row(text, row_rule, remembered)
+                if known is not None:
+                    yield LayerRow(number, 1, *known)
+                else:
+                    yield from self._row_slowly(number, text, row_rule)
             else:
-                yield from self._past_declared_rows(number, text, row_rule, declared.count, last_read)
+                yield from self._past_declared_rows(number, text, row_rule, declared.count, last_read, remembered)
         if not counted:
             number, text = first
             yield SyntaxProblem(number, len(text) + 1, SYNTAX_CODE, "expected the number of layer rows on the next line, found end of file")
@@ -136,17 +145,18 @@ class Parser:
         except (GrammarSyntaxError, _Rejected) as error:
             return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message)
 
-    def _row(self, number: int, text: str, rule: str) -> Iterator[LayerRow | SyntaxProblem]:
+    def _fast_row(self, text: str, rule: str, remembered: TextMemo[tuple[Any, ...]]) -> tuple[Any, ...] | None:
+        """The fields of the row ``text`` after its line and column, when the derived regex proves it valid
+        (remembered for the rows alike), else None."""
         match = self._row_regexes[rule].fullmatch(text) if self.fast else None
-        if match is not None:
-            try:
-                columns: list[Any] = [int(column) if integer else column for integer, column in zip(self._integer_columns[rule], match.groups(), strict=True)]
-            except ValueError:  # beyond Python's limit on digits: Lark's path says where
-                pass
-            else:
-                yield LayerRow(number, 1, *columns)
-                return
-        yield from self._row_slowly(number, text, rule)
+        if match is None:
+            return None
+        try:
+            columns: list[Any] = [int(column) if integer else column for integer, column in zip(self._integer_columns[rule], match.groups(), strict=True)]
+        except ValueError:  # beyond Python's limit on digits: Lark's path says where
+            return None
+        padding = (None,) if rule == "row" else ()  # no parallelism column
+        return remembered.remember(text, (*columns, *padding, (), new_alike()))
 
     def _row_slowly(self, number: int, text: str, rule: str) -> Iterator[LayerRow | SyntaxProblem]:
         """A row the fast path cannot prove valid: counted, then judged by Lark."""
@@ -172,9 +182,12 @@ class Parser:
             row.extra_columns = extra_columns
             yield row
 
-    def _past_declared_rows(self, number: int, text: str, rule: str, declared: int, last_read: int) -> Iterator[LayerRow | TrailingText]:
+    def _past_declared_rows(
+        self, number: int, text: str, rule: str, declared: int, last_read: int, remembered: TextMemo[tuple[Any, ...]]
+    ) -> Iterator[LayerRow | TrailingText]:
         """A line the simulators never read: a well-formed row stays a row, anything else is trailing text."""
-        items = list(self._row(number, text, rule))
+        known = remembered.get(text) or self._fast_row(text, rule, remembered)
+        items = [LayerRow(number, 1, *known)] if known is not None else list(self._row_slowly(number, text, rule))
         rows = [item for item in items if isinstance(item, LayerRow)]
         if len(rows) == len(items):
             yield from rows

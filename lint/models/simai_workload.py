@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import ClassVar
+from itertools import count
+from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -174,6 +175,14 @@ class TrailingText:
     declared: int
 
 
+_alike_numbers = count()
+
+
+def new_alike() -> int:
+    """A number no row has yet (:attr:`LayerRow.alike`)."""
+    return next(_alike_numbers)
+
+
 @dataclass(slots=True)
 class LayerRow:
     """One layer: forward, input-gradient and weight-gradient compute and communication.
@@ -181,6 +190,11 @@ class LayerRow:
     Compute times are ns in SimAI (cycles in ASTRA-sim 1.0), comm sizes are bytes.  ``parallelism`` is
     the 13th column of HYBRID_CUSTOMIZED rows; ``extra_columns`` holds the tokens past the expected
     columns of a row reported as too long, which SimAI would misread as the start of the next row.
+
+    ``alike`` is the same number on rows the parser read from the same text, and different on rows of
+    different texts: a workload repeats a few dozen rows a hundred thousand times, and rules remember what
+    they concluded about a row by this number (:class:`lint.rulekit.PerAlikeRow`).  It is not part of the
+    row's content: not compared, shown or dumped.
     """
 
     kind: ClassVar[str] = "layer_row"
@@ -200,6 +214,7 @@ class LayerRow:
     wg_update_time: int
     parallelism: str | None = None
     extra_columns: tuple[str, ...] = ()
+    alike: Annotated[int, Field(exclude=True)] = field(default_factory=new_alike, compare=False, repr=False)
 
     def comms(self) -> tuple[Comm, ...]:
         """The forward, input-gradient and weight-gradient communication, in column order."""
