@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from lint.layout import OPTPRIME_PRINTED_ABOVE_ONE, optprime_implied
+from lint.models.neusight_tsv import LayerRecord
 from lint.models.optprime_log import (
     RECORD_TYPES,
     ConfigRecord,
@@ -55,6 +56,21 @@ def quotient(dividend: int, divisor: int) -> str:
     return f"{dividend / divisor:.3f}".rstrip("0") if rest else str(whole)
 
 
+class PerAlikeRow(dict[int, T]):
+    """What a rule concluded about a row, remembered for the rows alike (by their ``alike``, see
+    :func:`lint.models.common.new_alike`): a workload repeats a few dozen rows over and over, so a rule
+    judges each of them once.  Emptied when it holds too many: a file of endlessly new rows must not grow
+    memory (the rule then judges rows again)."""
+
+    ENTRIES = 4096
+
+    def remember(self, alike: int, value: T) -> T:
+        if len(self) >= self.ENTRIES:
+            self.clear()
+        self[alike] = value
+        return value
+
+
 # -- simai-workload ---------------------------------------------------------------------------------
 
 
@@ -78,20 +94,6 @@ class AicbOnly(Rule):
     def check_header(self, header: Header) -> Iterator[Violation]:
         self.from_aicb = header.from_aicb
         return iter(())
-
-
-class PerAlikeRow(dict[int, T]):
-    """What a rule concluded about a row, remembered for the rows alike (:attr:`LayerRow.alike`): a workload
-    repeats a few dozen rows over and over, so a rule judges each of them once.  Emptied when it holds too
-    many: a file of endlessly new rows must not grow memory (the rule then judges rows again)."""
-
-    ENTRIES = 4096
-
-    def remember(self, row: LayerRow, value: T) -> T:
-        if len(self) >= self.ENTRIES:
-            self.clear()
-        self[row.alike] = value
-        return value
 
 
 class OncePerLayerComm(Rule):
@@ -125,7 +127,7 @@ class OncePerLayerComm(Rule):
     def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
         problems = self.judged.get(row.alike)
         if problems is None:
-            problems = self.judged.remember(row, tuple(((row.name, comm), message) for comm, message in self.row_problems(row)))
+            problems = self.judged.remember(row.alike, tuple(((row.name, comm), message) for comm, message in self.row_problems(row)))
         for key, message in problems:
             found = self.found.get(key)
             if found is None:
@@ -222,6 +224,28 @@ class TpActivation:
             return None
         example = min((self.first_row[layer, size] for layer in repeated if (layer, size) in self.first_row), key=lambda row: row.line)
         return ActivationSize(size, collectives, example)
+
+
+# -- neusight-tsv ----------------------------------------------------------------------------------
+
+
+class NeusightRowMessages(Rule):
+    """Base of neusight-tsv rules whose findings on a row follow from what the row says alone: a table
+    repeats its rows, so they are worked out once per distinct row and given at every row alike."""
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.known: PerAlikeRow[tuple[str, ...]] = PerAlikeRow()
+
+    def messages(self, row: LayerRecord) -> Iterator[str]:
+        """What is wrong with ``row``."""
+        raise NotImplementedError
+
+    def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
+        messages = self.known.get(row.alike)
+        if messages is None:
+            messages = self.known.remember(row.alike, tuple(self.messages(row)))
+        return [at(row, message) for message in messages] if messages else ()
 
 
 # -- optprime-log -----------------------------------------------------------------------------------

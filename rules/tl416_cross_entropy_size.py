@@ -57,7 +57,7 @@ class CrossEntropySize(AicbOnly):
         self.activation.add(row)
         reductions = self.row_reductions.get(row.alike)
         if reductions is None:
-            reductions = self.row_reductions.remember(row, _reductions(row))
+            reductions = self.row_reductions.remember(row.alike, _reductions(row))
         if reductions:
             self.reductions += [(row, comm) for comm in reductions]
         return ()

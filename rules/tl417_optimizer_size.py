@@ -46,7 +46,7 @@ class OptimizerSize(AicbOnly):
             return ()
         messages = self.messages.get(row.alike)
         if messages is None:
-            messages = self.messages.remember(row, _messages(row))
+            messages = self.messages.remember(row.alike, _messages(row))
         return [at(row, message) for message in messages] if messages else ()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import count
 from typing import ClassVar, TypeVar
 
 T = TypeVar("T")
@@ -37,3 +38,18 @@ class TextMemo(dict[str | None, T]):
             self.held = len(key or "")
         self[key] = value
         return value
+
+
+_alike_numbers = count()
+
+
+def new_alike() -> int:
+    """A number no row has yet: the ``alike`` of a row record.
+
+    Rows the parser read from the same text share one ``alike``; rows of different texts never do (a
+    parser may also give one text several numbers, when its memo of texts is full).  A workload repeats a
+    few dozen rows a hundred thousand times: rules remember what they concluded about a row by this number
+    (:class:`lint.rulekit.PerAlikeRow`) and judge each distinct row once.  It is not part of the row's
+    content: not compared, shown or dumped.
+    """
+    return next(_alike_numbers)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import count
 from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, Field
 
 from lint.layout import Sizes, simai_sizes
+from lint.models.common import new_alike
 
 KINDS = frozenset(
     {
@@ -175,14 +175,6 @@ class TrailingText:
     declared: int
 
 
-_alike_numbers = count()
-
-
-def new_alike() -> int:
-    """A number no row has yet (:attr:`LayerRow.alike`)."""
-    return next(_alike_numbers)
-
-
 @dataclass(slots=True)
 class LayerRow:
     """One layer: forward, input-gradient and weight-gradient compute and communication.
@@ -191,10 +183,7 @@ class LayerRow:
     the 13th column of HYBRID_CUSTOMIZED rows; ``extra_columns`` holds the tokens past the expected
     columns of a row reported as too long, which SimAI would misread as the start of the next row.
 
-    ``alike`` is the same number on rows the parser read from the same text, and different on rows of
-    different texts: a workload repeats a few dozen rows a hundred thousand times, and rules remember what
-    they concluded about a row by this number (:class:`lint.rulekit.PerAlikeRow`).  It is not part of the
-    row's content: not compared, shown or dumped.
+    ``alike``: see :func:`lint.models.common.new_alike`.
     """
 
     kind: ClassVar[str] = "layer_row"
