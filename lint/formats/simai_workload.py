@@ -28,7 +28,7 @@ from lark import Token, Tree
 
 from lint.formats import Evidence
 from lint.grammar import Grammar, GrammarSyntaxError
-from lint.models.common import SyntaxProblem, TextMemo
+from lint.models.common import SyntaxProblem, TextMemo, new_alike
 from lint.models.simai_workload import (
     CUSTOMIZED,
     KINDS,
@@ -38,7 +38,6 @@ from lint.models.simai_workload import (
     LayerCount,
     LayerRow,
     TrailingText,
-    new_alike,
 )
 
 NAME = "simai-workload"
