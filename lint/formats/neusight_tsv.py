@@ -3,7 +3,8 @@
 The first non-empty line is the header and every later line a layer row, each judged on its own by
 ``grammars/neusight-tsv.lark``.  Valid lines take the fast path: a regex derived from the grammar's
 ``header`` or ``row`` rule (:meth:`lint.grammar.Grammar.derive`) accepts exactly the lines the grammar
-does, and its groups are the row's fields.  A line the regex rejects, or whose number overflows what the
+does, and its groups are the row's fields; each distinct row text is converted once per file (a bounded
+memo), and the rows alike share ``alike`` (:func:`lint.models.common.new_alike`).  A line the regex rejects, or whose number overflows what the
 readers convert it to, is parsed by Lark, which says where and why.  A rejected row is first counted:
 with the wrong number of tab-separated fields every later value would sit under the wrong column, so the
 count is reported (TL002) instead of whichever field first fails to match.  The header is not counted: a

@@ -5,7 +5,10 @@ SimAI reads past blank lines with ``>>``.  Each line is judged on its own by the
 (``grammars/simai-workload.lark``).  Layer rows - nearly every line, and an AICB workload can have
 millions - take the fast path: a regex derived from the grammar's row rule
 (:meth:`lint.grammar.Grammar.derive`) accepts exactly the rows the grammar does, and its groups are the
-columns.  The header and the count, and every row the regex rejects, are parsed by Lark, which says
+columns.  An AICB workload repeats a few dozen distinct rows once per layer instance and micro-batch, so
+each distinct row text is matched and converted once per file (a memo bounded in entries and characters)
+and the rows alike share ``alike`` (:func:`lint.models.common.new_alike`), by which rules remember what
+they concluded.  The header and the count, and every row the regex rejects, are parsed by Lark, which says
 where and why.  Before a rejected row meets Lark its tokens are counted as SimAI would read them, so
 that a row with a missing or extra column gets a column-count finding (TL002) instead of a misleading
 syntax error.
