@@ -124,11 +124,17 @@ class OncePerLayerComm(Rule):
             if (message := self.problem(comm)) is not None:
                 yield comm, message
 
-    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+    def _problems(self, row: LayerRow) -> tuple[tuple[tuple[str, Comm], str], ...]:
         problems = self.judged.get(row.alike)
         if problems is None:
             problems = self.judged.remember(row.alike, tuple(((row.name, comm), message) for comm, message in self.row_problems(row)))
-        for key, message in problems:
+        return problems
+
+    def wants(self, record: Any) -> bool:
+        return bool(self._problems(record))
+
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+        for key, message in self._problems(row):
             found = self.found.get(key)
             if found is None:
                 found = self.found[key] = _Repeated(row, message)
@@ -241,11 +247,17 @@ class NeusightRowMessages(Rule):
         """What is wrong with ``row``."""
         raise NotImplementedError
 
-    def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
+    def _messages(self, row: LayerRecord) -> tuple[str, ...]:
         messages = self.known.get(row.alike)
         if messages is None:
             messages = self.known.remember(row.alike, tuple(self.messages(row)))
-        return [at(row, message) for message in messages] if messages else ()
+        return messages
+
+    def wants(self, record: Any) -> bool:
+        return bool(self._messages(record))
+
+    def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
+        return [at(row, message) for message in self._messages(row)]
 
 
 # -- optprime-log -----------------------------------------------------------------------------------

@@ -32,7 +32,6 @@ Check = Callable[[int, int], str | None]  # (gradient size, H) -> what the size 
 
 # The first pattern that matches a layer's name decides: bert_embeddings_LayerNorm is a LayerNorm.
 _CHECKS: tuple[tuple[re.Pattern[str], Check], ...] = ((_LAYER_NORM, _layer_norm), (_LINEAR, _linear), (_EMBEDDING, _embedding))
-_NOT_JUDGED: Any = object()  # a row whose check is not remembered (None: no check applies)
 
 
 class GradSize(Rule):
@@ -86,10 +85,16 @@ class GradSize(Rule):
         self.grads: list[tuple[LayerRecord, Check]] = []  # gradient rows of recognised layers, in file order
         self.checks: PerAlikeRow[Check | None] = PerAlikeRow()  # of each distinct row
 
+    def _check(self, row: LayerRecord) -> Check | None:
+        if row.alike in self.checks:
+            return self.checks[row.alike]
+        return self.checks.remember(row.alike, _check_of(row))
+
+    def wants(self, record: Any) -> bool:
+        return self._check(record) is not None
+
     def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
-        check = self.checks.get(row.alike, _NOT_JUDGED)
-        if check is _NOT_JUDGED:
-            check = self.checks.remember(row.alike, _check_of(row))
+        check = self._check(row)
         if check is not None:
             self.grads.append((row, check))
         return ()

@@ -1,4 +1,5 @@
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from lint.models.neusight_tsv import LayerRecord
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
@@ -39,11 +40,14 @@ class AllZeroRow(Rule):
         self.rows = 0
         self.all_zero: PerAlikeRow[bool] = PerAlikeRow()  # of each distinct row
 
-    def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
-        all_zero = self.all_zero.get(row.alike)
+    def wants(self, record: Any) -> bool:
+        all_zero = self.all_zero.get(record.alike)
         if all_zero is None:
-            all_zero = self.all_zero.remember(row.alike, row.grad_of is None and _all_zero(row))
-        if all_zero:
+            all_zero = self.all_zero.remember(record.alike, record.grad_of is None and _all_zero(record))
+        return all_zero
+
+    def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
+        if self.wants(row):
             self.first = self.first or row
             self.rows += 1
         return ()

@@ -1,4 +1,5 @@
 from collections.abc import Iterator
+from typing import Any
 
 from lint.models.simai_workload import Header, LayerRow
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
@@ -51,6 +52,9 @@ class PpCommSize(Rule):
     def check_header(self, header: Header) -> Iterator[Violation]:
         self.header = header
         return iter(())
+
+    def wants(self, record: Any) -> bool:
+        return self.header is not None and self.header.from_aicb  # else finish has nothing to say
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
         self.activation.add(row)

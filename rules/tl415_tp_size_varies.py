@@ -1,4 +1,5 @@
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from lint.models.simai_workload import LayerRow
 from lint.rule import RuleOptions, Severity, Violation, at
@@ -50,6 +51,9 @@ class TpSizeVaries(AicbOnly):
         self.reported: set[tuple[str, int, str, int]] = set()
         # (alike, place) of the rows compared already: a row alike at the same place can tell nothing new.
         self.compared: set[tuple[int, int]] = set()
+
+    def wants(self, record: Any) -> bool:
+        return self.from_aicb
 
     def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
         self.place = self.place + 1 if row.name == self.previous_name else 0

@@ -1,5 +1,6 @@
 import re
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from lint.models.simai_workload import Comm, LayerRow
 from lint.rule import RuleOptions, Severity, Violation, at
@@ -50,6 +51,9 @@ class CrossEntropySize(AicbOnly):
         self.activation = TpActivation()
         self.reductions: list[tuple[LayerRow, Comm]] = []
         self.row_reductions: PerAlikeRow[tuple[Comm, ...]] = PerAlikeRow()  # of each distinct row
+
+    def wants(self, record: Any) -> bool:
+        return self.from_aicb
 
     def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
         if not self.from_aicb:  # the header comes first: nothing to collect for a file AICB did not write

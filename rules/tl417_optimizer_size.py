@@ -1,5 +1,6 @@
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from lint.models.simai_workload import LayerRow
 from lint.rule import RuleOptions, Severity, Violation, at
@@ -41,13 +42,19 @@ class OptimizerSize(AicbOnly):
         super().__init__(options)
         self.messages: PerAlikeRow[tuple[str, ...]] = PerAlikeRow()  # of each distinct row
 
-    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+    def _messages(self, row: LayerRow) -> tuple[str, ...]:
         if not self.from_aicb:
             return ()
         messages = self.messages.get(row.alike)
         if messages is None:
             messages = self.messages.remember(row.alike, _messages(row))
-        return [at(row, message) for message in messages] if messages else ()
+        return messages
+
+    def wants(self, record: Any) -> bool:
+        return bool(self._messages(record))
+
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+        return [at(row, message) for message in self._messages(row)]
 
 
 def _messages(row: LayerRow) -> tuple[str, ...]:

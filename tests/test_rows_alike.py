@@ -1,9 +1,10 @@
 """Rows read from one text share ``alike``, and what the rules remember by it never changes a finding.
 
 A workload or table repeats a few dozen rows over and over: the simai-workload and neusight-tsv parsers
-convert each distinct row text once, and rules judge each distinct row once (``lint.rulekit.PerAlikeRow``).
-Both memos are bounded; when they forget, rows are judged again.  These tests make them forget after
-every row and expect the very same findings as with the default bounds.
+convert each distinct row text once, rules judge each distinct row once (``lint.rulekit.PerAlikeRow``),
+and the engine calls a rule only on the rows it wants (``Rule.wants``).  The memos are bounded; when they
+forget, rows are judged again.  These tests make them forget after every row, or call every rule on
+every row, and expect the very same findings as with the defaults.
 """
 
 from __future__ import annotations
@@ -63,6 +64,13 @@ def _forgetful(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(module, "TextMemo", lambda: TextMemo[Any](entries=1))
 
 
+def _every_row_to_every_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "_wants", lambda rule, record: True)
+
+
+VARIANTS = [_forgetful, _every_row_to_every_rule]
+
+
 def test_rows_of_one_text_share_alike_and_rows_of_other_texts_do_not() -> None:
     rows = [MICRO_BATCH[0], MICRO_BATCH[1], MICRO_BATCH[0], MICRO_BATCH[0] + " EXTRA", MICRO_BATCH[0] + " EXTRA"]
     records = [item for item in parser("simai-workload").parse(enumerate(_workload(rows, 5).splitlines(), 1)) if isinstance(item, LayerRow)]
@@ -77,19 +85,30 @@ def test_rows_of_one_text_share_alike_and_rows_of_other_texts_do_not() -> None:
     assert layers[0].alike == layers[2].alike != layers[1].alike
 
 
-def test_simai_findings_do_not_depend_on_what_parser_and_rules_remember(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        (AICB_HEADER, {"TL403", "TL405", "TL406", "TL408", "TL409", "TL414", "TL415", "TL416", "TL417", "TL418"}),
+        (AICB_HEADER.replace("_FWD_IN_BCKWD", ""), {"TL403", "TL405", "TL406", "TL407", "TL408", "TL409"}),  # not AICB's
+    ],
+    ids=["aicb", "hand-made"],
+)
+def test_simai_findings_do_not_depend_on_what_parser_and_rules_remember(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: Any, header: str, expected: set[str]
+) -> None:
     rows = MICRO_BATCH * 4 + TAIL + MICRO_BATCH * 2
     path = tmp_path / "workload.txt"
-    path.write_text(_workload(rows, len(rows) - 3), encoding="utf-8")  # the last rows are past the count
+    path.write_text("\n".join([header, str(len(rows) - 3), *rows]) + "\n", encoding="utf-8")  # the last rows are past the count
     remembering = _findings(path, "simai-workload")
-    codes = {code for code, *_ in remembering}
-    assert {"TL403", "TL405", "TL406", "TL408", "TL409", "TL414", "TL415", "TL416", "TL417", "TL418"} <= codes
+    assert {code for code, *_ in remembering} == expected
     assert any("(and 5 more moe_layer rows)" in message for *_, message in remembering)
-    _forgetful(monkeypatch)
+    variant(monkeypatch)
     assert _findings(path, "simai-workload") == remembering
 
 
-def test_neusight_findings_do_not_depend_on_what_parser_and_rules_remember(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_neusight_findings_do_not_depend_on_what_parser_and_rules_remember(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: Any) -> None:
     header, *rows = (EXAMPLES / "neusight-gpt2-large.tsv").read_text(encoding="utf-8").splitlines()
     quirks = [
         "addmm_grad\t0.5\tNone\t0\t0\tALLREDUCE\t0\t0\tNone\t0\t0",
@@ -101,5 +120,5 @@ def test_neusight_findings_do_not_depend_on_what_parser_and_rules_remember(tmp_p
     path.write_text("\n".join([header, *rows, *quirks, *rows, *quirks]) + "\n", encoding="utf-8")
     remembering = _findings(path, "neusight-tsv")
     assert {"TL301", "TL302", "TL303", "TL304", "TL305", "TL306", "TL307", "TL308"} <= {code for code, *_ in remembering}
-    _forgetful(monkeypatch)
+    variant(monkeypatch)
     assert _findings(path, "neusight-tsv") == remembering
