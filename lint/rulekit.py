@@ -156,16 +156,18 @@ class LayerRowTally(Rule):
         self.declared: LayerCount | None = None
         self.rows = 0
         self.first_extra: LayerRow | None = None  # the first row past the declared count
+        self.first_extra_row = 0  # its number among the rows (0: no count declared)
 
     def check_layer_count(self, record: LayerCount) -> Iterator[Violation]:
         self.declared = record
+        self.first_extra_row = record.count + 1
         return iter(())
 
-    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
         self.rows += 1
-        if self.declared is not None and self.rows == self.declared.count + 1:
+        if self.rows == self.first_extra_row:
             self.first_extra = row
-        return iter(())
+        return ()
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from lint.models.simai_workload import Header, LayerRow
@@ -56,9 +56,9 @@ class PpCommSize(Rule):
     def wants(self, record: Any) -> bool:
         return self.header is not None and self.header.from_aicb  # else finish has nothing to say
 
-    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
         self.activation.add(row)
-        return iter(())
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         header, activation = self.header, self.activation.size()

@@ -84,11 +84,12 @@ class Parser:
             if not text:
                 empty_lines.append(number)
                 continue
-            expected = "a layer row" if header_seen else "the header row"
-            message = f"expected {expected}, found an empty line; only the end of the file may have empty lines"
-            for empty in empty_lines:
-                yield SyntaxProblem(empty, 1, SYNTAX_CODE, message)
-            empty_lines.clear()
+            if empty_lines:
+                expected = "a layer row" if header_seen else "the header row"
+                message = f"expected {expected}, found an empty line; only the end of the file may have empty lines"
+                for empty in empty_lines:
+                    yield SyntaxProblem(empty, 1, SYNTAX_CODE, message)
+                empty_lines.clear()
             if header_seen:
                 known = remembered.get(text) or self._fast_row(text, remembered)
                 yield LayerRecord(number, 1, *known) if known is not None else self._row_slowly(number, text)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
 from typing import Any, TypeVar, cast
@@ -114,29 +115,33 @@ class Parser:
         # Row text -> what follows the line and column in its LayerRow: a workload repeats a few dozen rows
         # over and over, so each distinct row is matched and converted once (and its rows share ``alike``).
         remembered: TextMemo[tuple[Any, ...]] = TextMemo()
-        declared: LayerCount | None = None
         rows = 0  # non-blank lines read as rows so far
+        readable = 0  # rows SimAI reads: the declared count, or any number without one
         last_read = 0  # the line of the last of them, or of the count
         for number, text in numbered:
+            if rows < readable and (known := remembered.get(text)) is not None:  # the common case first: a row read before
+                rows += 1
+                last_read = number
+                yield LayerRow(number, 1, *known)
+                continue
             if not text.strip(_BLANKS):
                 continue
             if not counted:
                 count = self._parse_line(number, text, "count", _count)
                 yield count
                 counted = True
-                declared = count if isinstance(count, LayerCount) else None
+                readable = count.count if isinstance(count, LayerCount) else sys.maxsize
                 last_read = number
-            elif declared is None or rows < declared.count:
+            elif rows < readable:
                 rows += 1
                 last_read = number
-                # The common case inline (a row read before, or one the regex proves): a call per row costs.
-                known = remembered.get(text) or self._fast_row(text, row_rule, remembered)
+                known = self._fast_row(text, row_rule, remembered)
                 if known is not None:
                     yield LayerRow(number, 1, *known)
                 else:
                     yield from self._row_slowly(number, text, row_rule)
             else:
-                yield from self._past_declared_rows(number, text, row_rule, declared.count, last_read, remembered)
+                yield from self._past_declared_rows(number, text, row_rule, readable, last_read, remembered)
         if not counted:
             number, text = first
             yield SyntaxProblem(number, len(text) + 1, SYNTAX_CODE, "expected the number of layer rows on the next line, found end of file")
