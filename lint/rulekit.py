@@ -6,10 +6,9 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from lint.layout import OPTPRIME_PRINTED_ABOVE_ONE, optprime_implied
-from lint.models.neusight_tsv import LayerRecord
 from lint.models.optprime_log import (
     RECORD_TYPES,
     ConfigRecord,
@@ -21,6 +20,9 @@ from lint.models.optprime_log import (
 from lint.models.optprime_outcome import RunOutcome
 from lint.models.simai_workload import Comm, Header, LayerCount, LayerRow
 from lint.rule import Rule, RuleOptions, Violation, at
+
+if TYPE_CHECKING:  # the models of each format are imported by the rules of that format, not by the others
+    from lint.models.neusight_tsv import LayerRecord
 
 T = TypeVar("T")
 
