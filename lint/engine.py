@@ -131,7 +131,11 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
                 if rules:
                     collector.problem(item)
                 # and on to the rules that keep track of lines they cannot see (``check_syntax``)
-            for rule, method in handlers[item.kind, getattr(item, "op", None)]:
+            key = (item.kind, getattr(item, "op", None), getattr(item, "alike", None))
+            listed = handlers.get(key)
+            if listed is None:
+                listed = handlers.listing(key, item)
+            for rule, method in listed:
                 try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
                     for violation in method(item):
                         add(rule.code, rule.name, violation)
@@ -194,8 +198,9 @@ def _summarized(records: Iterable[Any], summarizer: RankSummarizer) -> Iterator[
 _Handler = tuple[Rule, Callable[[Any], Iterable[Violation]]]
 
 
-class _Handlers(dict[tuple[str, str | None], list[_Handler]]):
-    """(record kind, op) -> the (rule, bound check method) pairs that look at such a record (see Rule.ops)."""
+class _Handlers(dict[tuple[str, str | None, int | None], list[_Handler]]):
+    """(record kind, op, alike) -> the (rule, bound check method) pairs that look at such a record (see
+    Rule.ops and Rule.wants)."""
 
     def __init__(self, rules: list[Rule]) -> None:
         super().__init__()
@@ -204,13 +209,23 @@ class _Handlers(dict[tuple[str, str | None], list[_Handler]]):
             for kind, method in rule.handlers().items():
                 self.by_kind.setdefault(kind, []).append((rule, getattr(rule, method)))
 
-    def __missing__(self, key: tuple[str, str | None]) -> list[_Handler]:
-        kind, op = key
-        found = [(rule, method) for rule, method in self.by_kind.get(kind, ()) if rule.ops is None or op in rule.ops]
-        if len(self) >= 4096:  # bounded: a file of endlessly new op names must not grow memory
+    def listing(self, key: tuple[str, str | None, int | None], record: Any) -> list[_Handler]:
+        """The handlers of ``record``, whose key is not listed yet."""
+        kind, op, alike = key
+        found = [
+            (rule, method) for rule, method in self.by_kind.get(kind, ()) if (rule.ops is None or op in rule.ops) and (alike is None or _wants(rule, record))
+        ]
+        if len(self) >= 4096:  # bounded: a file of endlessly new op names or rows must not grow memory
             self.clear()
         self[key] = found
         return found
+
+
+def _wants(rule: Rule, record: Any) -> bool:
+    try:
+        return rule.wants(record)
+    except Exception:  # then the check itself fails on the record, and is reported where it fails
+        return True
 
 
 def _report_crash(collector: _Collector, rule: Rule, error: Exception, line: int | None) -> None:

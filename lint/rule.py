@@ -98,6 +98,15 @@ class Rule:
         """Called after the last record: rules that compare across records report here."""
         return ()
 
+    def wants(self, record: Any) -> bool:
+        """Whether the rule looks at ``record`` and the records alike it: asked once per distinct row of
+        the formats whose rows carry ``alike`` (:func:`lint.models.common.new_alike`), after the rows
+        before it were checked; the engine does not call the rule on rows it does not want.  A workload
+        repeats a few dozen rows a hundred thousand times, and most rules have nothing to note on most of
+        them.  The answer may depend only on what the row says and on what came before the first row
+        (the header): the rule must give the same findings when it is called on every row."""
+        return True
+
     @classmethod
     def handlers(cls) -> dict[str, str]:
         """Record kind -> method name, from the ``check_<kind>`` methods the rule defines."""
