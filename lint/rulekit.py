@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from lint.layout import OPTPRIME_PRINTED_ABOVE_ONE, optprime_implied
-from lint.models.optprime_outcome import RunOutcome
 from lint.rule import Rule, RuleOptions, Violation, at
 
 if TYPE_CHECKING:  # the models of each format are imported by the rules of that format, not by the others
@@ -368,6 +367,8 @@ class RankOutput(Rule):
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
+        from lint.models.optprime_outcome import RunOutcome  # here: the rules of other formats import this module too
+
         self.last_output: dict[int, int] = {}  # rank -> line
         self.outcome = RunOutcome()
 
