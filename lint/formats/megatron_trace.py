@@ -115,7 +115,8 @@ class Parser:
         # repeat their calls with new times, so the list with its timings zeroed is parsed once.
         number = self.grammar.terminal_regex("NUMBER")
         self._timings = re.compile(f",duration=((?:{number})),timestamp=((?:{number}))(?=[,'])")
-        self._known_calls: TextMemo[tuple[SubCall, ...]] = TextMemo()
+        # zeroed list -> its calls and what rules derived from them (PerCalls), shared by the steps that make them
+        self._known_calls: TextMemo[tuple[tuple[SubCall, ...], dict[Any, Any]]] = TextMemo()
         self._fields = {rule: fields for rule, _, fields in self._layouts}
         # Per layout: (record attribute, converter) for each captured field, in group order.
         self._plans = {rule: tuple((_RENAMED.get(name, name), self._converter(name)) for name in fields) for rule, fields in self._fields.items()}
@@ -222,17 +223,17 @@ class Parser:
             return NO_SUB_OPERATIONS
         parts = self._timings.split(text)
         zeroed = ",duration=0,timestamp=0".join(parts[0::3])
-        calls = self._known_calls.get(zeroed)
-        if calls is None:
-            calls = self._calls(zeroed, len(parts) // 3)
-        return SubOperations(calls, tuple(map(float, parts[1::3])), tuple(map(float, parts[2::3])), zeroed)
+        known = self._known_calls.get(zeroed)
+        if known is None:
+            known = self._calls(zeroed, len(parts) // 3)
+        return SubOperations(known[0], tuple(map(float, parts[1::3])), tuple(map(float, parts[2::3])), known[1])
 
-    def _calls(self, zeroed: str, timings: int) -> tuple[SubCall, ...]:
+    def _calls(self, zeroed: str, timings: int) -> tuple[tuple[SubCall, ...], dict[Any, Any]]:
         """The calls of a list whose timings are zeroed, checked by the strict sub-operation regex."""
         found = self._sub_op.findall(zeroed)
         if len(found) != timings or "[" + ", ".join([match[0] for match in found]) + "]" != zeroed:
             raise _SubOperationsMismatch  # a timing that is no number, or a sub-operation the regex rejects
-        return self._known_calls.remember(zeroed, tuple(_sub_call(func, *rest) for _, func, _, _, *rest in found))
+        return self._known_calls.remember(zeroed, (tuple(_sub_call(func, *rest) for _, func, _, _, *rest in found), {}))
 
 
 class _SubOperationsMismatch(Exception):

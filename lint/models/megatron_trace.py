@@ -132,18 +132,24 @@ class SubOperations(Sequence[SubOperation]):
     """An op's sub-operations, kept as their calls plus two columns of times.
 
     Steps of one file repeat the same calls with new times, so the parser shares one ``calls`` tuple
-    (and its ``key``) between them: rules that look only at the calls work once per distinct list
-    (:class:`PerCalls`) and rules on times compare the columns.  Iterating yields full
-    :class:`SubOperation` objects, built on first use.
+    (and one ``derived`` dict) between them: rules that look only at the calls work once per distinct
+    list (:class:`PerCalls`, which keeps its results in ``derived``) and rules on times compare the
+    columns.  Iterating yields full :class:`SubOperation` objects, built on first use.
     """
 
-    __slots__ = ("_built", "calls", "durations", "key", "timestamps")
+    __slots__ = ("_built", "calls", "derived", "durations", "timestamps")
 
-    def __init__(self, calls: tuple[SubCall, ...] = (), durations: tuple[float, ...] = (), timestamps: tuple[float, ...] = (), key: str | None = None) -> None:
+    def __init__(
+        self,
+        calls: tuple[SubCall, ...] = (),
+        durations: tuple[float, ...] = (),
+        timestamps: tuple[float, ...] = (),
+        derived: dict[PerCalls[Any], Any] | None = None,
+    ) -> None:
         self.calls = calls
         self.durations = durations
         self.timestamps = timestamps
-        self.key = key  # equal keys: equal calls (None: not shared)
+        self.derived = derived  # shared by the lists that make the same calls (None: not shared)
         self._built: list[SubOperation] | None = None
 
     @classmethod
@@ -199,7 +205,7 @@ class SubOperations(Sequence[SubOperation]):
         return repr(self._list())
 
 
-NO_SUB_OPERATIONS = SubOperations(key="")
+NO_SUB_OPERATIONS = SubOperations(derived={})
 
 T = TypeVar("T")
 
@@ -224,20 +230,20 @@ class TextMemo(dict[str | None, T]):
 
 
 class PerCalls(Generic[T]):
-    """``compute(calls)`` remembered by the calls' key: a function of what the sub-operations call runs once
-    per distinct list, not once per step."""
+    """``compute(calls)`` remembered with the calls: a function of what the sub-operations call runs once
+    per distinct list, not once per step (the result lives in the list's shared ``derived`` dict, as long
+    as the parser remembers that list)."""
 
     def __init__(self, compute: Callable[[tuple[SubCall, ...]], T]) -> None:
         self.compute = compute
-        self.known: TextMemo[T] = TextMemo()
 
     def __call__(self, subs: SubOperations) -> T:
-        key = subs.key
-        if key is None:
+        derived = subs.derived
+        if derived is None:
             return self.compute(subs.calls)
-        found = self.known.get(key, _MISSING)
+        found = derived.get(self, _MISSING)
         if found is _MISSING:
-            found = self.known.remember(key, self.compute(subs.calls))
+            found = derived[self] = self.compute(subs.calls)
         return found  # type: ignore[no-any-return]
 
 
