@@ -1,5 +1,3 @@
-from collections.abc import Iterator
-
 from lint.models.megatron_trace import (
     KNOWN_DTYPES,
     DdpGradCommRecord,
@@ -35,12 +33,14 @@ class UnknownDtype(Rule):
     severity = Severity.ERROR
     formats = ("megatron-trace",)
 
-    def _check(self, record: OpRecord | DdpGradCommRecord) -> Iterator[Violation]:
+    def _check(self, record: OpRecord | DdpGradCommRecord) -> list[Violation]:
+        found: list[Violation] = []
         dtype = getattr(record, "input__dtype", None) or getattr(record, "grad_dtype", None)
         if dtype is not None and dtype not in KNOWN_DTYPES:
-            yield _unknown(record, dtype, record.op)
+            found.append(_unknown(record, dtype, record.op))
         for index, call in _unknowns(record.sub_operations):
-            yield _unknown(record, call.input__dtype or "", sub_operation_label(record.op, index, call.trace_src_func))
+            found.append(_unknown(record, call.input__dtype or "", sub_operation_label(record.op, index, call.trace_src_func)))
+        return found
 
     check_op = _check
     check_ddp_grad_comm = _check
