@@ -128,7 +128,9 @@ class Parser:
         }
 
     def _layout(self, rule: str) -> tuple[str, re.Pattern[str], tuple[str, ...]]:
-        derived = self.grammar.derive(rule, set(self.grammar.field_names(rule)), loose={"sub_operations": r"\[.*\]"})
+        # The list is checked by the strict sub-operation regex; here it only has to end the line, which
+        # ``(?s:.*)`` finds by jumping to the end, where ``.*`` would look at every character for a newline.
+        derived = self.grammar.derive(rule, set(self.grammar.field_names(rule)), loose={"sub_operations": r"\[(?s:.*)\]"})
         return rule, derived.regex, derived.fields
 
     def _converter(self, field_name: str) -> Callable[[str], Any]:
