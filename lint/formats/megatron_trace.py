@@ -117,6 +117,9 @@ class Parser:
         self._timings = re.compile(f",duration=((?:{number})),timestamp=((?:{number}))(?=[,'])")
         # zeroed list -> its calls and what rules derived from them (PerCalls), shared by the steps that make them
         self._known_calls: TextMemo[tuple[tuple[SubCall, ...], dict[Any, Any]]] = TextMemo()
+        # The last few lists found, tried first: comparing a list's text with a few others (mostly of another
+        # length) costs less than hashing it, and a file's steps take turns with a few lists.
+        self._recent: list[tuple[str, tuple[tuple[SubCall, ...], dict[Any, Any]]]] = []
         self._fields = {rule: fields for rule, _, fields in self._layouts}
         # Per layout: (record attribute, converter) for each captured field, in group order.
         self._plans = {rule: tuple((_RENAMED.get(name, name), self._converter(name)) for name in fields) for rule, fields in self._fields.items()}
@@ -225,9 +228,13 @@ class Parser:
             return NO_SUB_OPERATIONS
         parts = self._timings.split(text)
         zeroed = ",duration=0,timestamp=0".join(parts[0::3])
-        known = self._known_calls.get(zeroed)
-        if known is None:
-            known = self._calls(zeroed, len(parts) // 3)
+        for recent, remembered in self._recent:
+            if recent == zeroed:
+                known = remembered
+                break
+        else:
+            known = self._known_calls.get(zeroed) or self._calls(zeroed, len(parts) // 3)
+            self._recent = [(zeroed, known), *self._recent[: _RECENT_LISTS - 1]]
         return SubOperations(known[0], tuple(map(float, parts[1::3])), tuple(map(float, parts[2::3])), known[1])
 
     def _calls(self, zeroed: str, timings: int) -> tuple[tuple[SubCall, ...], dict[Any, Any]]:
@@ -236,6 +243,9 @@ class Parser:
         if len(found) != timings or "[" + ", ".join([match[0] for match in found]) + "]" != zeroed:
             raise _SubOperationsMismatch  # a timing that is no number, or a sub-operation the regex rejects
         return self._known_calls.remember(zeroed, (tuple(_sub_call(func, *rest) for _, func, _, _, *rest in found), {}))
+
+
+_RECENT_LISTS = 4
 
 
 class _SubOperationsMismatch(Exception):
