@@ -56,7 +56,7 @@ class MissingBackwardTwin(Rule):
         if not pending:
             return ()  # the trace starts after this micro-batch's forward step
         forward, forward_tensors = pending.popleft()
-        if forward_tensors == tensors:
+        if dict.__eq__(forward_tensors, tensors):  # as Counters without zero counts are: in C, not Counter's Python loop
             return ()
         return [
             at(
