@@ -38,9 +38,11 @@ class SubOpOutsideOp(Rule):
     Options = Options
 
     def check_op(self, record: OpRecord) -> list[Violation] | tuple[()]:
-        start = record.start
         subs = record.sub_operations
-        if start is None or record.timestamp == 0 or not subs.calls:
+        if not subs.calls:
+            return ()
+        start = record.start
+        if start is None or record.timestamp == 0:
             return ()
         end = record.timestamp
         high = end + self.options.tolerance_ms + 1e-6
