@@ -1,4 +1,4 @@
-from lint.models.megatron_trace import OpRecord, PerCalls, SubCall, sub_operation_label
+from lint.models.megatron_trace import OpRecord, SubCall, per_calls, sub_operation_label
 from lint.rule import Rule, Severity, Violation, at
 
 
@@ -41,7 +41,7 @@ def _halves_of(calls: tuple[SubCall, ...]) -> list[tuple[int, SubCall]]:
     return [(index, call) for index, call in enumerate(calls, 1) if (call.input__shape is None) != (call.input__dtype is None)]
 
 
-_halves = PerCalls(_halves_of)
+_halves = per_calls(_halves_of)
 
 
 def _half(record: OpRecord, what: str, dtype: str | None) -> Violation:

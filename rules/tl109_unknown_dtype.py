@@ -2,8 +2,8 @@ from lint.models.megatron_trace import (
     KNOWN_DTYPES,
     DdpGradCommRecord,
     OpRecord,
-    PerCalls,
     SubCall,
+    per_calls,
     sub_operation_label,
 )
 from lint.rule import Rule, Severity, Violation, at
@@ -50,7 +50,7 @@ def _unknowns_of(calls: tuple[SubCall, ...]) -> list[tuple[int, SubCall]]:
     return [(index, call) for index, call in enumerate(calls, 1) if call.input__dtype is not None and call.input__dtype not in KNOWN_DTYPES]
 
 
-_unknowns = PerCalls(_unknowns_of)
+_unknowns = per_calls(_unknowns_of)
 
 
 def _unknown(record: OpRecord | DdpGradCommRecord, dtype: str, what: str) -> Violation:

@@ -3,7 +3,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from operator import attrgetter
 
-from lint.models.megatron_trace import MICRO_BATCH_STEPS, OpRecord, PerCalls
+from lint.models.megatron_trace import MICRO_BATCH_STEPS, OpRecord, per_calls
 from lint.rule import Rule, Severity, Violation
 
 Call = tuple[str, str | None, str | None, str | None]  # trace_src_func, func_name, comm_func, group
@@ -27,7 +27,7 @@ class _Calls:
         return isinstance(other, _Calls) and other.calls == self.calls
 
 
-_calls = PerCalls(lambda calls: _Calls(tuple(map(_call, calls))))
+_calls = per_calls(lambda calls: _Calls(tuple(map(_call, calls))))
 
 
 class _Steps:

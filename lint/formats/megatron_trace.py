@@ -115,7 +115,7 @@ class Parser:
         # repeat their calls with new times, so the list with its timings zeroed is parsed once.
         number = self.grammar.terminal_regex("NUMBER")
         self._timings = re.compile(f",duration=((?:{number})),timestamp=((?:{number}))(?=[,'])")
-        # zeroed list -> its calls and what rules derived from them (PerCalls), shared by the steps that make them
+        # zeroed list -> its calls and what rules derived from them (per_calls), shared by the steps that make them
         self._known_calls: TextMemo[tuple[tuple[SubCall, ...], dict[Any, Any]]] = TextMemo()
         # The last few lists found, tried first: comparing a list's text with a few others (mostly of another
         # length) costs less than hashing it, and a file's steps take turns with a few lists.

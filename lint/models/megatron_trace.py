@@ -6,7 +6,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar, overload
+from typing import Any, ClassVar, TypeVar, overload
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
@@ -133,7 +133,7 @@ class SubOperations(Sequence[SubOperation]):
 
     Steps of one file repeat the same calls with new times, so the parser shares one ``calls`` tuple
     (and one ``derived`` dict) between them: rules that look only at the calls work once per distinct
-    list (:class:`PerCalls`, which keeps its results in ``derived``) and rules on times compare the
+    list (:func:`per_calls`, which keeps its results in ``derived``) and rules on times compare the
     columns.  Iterating yields full :class:`SubOperation` objects, built on first use.
     """
 
@@ -144,7 +144,7 @@ class SubOperations(Sequence[SubOperation]):
         calls: tuple[SubCall, ...] = (),
         durations: tuple[float, ...] = (),
         timestamps: tuple[float, ...] = (),
-        derived: dict[PerCalls[Any], Any] | None = None,
+        derived: dict[Callable[[SubOperations], Any], Any] | None = None,
     ) -> None:
         self.calls = calls
         self.durations = durations
@@ -229,22 +229,22 @@ class TextMemo(dict[str | None, T]):
         return value
 
 
-class PerCalls(Generic[T]):
+def per_calls(compute: Callable[[tuple[SubCall, ...]], T]) -> Callable[[SubOperations], T]:
     """``compute(calls)`` remembered with the calls: a function of what the sub-operations call runs once
     per distinct list, not once per step (the result lives in the list's shared ``derived`` dict, as long
-    as the parser remembers that list)."""
+    as the parser remembers that list).  A closure, not an object with ``__call__``: rules call it on
+    every record, and calling a function costs less."""
 
-    def __init__(self, compute: Callable[[tuple[SubCall, ...]], T]) -> None:
-        self.compute = compute
-
-    def __call__(self, subs: SubOperations) -> T:
+    def derive(subs: SubOperations) -> T:
         derived = subs.derived
         if derived is None:
-            return self.compute(subs.calls)
-        found = derived.get(self, _MISSING)
+            return compute(subs.calls)
+        found = derived.get(derive, _MISSING)
         if found is _MISSING:
-            found = derived[self] = self.compute(subs.calls)
+            found = derived[derive] = compute(subs.calls)
         return found  # type: ignore[no-any-return]
+
+    return derive
 
 
 _MISSING: Any = object()
@@ -367,7 +367,7 @@ def _layer_indices(calls: tuple[SubCall, ...]) -> tuple[int, ...]:
     return tuple(index for index, call in enumerate(calls) if _is_layer_collective(call))
 
 
-_layer_indices_of = PerCalls(_layer_indices)
+_layer_indices_of = per_calls(_layer_indices)
 
 
 def layer_collectives(record: OpRecord) -> tuple[int, ...]:
@@ -383,7 +383,7 @@ def _tensors(calls: tuple[SubCall, ...]) -> Counter[tuple[tuple[int, ...] | None
     return Counter((calls[index].input__shape, calls[index].input__dtype) for index in _layer_indices(calls))
 
 
-_layer_tensors_of = PerCalls(_tensors)
+_layer_tensors_of = per_calls(_tensors)
 
 
 def sub_operation_label(op: str, index: int, trace_src_func: str) -> str:
