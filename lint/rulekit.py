@@ -28,13 +28,14 @@ class SameInEveryRecord(Rule):
         super().__init__(options)
         self.first: tuple[Any, int] | None = None  # (value, line)
 
-    def _check(self, record: Any) -> Iterator[Violation]:
+    def _check(self, record: Any) -> tuple[Violation, ...]:
         value = getattr(record, self.field)
         if self.first is None:
             self.first = (value, record.line)
         elif value != self.first[0]:
             noun = self.field.removesuffix("_id")
-            yield at(record, f"{noun} {value} in a file of {noun} {self.first[0]} (first record: line {self.first[1]})")
+            return (at(record, f"{noun} {value} in a file of {noun} {self.first[0]} (first record: line {self.first[1]})"),)
+        return ()
 
     check_op = _check
     check_ddp_grad_comm = _check
