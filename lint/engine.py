@@ -122,6 +122,9 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
         records = _summarized(records, summarizer)
     syntax_problems = 0
     add = collector.add
+    shared: dict[type, Any] = {}
+    for rule in active:
+        rule.share(shared)
     handlers = _Handlers(active)
     item: Any = None
     try:
@@ -206,7 +209,10 @@ class _Handlers(dict[tuple[str, str | None], list[_Handler]]):
 
     def __missing__(self, key: tuple[str, str | None]) -> list[_Handler]:
         kind, op = key
-        found = [(rule, method) for rule, method in self.by_kind.get(kind, ()) if rule.ops is None or op in rule.ops]
+        found: list[_Handler] = []
+        for rule, method in self.by_kind.get(kind, ()):
+            if (rule.ops is None or op in rule.ops) and all(method != other for _, other in found):  # shared (Rule.share): once
+                found.append((rule, method))
         if len(self) >= 4096:  # bounded: a file of endlessly new op names must not grow memory
             self.clear()
         self[key] = found

@@ -94,6 +94,14 @@ class Rule:
         """Called after the last record: rules that compare across records report here."""
         return ()
 
+    def share(self, shared: dict[type, Any]) -> None:
+        """Called before a file's first record, with one dict per file that every rule of the file sees.
+
+        Rules that keep the same per-file state take one copy of it from there (``shared.setdefault``) and
+        bind their ``check_<kind>`` attributes to that copy's methods: the engine calls a handler that
+        several rules share once per record, so the state is built once however many rules read it.
+        """
+
     @classmethod
     def handlers(cls) -> dict[str, str]:
         """Record kind -> method name, from the ``check_<kind>`` methods the rule defines."""

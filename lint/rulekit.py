@@ -285,27 +285,55 @@ class SettingProduct(OptprimeLayout):
             yield Violation(total.line, 1, f"{total} but {self.formula} = {values} = {expected} ({', '.join(map(str, factors))})")
 
 
-class RankOutput(Rule):
-    """Base of optprime-log rules that follow which ranks printed output of their own, where each
-    rank's output ends, and how the run ended (:class:`RunOutcome`).
+class RankOutputs:
+    """Which ranks printed output of their own, where each rank's output ends, and how the run ended
+    (:class:`RunOutcome`): fed every record of one log.
 
     Every record that carries a rank counts as output, except the entries of torchrun's failure report:
     torchrun prints those about its workers.
     """
 
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
+    def __init__(self) -> None:
         self.last_output: dict[int, int] = {}  # rank -> line
         self.outcome = RunOutcome()
+        self.world: Setting | None = None  # the world size as the log printed it first: the ranks there are
 
     def observe(self, record: Record) -> Iterator[Violation]:
         self.outcome.add(record)
-        if record.rank is not None and not record.kind.startswith("failure_"):
+        kind = record.kind
+        if record.rank is not None and not kind.startswith("failure_"):
             self.last_output[record.rank] = record.line
+        if kind == "config" and self.world is None and isinstance(record, ConfigRecord) and record.setting == "world_size":
+            self.world = Setting(record.value, record.label, record.line)
         return iter(())
 
 
-for _kind in (record_type.kind for record_type in RECORD_TYPES):
+class RankOutput(Rule):
+    """Base of optprime-log rules that read :class:`RankOutputs`: one copy per log, however many of them run."""
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.output = RankOutputs()
+
+    def observe(self, record: Record) -> Iterator[Violation]:
+        return self.output.observe(record)
+
+    def share(self, shared: dict[type, Any]) -> None:
+        self.output = shared.setdefault(RankOutputs, self.output)
+        for kind in _RECORD_KINDS:
+            setattr(self, f"check_{kind}", self.output.observe)
+
+    @property
+    def outcome(self) -> RunOutcome:
+        return self.output.outcome
+
+    @property
+    def last_output(self) -> dict[int, int]:
+        return self.output.last_output
+
+
+_RECORD_KINDS = tuple(record_type.kind for record_type in RECORD_TYPES)
+for _kind in _RECORD_KINDS:
     setattr(RankOutput, f"check_{_kind}", RankOutput.observe)
 
 

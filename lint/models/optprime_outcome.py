@@ -78,6 +78,7 @@ class RunOutcome:
     """Fed every record of one log in order; says whether the run completed or failed, and why."""
 
     completed_ranks: set[int] = field(default_factory=set)
+    last_completed: Any = None  # the last `run completed` line
     failure_signs: int = 0
     first_sign: Any = None
     worker_exceptions: list[tuple[Any, TracebackFrameRecord | None]] = field(default_factory=list)  # (exception, the frame it names)
@@ -104,8 +105,10 @@ class RunOutcome:
         if kind in FAILURE_MESSAGES:
             self.failure_signs += 1
             self.first_sign = self.first_sign or record
-        if kind == "run_completed" and record.rank is not None:
-            self.completed_ranks.add(record.rank)
+        if kind == "run_completed":
+            self.last_completed = record
+            if record.rank is not None:
+                self.completed_ranks.add(record.rank)
         elif kind == "traceback":
             self.frames[record.rank] = []
         elif kind == "traceback_frame":
