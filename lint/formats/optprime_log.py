@@ -15,17 +15,19 @@ Records then get the rank the writer's structure implies where their text does n
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from functools import lru_cache
 from typing import Any, cast
 
 from lark import Lark, Tree
 from lark.exceptions import UnexpectedInput
 
+from lint.alternation import Alternation
 from lint.formats import Evidence, fits_int64, int64
 from lint.grammar import Grammar, quote
 from lint.models.common import SyntaxProblem
@@ -265,6 +267,7 @@ _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
     "mesh_stride": _literal(tuple),
 }
 
+_RANK = _CONVERTERS["rank"]
 _DIM_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 
 
@@ -285,7 +288,30 @@ class _RecordRule:
 
     record_type: type[Record]
     fields: tuple[tuple[str, str, Callable[[str | None], Any]], ...]  # grammar field, record field, converter
-    constants: dict[str, str]
+    # The record's positional arguments after line and column, in its order: the grammar field and the converter
+    # of each (a constant's converter ignores the text).  Passed by position, which costs the call least.
+    arguments: tuple[tuple[str, Callable[[str | None], Any]], ...] = field(init=False)
+    rank: str | None = field(init=False)  # the grammar field that gives the record's rank, where its text says it
+    constants: InitVar[dict[str, str]]
+
+    def __post_init__(self, constants: dict[str, str]) -> None:
+        by_record_field = {name: (grammar_name, convert) for grammar_name, name, convert in self.fields}
+        by_record_field |= {name: ("", _constant(value)) for name, value in constants.items()}
+        self.rank = by_record_field.pop("rank", (None,))[0]
+        positional = [spec.name for spec in dataclasses.fields(self.record_type) if not spec.kw_only][2:]  # after line, column
+        self.arguments = tuple(by_record_field.pop(name) for name in positional)
+        if by_record_field:
+            raise ValueError(f"{self.record_type.__name__} has no field for {sorted(by_record_field)}")
+
+    def build(self, number: int, column: int, texts: dict[str, str | None]) -> Record:
+        arguments = [convert(texts.get(grammar_name)) for grammar_name, convert in self.arguments]
+        if self.rank is None:
+            return self.record_type(number, column, *arguments)
+        return self.record_type(number, column, *arguments, rank=_RANK(texts.get(self.rank)))
+
+
+def _constant(value: str) -> Callable[[str | None], str]:
+    return lambda _text: value
 
 
 class Parser:
@@ -320,9 +346,9 @@ class Parser:
             for style in ("legacy_list", "list", "device_list", "shape")
         }
 
-    def _alternation(self, rules: Iterable[str]) -> re.Pattern[str]:
-        """One regex of the start rules of ``rules``, tried in order; the group that matched names the rule."""
-        return re.compile("|".join(f"(?P<{rule}>{self.grammar.derive(f'_{rule}_start').regex.pattern})" for rule in rules))
+    def _alternation(self, rules: Iterable[str]) -> Alternation:
+        """The start rules of ``rules``, tried in order; the group that matched names the rule."""
+        return Alternation({rule: self.grammar.derive(f"_{rule}_start").regex.pattern for rule in rules})
 
     def kinds_in(self, lines: list[str]) -> set[str]:
         """The kinds of the records in ``lines``, and of those a line starts and then breaks."""
@@ -465,10 +491,9 @@ class Parser:
         """The record of ``rule`` from its field texts; :class:`_Overflow` for an integer beyond an int64."""
         spec = self._records[rule]
         try:
-            values: dict[str, Any] = {name: convert(texts.get(grammar_name)) for grammar_name, name, convert in spec.fields}
+            return spec.build(number, column, texts)
         except OverflowError:
             raise _Overflow(next(grammar_name for grammar_name, _, convert in spec.fields if _overflows(convert, texts.get(grammar_name)))) from None
-        return spec.record_type(line=number, column=column, **(values | spec.constants))
 
     def _mesh_groups(self, text: str) -> list[DeviceMesh]:
         return [self._mesh(group["group_name"], group.group()) for group in self._mesh_group.finditer(text)]
