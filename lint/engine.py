@@ -385,7 +385,7 @@ def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progr
             misses.append(index)
         else:
             outcomes[index] = (hit, None)
-    if misses and options.backend.forks:
+    if len(misses) > 1 and options.backend.forks:  # (one file is checked here: no worker is forked)
         for run_format in sorted(formats.run_formats()):  # loaded before workers are forked, which then inherit them
             formats.parser(run_format)
     checked = executor.run_all(
