@@ -320,8 +320,7 @@ class RankOutput(Rule):
 
     def share(self, shared: dict[type, Any]) -> None:
         self.output = shared.setdefault(RankOutputs, self.output)
-        for kind in _RECORD_KINDS:
-            setattr(self, f"check_{kind}", self.output.observe)
+        _handled_by(self, self.output, _RECORD_KINDS, "observe")
 
     @property
     def outcome(self) -> RunOutcome:
@@ -330,6 +329,13 @@ class RankOutput(Rule):
     @property
     def last_output(self) -> dict[int, int]:
         return self.output.last_output
+
+
+def _handled_by(rule: Rule, state: object, kinds: Iterable[str], method: str | None = None) -> None:
+    """Points the rule's ``check_<kind>`` at the shared ``state``'s (its ``method``, else its own
+    ``check_<kind>``): the engine calls a handler rules share once per record (Rule.share)."""
+    for kind in kinds:
+        setattr(rule, f"check_{kind}", getattr(state, method or f"check_{kind}"))
 
 
 _RECORD_KINDS = tuple(record_type.kind for record_type in RECORD_TYPES)
@@ -348,24 +354,14 @@ class StageTimes:
     groups: tuple[tuple[str, int], ...]  # (layer, ops) in printed order
 
 
-class StepsByStage(OptprimeLayout):
-    """Base of optprime-log rules that judge a step across the pipeline: the groups every stage timed.
+class StepTimings:
+    """The groups each stage timed in each step, as the first of its ranks to print the step printed them:
+    fed every timing header and layer record of one log."""
 
-    The ranks of a stage time the same groups, so the first of them to print a step speaks for the
-    stage.  A step is judged only when every stage timed it: the log of some ranks (torchrun's
-    ``--local-ranks-filter``, one node of a multi-node job) or of a run that stopped has incomplete steps.
-    Stages time the same groups every step, so steps alike are judged once, at the first of them.
-    """
-
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
+    def __init__(self) -> None:
         self.open: dict[int, tuple[TimingHeaderRecord, list[tuple[str, int]]]] = {}  # rank -> latest header, its groups
         self.steps: dict[int, dict[int, StageTimes]] = {}  # step -> stage -> what it timed
         self.distinct: dict[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]] = {}  # one copy: steps repeat them
-
-    def judge(self, step: int, stages: list[StageTimes], alike: str) -> Iterator[Violation]:
-        """Findings of the step ``step``, which every stage timed; ``alike`` names the later steps like it."""
-        raise NotImplementedError
 
     def check_timing_header(self, record: TimingHeaderRecord) -> Iterator[Violation]:
         self._close(record.rank)
@@ -378,6 +374,12 @@ class StepsByStage(OptprimeLayout):
             opened[1].append((record.layer, record.ops))
         return iter(())
 
+    def close(self) -> dict[int, dict[int, StageTimes]]:
+        """After the last record: the steps, with the blocks still open closed."""
+        for rank in list(self.open):
+            self._close(rank)
+        return self.steps
+
     def _close(self, rank: int) -> None:
         opened = self.open.pop(rank, None)
         if opened is None:
@@ -388,18 +390,46 @@ class StepsByStage(OptprimeLayout):
             printed = tuple(groups)
             stages[header.stage] = StageTimes(header.stage, header.rank, header.line, header.column, self.distinct.setdefault(printed, printed))
 
+
+class StepsByStage(OptprimeLayout):
+    """Base of optprime-log rules that judge a step across the pipeline: the groups every stage timed
+    (:class:`StepTimings`, one copy per log however many of them run).
+
+    The ranks of a stage time the same groups, so the first of them to print a step speaks for the
+    stage.  A step is judged only when every stage timed it: the log of some ranks (torchrun's
+    ``--local-ranks-filter``, one node of a multi-node job) or of a run that stopped has incomplete steps.
+    Stages time the same groups every step, so steps alike are judged once, at the first of them.
+    """
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.timings = StepTimings()
+
+    def share(self, shared: dict[type, Any]) -> None:
+        self.timings = shared.setdefault(StepTimings, self.timings)
+        _handled_by(self, self.timings, ("timing_header", "layer_timing"))
+
+    def judge(self, step: int, stages: list[StageTimes], alike: str) -> Iterator[Violation]:
+        """Findings of the step ``step``, which every stage timed; ``alike`` names the later steps like it."""
+        raise NotImplementedError
+
+    def check_timing_header(self, record: TimingHeaderRecord) -> Iterator[Violation]:
+        return self.timings.check_timing_header(record)
+
+    def check_layer_timing(self, record: LayerTimingRecord) -> Iterator[Violation]:
+        return self.timings.check_layer_timing(record)
+
     def finish(self) -> Iterator[Violation]:
-        for rank in list(self.open):
-            self._close(rank)
+        by_step = self.timings.close()
         count = self.stage_count()
         if count is None:
             return
         alike: dict[tuple[tuple[tuple[str, int], ...], ...], list[int]] = {}  # every stage's groups -> the steps
-        for step, stages in self.steps.items():
+        for step, stages in by_step.items():
             if all(stage in stages for stage in range(count)):
                 alike.setdefault(tuple(stages[stage].groups for stage in range(count)), []).append(step)
         for steps in alike.values():
-            first = self.steps[steps[0]]
+            first = by_step[steps[0]]
             repeats = len(steps) - 1
             more = f" (and {repeats} more {'step' if repeats == 1 else 'steps'} alike)" if repeats else ""
             yield from self.judge(steps[0], [first[stage] for stage in range(count)], more)
