@@ -33,6 +33,24 @@ from lint.models.optprime_log import FAILURE_MESSAGES, TracebackFrameRecord
 # Exceptions torchrun raises in its own process: they report a failure, they are not one.
 _LAUNCHER_EXCEPTIONS = frozenset({"ChildFailedError", "SignalException"})
 _IMPORT_FAILURES = frozenset({"ModuleNotFoundError", "ImportError"})
+# The kinds of record RunOutcome.add reads.
+_TOLD_BY = frozenset(
+    {
+        *FAILURE_MESSAGES,
+        "exception_ignored",
+        "run_completed",
+        "traceback",
+        "traceback_frame",
+        "exception",
+        "python_log",
+        "death_signal",
+        "child_failed",
+        "failure_title",
+        "failure_section",
+        "failure_exitcode",
+        "failure_signal",
+    }
+)
 
 
 def signal_name(value: str | int) -> str:
@@ -95,6 +113,8 @@ class RunOutcome:
 
     def add(self, record: Any) -> None:
         kind = record.kind
+        if kind not in _TOLD_BY:  # most records (timing, set-up) say nothing about how the run ends
+            return
         if kind == "exception_ignored":
             self.ignoring.add(record.rank)
             return
