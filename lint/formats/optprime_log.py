@@ -331,7 +331,7 @@ class Parser:
             rule: self.grammar.derive(f"_{rule}_start", {"rank"}).regex for rule in rules if "rank" in self.grammar.field_names(f"_{rule}_start")
         }
         rules.append("exception")
-        self._patterns = {rule: self.grammar.derive(rule, set(self.grammar.field_names(rule))).regex for rule in rules}
+        self._patterns = _Derived(lambda rule: self.grammar.derive(rule, set(self.grammar.field_names(rule))).regex)
         types = {record_type.kind: record_type for record_type in RECORD_TYPES}
         converters = {**_CONVERTERS, "mesh_groups": _optional(self._mesh_groups)}
         self._records = {
@@ -515,6 +515,19 @@ class Parser:
             sizes=sizes,
             stride=_CONVERTERS["mesh_stride"](texts.get("mesh_stride")),
         )
+
+
+class _Derived(dict[str, re.Pattern[str]]):
+    """Record rule -> its derived regex, made when a record of the rule is first met: a log holds a few of the
+    kinds, and deriving them all would cost a third of the parser's start-up."""
+
+    def __init__(self, derive: Callable[[str], re.Pattern[str]]) -> None:
+        super().__init__()
+        self._derive = derive
+
+    def __missing__(self, rule: str) -> re.Pattern[str]:
+        pattern = self[rule] = self._derive(rule)
+        return pattern
 
 
 class _Overflow(Exception):
