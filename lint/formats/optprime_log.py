@@ -296,15 +296,18 @@ class _RecordRule:
     record_type: type[Record]
     fields: tuple[tuple[str, str, Callable[[str | None], Any]], ...]  # grammar field, record field, converter
     constants: InitVar[dict[str, str]]  # record fields the rule's text does not carry
-    # (line, column, field texts) -> the record.  Generated per rule, as dataclasses generates ``__init__``: a loop
-    # over the fields costs twice as much, and this runs for every record.
-    build: Callable[[int, int, dict[str, str | None]], Record] = field(init=False)
+    # (line, column, field texts) -> the record; the texts are the derived regex's match, or a dict of every field
+    # (None: absent).  Generated per rule, as dataclasses generates ``__init__``: a loop over the fields costs twice
+    # as much, and this runs for every record.
+    build: Callable[[int, int, Any], Record] = field(init=False)
+    fields_named: tuple[str, ...] = field(init=False)  # the grammar fields
 
     def __post_init__(self, constants: dict[str, str]) -> None:
         namespace: dict[str, Any] = {"record_type": self.record_type}
         values: dict[str, str] = {}  # record field -> the expression of its value
+        self.fields_named = tuple(grammar_name for grammar_name, _, _ in self.fields)
         for index, (grammar_name, name, convert) in enumerate(self.fields):
-            values[name] = f"texts.get({grammar_name!r})"
+            values[name] = f"texts[{grammar_name!r}]"
             if convert is not _text:
                 namespace[f"convert{index}"] = convert
                 values[name] = f"convert{index}({values[name]})"
@@ -412,7 +415,7 @@ class Parser:
             return self._parse_slowly(rule, number, text, position, line_rank)
         if self.fast:
             try:
-                return self._records[rule].build(number, position + 1, match.groupdict()), match.end()
+                return self._records[rule].build(number, position + 1, match), match.end()
             except OverflowError:  # Lark decides and explains
                 pass
         return self._parse_slowly(rule, number, text, position, line_rank, match.end())
@@ -492,7 +495,7 @@ class Parser:
         """The record of ``rule`` from its field texts; :class:`_Overflow` for an integer beyond an int64."""
         spec = self._records[rule]
         try:
-            return spec.build(number, column, texts)
+            return spec.build(number, column, dict.fromkeys(spec.fields_named, None) | texts)
         except OverflowError:
             raise _Overflow(next(grammar_name for grammar_name, _, convert in spec.fields if _overflows(convert, texts.get(grammar_name)))) from None
 
