@@ -6,7 +6,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from lint.layout import OPTPRIME_PRINTED_ABOVE_ONE, optprime_implied
 from lint.models.optprime_log import (
@@ -343,9 +343,9 @@ for _kind in _RECORD_KINDS:
     setattr(RankOutput, f"check_{_kind}", RankOutput.observe)
 
 
-@dataclass(frozen=True, slots=True)
-class StageTimes:
-    """The groups one stage timed in one step, as the first of its ranks to print the step printed them."""
+class StageTimes(NamedTuple):
+    """The groups one stage timed in one step, as the first of its ranks to print the step printed them
+    (a named tuple: one is made per stage and step, and a frozen dataclass costs twice as much to make)."""
 
     stage: int
     rank: int
