@@ -205,14 +205,13 @@ class _Handlers(dict[tuple[str, str | None], list[_Handler]]):
         self.by_kind: dict[str, list[_Handler]] = {}
         for rule in rules:
             for kind, method in rule.handlers().items():
-                self.by_kind.setdefault(kind, []).append((rule, getattr(rule, method)))
+                listed, bound = self.by_kind.setdefault(kind, []), getattr(rule, method)
+                if all(bound != other for _, other in listed):  # a handler rules share (Rule.share) is called once
+                    listed.append((rule, bound))
 
     def __missing__(self, key: tuple[str, str | None]) -> list[_Handler]:
         kind, op = key
-        found: list[_Handler] = []
-        for rule, method in self.by_kind.get(kind, ()):
-            if (rule.ops is None or op in rule.ops) and all(method != other for _, other in found):  # shared (Rule.share): once
-                found.append((rule, method))
+        found = [(rule, method) for rule, method in self.by_kind.get(kind, ()) if rule.ops is None or op in rule.ops]
         if len(self) >= 4096:  # bounded: a file of endlessly new op names must not grow memory
             self.clear()
         self[key] = found

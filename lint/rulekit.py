@@ -298,14 +298,14 @@ class RankOutputs:
         self.outcome = RunOutcome()
         self.world: Setting | None = None  # the world size as the log printed it first: the ranks there are
 
-    def observe(self, record: Record) -> Iterator[Violation]:
+    def observe(self, record: Record) -> tuple[()]:
         self.outcome.add(record)
         kind = record.kind
         if record.rank is not None and not kind.startswith("failure_"):
             self.last_output[record.rank] = record.line
         if kind == "config" and self.world is None and isinstance(record, ConfigRecord) and record.setting == "world_size":
             self.world = Setting(record.value, record.label, record.line)
-        return iter(())
+        return ()
 
 
 class RankOutput(Rule):
@@ -315,7 +315,7 @@ class RankOutput(Rule):
         super().__init__(options)
         self.output = RankOutputs()
 
-    def observe(self, record: Record) -> Iterator[Violation]:
+    def observe(self, record: Record) -> tuple[()]:
         return self.output.observe(record)
 
     def share(self, shared: dict[type, Any]) -> None:
@@ -363,16 +363,16 @@ class StepTimings:
         self.steps: dict[int, dict[int, StageTimes]] = {}  # step -> stage -> what it timed
         self.distinct: dict[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]] = {}  # one copy: steps repeat them
 
-    def check_timing_header(self, record: TimingHeaderRecord) -> Iterator[Violation]:
+    def check_timing_header(self, record: TimingHeaderRecord) -> tuple[()]:
         self._close(record.rank)
         self.open[record.rank] = (record, [])
-        return iter(())
+        return ()
 
-    def check_layer_timing(self, record: LayerTimingRecord) -> Iterator[Violation]:
+    def check_layer_timing(self, record: LayerTimingRecord) -> tuple[()]:
         opened = self.open.get(record.rank) if record.rank is not None else None
         if opened is not None:
             opened[1].append((record.layer, record.ops))
-        return iter(())
+        return ()
 
     def close(self) -> dict[int, dict[int, StageTimes]]:
         """After the last record: the steps, with the blocks still open closed."""
@@ -413,10 +413,10 @@ class StepsByStage(OptprimeLayout):
         """Findings of the step ``step``, which every stage timed; ``alike`` names the later steps like it."""
         raise NotImplementedError
 
-    def check_timing_header(self, record: TimingHeaderRecord) -> Iterator[Violation]:
+    def check_timing_header(self, record: TimingHeaderRecord) -> tuple[()]:
         return self.timings.check_timing_header(record)
 
-    def check_layer_timing(self, record: LayerTimingRecord) -> Iterator[Violation]:
+    def check_layer_timing(self, record: LayerTimingRecord) -> tuple[()]:
         return self.timings.check_layer_timing(record)
 
     def finish(self) -> Iterator[Violation]:
