@@ -275,6 +275,7 @@ _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
 }
 
 _RANK = _CONVERTERS["rank"]
+_RANK = _CONVERTERS["rank"]
 _DIM_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 
 
@@ -296,28 +297,39 @@ class _RecordRule:
     record_type: type[Record]
     fields: tuple[tuple[str, str, Callable[[str | None], Any]], ...]  # grammar field, record field, converter
     constants: InitVar[dict[str, str]]  # record fields the rule's text does not carry
-    # (line, column, field texts) -> the record; the texts are the derived regex's match, or a dict of every field
-    # (None: absent).  Generated per rule, as dataclasses generates ``__init__``: a loop over the fields costs twice
-    # as much, and this runs for every record.
-    build: Callable[[int, int, Any], Record] = field(init=False)
+    # The record's positional arguments after line and column, in its order: the grammar field and the converter
+    # of each (None: the text as it is; a constant's converter ignores the text).  Passed by position, which
+    # costs the call least.
+    arguments: tuple[tuple[str, Callable[[str | None], Any] | None], ...] = field(init=False)
+    rank: str | None = field(init=False)  # the grammar field that gives the record's rank, where its text says it
     fields_named: tuple[str, ...] = field(init=False)  # the grammar fields
 
     def __post_init__(self, constants: dict[str, str]) -> None:
-        namespace: dict[str, Any] = {"record_type": self.record_type}
-        values: dict[str, str] = {}  # record field -> the expression of its value
         self.fields_named = tuple(grammar_name for grammar_name, _, _ in self.fields)
-        for index, (grammar_name, name, convert) in enumerate(self.fields):
-            values[name] = f"texts[{grammar_name!r}]"
-            if convert is not _text:
-                namespace[f"convert{index}"] = convert
-                values[name] = f"convert{index}({values[name]})"
-        values |= {name: repr(value) for name, value in constants.items()}
-        record_fields = dataclasses.fields(self.record_type)
-        positional = [spec.name for spec in record_fields if not spec.kw_only][2:]  # after line, column
-        if not set(values) - set(positional) <= {spec.name for spec in record_fields if spec.kw_only}:
-            raise ValueError(f"{self.record_type.__name__} has no field for {sorted(set(values) - {spec.name for spec in record_fields})}")
-        arguments = ["number", "column", *(values.pop(name) for name in positional), *(f"{name}={value}" for name, value in values.items())]
-        self.build = eval(f"lambda number, column, texts: record_type({', '.join(arguments)})", namespace)
+        by_record_field: dict[str, tuple[str, Callable[[str | None], Any] | None]] = {
+            name: (grammar_name, None if convert is _text else convert) for grammar_name, name, convert in self.fields
+        }
+        if constants and not self.fields_named:
+            raise ValueError(f"{self.record_type.__name__}: a rule without fields has nothing to read constants beside")
+        # a constant's converter is given the text of the rule's first field, which it ignores
+        by_record_field |= {name: (self.fields_named[0], _constant(value)) for name, value in constants.items()}
+        rank = by_record_field.pop("rank", None)
+        self.rank = rank[0] if rank else None
+        positional = [spec.name for spec in dataclasses.fields(self.record_type) if not spec.kw_only][2:]  # after line, column
+        self.arguments = tuple(by_record_field.pop(name) for name in positional)
+        if by_record_field:
+            raise ValueError(f"{self.record_type.__name__} has no field for {sorted(by_record_field)}")
+
+    def build(self, number: int, column: int, texts: Any) -> Record:
+        """The record from the texts of its fields: the derived regex's match, or a dict of every field (None: absent)."""
+        arguments = [texts[grammar_name] if convert is None else convert(texts[grammar_name]) for grammar_name, convert in self.arguments]
+        if self.rank is None:
+            return self.record_type(number, column, *arguments)
+        return self.record_type(number, column, *arguments, rank=_RANK(texts[self.rank]))
+
+
+def _constant(value: str) -> Callable[[str | None], str]:
+    return lambda _text: value
 
 
 class Parser:
