@@ -19,10 +19,14 @@ import importlib
 import re
 from typing import Any
 
-_parser: Any = importlib.import_module("re._parser")  # private, but what re.compile itself reads
-_constants: Any = importlib.import_module("re._constants")
-_REPEATS = frozenset({_constants.MAX_REPEAT, _constants.MIN_REPEAT, _constants.POSSESSIVE_REPEAT})
-_ZERO_WIDTH = frozenset({_constants.AT, _constants.ASSERT, _constants.ASSERT_NOT})
+_parser: Any = None
+try:  # private, but what re.compile itself reads; a Python that keeps it elsewhere gets no index (one alternation)
+    _parser = importlib.import_module("re._parser")
+    _constants: Any = importlib.import_module("re._constants")
+    _REPEATS = frozenset({_constants.MAX_REPEAT, _constants.MIN_REPEAT, _constants.POSSESSIVE_REPEAT})
+    _ZERO_WIDTH = frozenset({_constants.AT, _constants.ASSERT, _constants.ASSERT_NOT})
+except (ImportError, AttributeError):
+    _parser = None
 _RANGE_LIMIT = 256  # a wider range (``[^…]`` aside) is taken as any character
 
 # (the characters a match may begin with, None: any; whether it may match the empty text)
@@ -55,11 +59,17 @@ class Alternation:
 
 
 def first_characters(pattern: str) -> frozenset[str] | None:
-    """The characters a match of ``pattern`` can begin with; None when that may be any (or the match empty)."""
-    parsed = _parser.parse(pattern)
-    if parsed.state.flags & re.IGNORECASE:
+    """The characters a match of ``pattern`` can begin with; None when that may be any (or the match empty), or
+    when this Python's parse of regexes is not the one read here."""
+    if _parser is None:
         return None
-    first, empty = _first_of_sequence(list(parsed))
+    try:
+        parsed = _parser.parse(pattern)
+        if parsed.state.flags & re.IGNORECASE:
+            return None
+        first, empty = _first_of_sequence(list(parsed))
+    except (AttributeError, TypeError, ValueError):  # a tree of another shape: the regex is tried everywhere
+        return None
     return None if empty else first
 
 

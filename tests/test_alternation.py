@@ -73,3 +73,13 @@ def test_the_optprime_start_rules_agree_at_every_position_of_every_sample_and_re
 def test_the_optprime_start_rules_agree_on_spliced_lines(lines: list[str], noise: str, cut: int) -> None:
     joined = "".join(lines)
     _assert_agree(joined[:cut] + noise + joined[cut:])
+
+
+def test_without_pythons_regex_parser_every_regex_is_tried_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("lint.alternation._parser", None)
+    unindexed = Alternation(STARTS)
+    assert first_characters(r"abc") is None
+    for line in _lines()[:200]:
+        for position in range(len(line) + 1):
+            found, plain = unindexed.match(line, position), PLAIN.match(line, position)
+            assert (found and (found.lastgroup, found.span())) == (plain and (plain.lastgroup, plain.span()))
