@@ -1,13 +1,15 @@
 """MB/s and peak RSS of ``tlint check`` on one file of each format, on one core.
 
-    python benchmarks/bench_formats.py [--size-mb 5] [--format NAME ...]
+    python benchmarks/bench_formats.py [--size-mb 5] [--format NAME ...] [--long-run]
 
 Inputs, generated into a temporary directory:
 - megatron-trace: the realistic single-rank trace of generate_trace.py;
 - simai-workload: the workload AICB writes for a 32-layer model (tests/synth/simai_workload.py), with as
   many micro-batches as the size needs;
 - neusight-tsv and optprime-log: the bundled sample (examples/) with its body repeated to the size
-  (the repeats may draw findings; the figure is about reading speed).
+  (the repeats may draw findings; the figure is about reading speed);
+- optprime-log with ``--long-run``: a valid log of a long training run grown from that sample
+  (tests/synth/optprime_log.py: its set-up once, then as many steps of per-rank timing as the size needs).
 The targets (issue 13): megatron-trace >= 80 MB/s, every other format >= 30 MB/s.
 """
 
@@ -27,6 +29,7 @@ from measure import ROOT, TLINT_CHECK, first_cpu, run_measured
 sys.path.insert(0, str(ROOT))  # the workload generator lives in the checkout's test tree
 
 from tests.synth.megatron_run import RunSpec
+from tests.synth.optprime_log import write_long_run
 from tests.synth.simai_workload import write_workload
 
 TARGET_MB_PER_S = {"megatron-trace": 80.0}
@@ -66,12 +69,14 @@ def main() -> int:
     arguments = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     arguments.add_argument("--size-mb", type=float, default=5.0, help="size of each file, MB of 10^6 bytes (default 5)")
     arguments.add_argument("--format", action="append", choices=sorted(WRITERS), help="only these formats (default: all)")
+    arguments.add_argument("--long-run", action="store_true", help="optprime-log: a long training run's log, not the sample repeated")
     args = arguments.parse_args()
+    writers = WRITERS | ({"optprime-log": write_long_run} if args.long_run else {})
     failed = False
     with tempfile.TemporaryDirectory(prefix="tlint-formats-") as directory:
         for name in args.format or list(WRITERS):
             path = Path(directory) / f"{name}.txt"
-            WRITERS[name](path, args.size_mb)
+            writers[name](path, args.size_mb)
             size_mb = path.stat().st_size / MB
             measurement = run_measured([*TLINT_CHECK, str(path), "--trace-format", name, "--output-format", "json"], cpu=first_cpu())
             if measurement.exit_code not in (0, 1):

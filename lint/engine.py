@@ -122,6 +122,9 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
         records = _summarized(records, summarizer)
     syntax_problems = 0
     add = collector.add
+    shared: dict[type, Any] = {}
+    for rule in active:
+        rule.share(shared)
     handlers = _Handlers(active)
     item: Any = None
     try:
@@ -209,7 +212,9 @@ class _Handlers(dict[tuple[str, str | None, int | None], list[_Handler]]):
         self.by_kind: dict[str, list[_Handler]] = {}
         for rule in rules:
             for kind, method in rule.handlers().items():
-                self.by_kind.setdefault(kind, []).append((rule, getattr(rule, method)))
+                listed, bound = self.by_kind.setdefault(kind, []), getattr(rule, method)
+                if all(bound != other for _, other in listed):  # a handler rules share (Rule.share) is called once
+                    listed.append((rule, bound))
 
     def listing(self, key: tuple[str, str | None, int | None], record: Any) -> list[_Handler]:
         """The handlers of ``record``, whose key is not listed yet."""

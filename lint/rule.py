@@ -94,6 +94,15 @@ class Rule:
     def __init__(self, options: RuleOptions | None = None) -> None:
         self.options: Any = options if options is not None else self.Options()
 
+    def share(self, shared: dict[type, Any]) -> None:
+        """Called before a file's first record, with one dict per file that every rule of the file sees.
+
+        Rules that keep the same per-file state take one copy of it from there (``shared.setdefault``) and
+        bind their ``check_<kind>`` attributes to that copy's methods: the engine calls a handler that
+        several rules share once per record, so the state is built once however many rules read it (rules
+        that share a handler must look at the same records: the same ``ops``).
+        """
+
     def finish(self) -> Iterable[Violation]:
         """Called after the last record: rules that compare across records report here."""
         return ()

@@ -1,5 +1,5 @@
 from lint.rule import Severity
-from lint.rulekit import SettingProduct
+from lint.rulekit.optprime import SettingProduct
 
 
 class GlobalBatchMismatch(SettingProduct):

@@ -2,7 +2,7 @@ import math
 from collections.abc import Iterator
 
 from lint.rule import Severity, Violation
-from lint.rulekit import OptprimeLayout
+from lint.rulekit.optprime import OptprimeLayout
 
 
 class BatchCountMismatch(OptprimeLayout):

@@ -2,7 +2,7 @@ from collections.abc import Iterator
 
 from lint.models.optprime_log import ConfigRecord
 from lint.rule import Severity, Violation, at
-from lint.rulekit import OptprimeLayout
+from lint.rulekit.optprime import OptprimeLayout
 
 
 class ConflictingSetting(OptprimeLayout):

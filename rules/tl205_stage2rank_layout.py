@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from lint.rule import Severity, Violation, at
-from lint.rulekit import OptprimeLayout, spans
+from lint.rulekit.optprime import OptprimeLayout, spans
 
 
 class Stage2rankLayout(OptprimeLayout):

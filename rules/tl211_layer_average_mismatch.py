@@ -1,8 +1,6 @@
-from collections.abc import Iterator
-
 from lint.models.optprime_log import LayerTimingRecord
 from lint.rule import Rule, Severity, Violation, at
-from lint.rulekit import group_owner
+from lint.rulekit.optprime import group_owner
 
 # total and avg/op are both rounded to 3 decimals: total/ops and avg/op then differ by 0.0005 at the
 # most; the slack absorbs binary floating point, in which 0.0005 itself is inexact.
@@ -32,14 +30,17 @@ class LayerAverageMismatch(Rule):
     severity = Severity.ERROR
     formats = ("optprime-log",)
 
-    def check_layer_timing(self, record: LayerTimingRecord) -> Iterator[Violation]:
+    def check_layer_timing(self, record: LayerTimingRecord) -> tuple[Violation, ...]:
         if not record.ops:
-            return
+            return ()
         average = record.total_ms / record.ops
         off = abs(average - record.avg_ms)
-        if off > TOLERANCE_MS + FLOAT_SLACK:
-            yield at(
+        if not off > TOLERANCE_MS + FLOAT_SLACK:  # (not <=: a NaN is no finding)
+            return ()  # the usual case, without a generator: this runs for every layer record
+        return (
+            at(
                 record,
                 f"layer[{record.layer}] ({group_owner(record)}): total {record.total_ms:.3f} ms / {record.ops} ops = "
                 f"{average:.4f} ms, but avg/op={record.avg_ms:.3f}ms (off by {off:.4f} ms; the 3-decimal rounding allows {TOLERANCE_MS})",
-            )
+            ),
+        )

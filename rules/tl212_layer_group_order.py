@@ -1,8 +1,6 @@
-from collections.abc import Iterator
-
 from lint.models.optprime_log import LayerTimingRecord, TimingHeaderRecord, layer_position
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
-from lint.rulekit import group_owner
+from lint.rulekit.optprime import group_owner
 
 
 class LayerGroupOrder(Rule):
@@ -28,25 +26,26 @@ class LayerGroupOrder(Rule):
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
-        self.last: dict[int, LayerTimingRecord] = {}  # rank -> the latest group of its open block
+        self.last: dict[int, tuple[LayerTimingRecord, float]] = {}  # rank -> the latest group of its open block, its position
 
-    def check_timing_header(self, record: TimingHeaderRecord) -> Iterator[Violation]:
+    def check_timing_header(self, record: TimingHeaderRecord) -> tuple[()]:
         self.last.pop(record.rank, None)
-        return iter(())
+        return ()
 
-    def check_layer_timing(self, record: LayerTimingRecord) -> Iterator[Violation]:
+    def check_layer_timing(self, record: LayerTimingRecord) -> tuple[Violation, ...]:
         if record.rank is None:
-            return
-        previous = self.last.get(record.rank)
-        self.last[record.rank] = record
-        if previous is None:
-            return
-        position, before = layer_position(record.layer), layer_position(previous.layer)
+            return ()
+        position = layer_position(record.layer)
+        previous, before = self.last.get(record.rank, (None, position))
+        self.last[record.rank] = (record, position)
+        if previous is None or position > before:
+            return ()  # the usual case, without a generator: this runs for every layer record
         if position == before:
-            yield at(record, f"layer[{record.layer}] ({group_owner(record)}) again (line {previous.line})")
-        elif position < before:
-            yield at(
+            return (at(record, f"layer[{record.layer}] ({group_owner(record)}) again (line {previous.line})"),)
+        return (
+            at(
                 record,
                 f"layer[{record.layer}] ({group_owner(record)}) after layer[{previous.layer}] (line {previous.line}): "
                 "groups are printed embed, layers ascending, lm_head",
-            )
+            ),
+        )

@@ -1,8 +1,6 @@
-from collections.abc import Iterator
-
 from lint.models.optprime_log import LayerTimingRecord
 from lint.rule import Severity, Violation, at
-from lint.rulekit import SINGLE_MODULE_GROUPS, OptprimeLayout, group_owner
+from lint.rulekit.optprime import SINGLE_MODULE_GROUPS, OptprimeLayout, group_owner
 
 
 class EmbedLmHeadOps(OptprimeLayout):
@@ -27,7 +25,10 @@ class EmbedLmHeadOps(OptprimeLayout):
     severity = Severity.ERROR
     formats = ("optprime-log",)
 
-    def check_layer_timing(self, record: LayerTimingRecord) -> Iterator[Violation]:
+    def check_layer_timing(self, record: LayerTimingRecord) -> tuple[Violation, ...]:
+        if record.layer not in SINGLE_MODULE_GROUPS:
+            return ()  # the usual case, without a generator: this runs for every layer record
         gas = self.settings.get("gas")
-        if record.layer in SINGLE_MODULE_GROUPS and gas is not None and record.ops != gas.value:
-            yield at(record, f"layer[{record.layer}] ({group_owner(record)}) counts {record.ops} ops; it runs once per micro-batch: {gas}")
+        if gas is None or record.ops == gas.value:
+            return ()
+        return (at(record, f"layer[{record.layer}] ({group_owner(record)}) counts {record.ops} ops; it runs once per micro-batch: {gas}"),)

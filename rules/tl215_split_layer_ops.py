@@ -2,7 +2,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from lint.rule import Severity, Violation, at
-from lint.rulekit import StageTimes, StepsByStage, spans
+from lint.rulekit.optprime import StageTimes, StepsByStage, spans
 
 
 class SplitLayerOps(StepsByStage):

@@ -1,8 +1,7 @@
 from collections.abc import Iterator
 
-from lint.models.optprime_log import ConfigRecord
-from lint.rule import RuleOptions, Severity, Violation
-from lint.rulekit import RankOutput, Setting
+from lint.rule import Severity, Violation
+from lint.rulekit.optprime import RankOutput
 from lint.runs.model import rank_list
 
 
@@ -33,25 +32,17 @@ class PartialRankLog(RankOutput):
     severity = Severity.INFO
     formats = ("optprime-log",)
 
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
-        self.world: Setting | None = None
-
-    def check_config(self, record: ConfigRecord) -> Iterator[Violation]:
-        if record.setting == "world_size" and self.world is None:
-            self.world = Setting(record.value, record.label, record.line)
-        return self.observe(record)
-
     def finish(self) -> Iterator[Violation]:
-        if self.world is None:
+        world = self.output.world
+        if world is None:
             return
-        silent = [rank for rank in range(int(self.world.value)) if rank not in self.last_output]
+        silent = [rank for rank in range(int(world.value)) if rank not in self.last_output]
         if not silent:
             return
         shown = f"the output of {rank_list(self.last_output)}" if self.last_output else "no rank's output"
         yield Violation(
-            self.world.line,
+            world.line,
             1,
-            f"the log shows {shown}; the run has {self.world.value} ranks by {self.world}: {rank_list(silent)} printed "
+            f"the log shows {shown}; the run has {world.value} ranks by {world}: {rank_list(silent)} printed "
             "nothing here (torchrun's --local-ranks-filter, or one node's log of a multi-node job)",
         )

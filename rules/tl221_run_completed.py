@@ -1,8 +1,7 @@
 from collections.abc import Iterator
 
-from lint.models.optprime_log import Record
-from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import RankOutput
+from lint.rule import Severity, Violation, at
+from lint.rulekit.optprime import RankOutput
 from lint.runs.model import rank_list
 
 
@@ -30,16 +29,8 @@ class RunCompleted(RankOutput):
     severity = Severity.INFO
     formats = ("optprime-log",)
 
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
-        self.last_completed: Record | None = None
-
-    def check_run_completed(self, record: Record) -> Iterator[Violation]:
-        self.last_completed = record
-        return self.observe(record)
-
     def finish(self) -> Iterator[Violation]:
-        completed = self.outcome.completed_ranks
-        if self.last_completed is None or self.outcome.failed or not completed >= set(self.last_output):
+        completed, last = self.outcome.completed_ranks, self.outcome.last_completed
+        if last is None or self.outcome.failed or not completed >= set(self.last_output):
             return
-        yield at(self.last_completed, f"the run completed: {rank_list(completed)} printed `run completed` (the last on line {self.last_completed.line})")
+        yield at(last, f"the run completed: {rank_list(completed)} printed `run completed` (the last on line {last.line})")

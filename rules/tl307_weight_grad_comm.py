@@ -2,7 +2,7 @@ from collections.abc import Iterator
 
 from lint.models.neusight_tsv import LayerRecord
 from lint.rule import Severity
-from lint.rulekit import NeusightRowMessages
+from lint.rulekit.neusight import NeusightRowMessages
 
 
 class WeightGradComm(NeusightRowMessages):

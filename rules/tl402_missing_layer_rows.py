@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from lint.rule import Severity, Violation, at
-from lint.rulekit import LayerRowTally
+from lint.rulekit.simai import LayerRowTally
 
 
 class MissingLayerRows(LayerRowTally):

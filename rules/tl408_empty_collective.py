@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 from lint.models.simai_workload import EXPERT_SUFFIXES, Comm, LayerRow
 from lint.rule import RuleOptions, Severity
-from lint.rulekit import AicbOnly, OncePerLayerComm
+from lint.rulekit.simai import AicbOnly, OncePerLayerComm
 
 # AICB's sequence-parallel column layers: `attention_column`, `mlp_column`, `final_column`.
 _COLUMN_LAYER = re.compile(r".*column.*")

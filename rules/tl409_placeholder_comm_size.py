@@ -1,6 +1,6 @@
 from lint.models.simai_workload import Comm
 from lint.rule import Severity
-from lint.rulekit import OncePerLayerComm
+from lint.rulekit.simai import OncePerLayerComm
 
 
 class PlaceholderCommSize(OncePerLayerComm):

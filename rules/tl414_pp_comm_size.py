@@ -3,7 +3,8 @@ from typing import Any
 
 from lint.models.simai_workload import Header, LayerRow
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
-from lint.rulekit import TpActivation, quotient
+from lint.rulekit import quotient
+from lint.rulekit.simai import TpActivation
 
 
 class PpCommSize(Rule):

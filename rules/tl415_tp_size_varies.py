@@ -3,7 +3,8 @@ from typing import Any
 
 from lint.models.simai_workload import LayerRow
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import AicbOnly, PerAlikeRow
+from lint.rulekit import PerAlikeRow
+from lint.rulekit.simai import AicbOnly
 
 
 class TpSizeVaries(AicbOnly):

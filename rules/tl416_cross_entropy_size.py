@@ -4,7 +4,8 @@ from typing import Any
 
 from lint.models.simai_workload import Comm, LayerRow
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import AicbOnly, PerAlikeRow, TpActivation, quotient
+from lint.rulekit import PerAlikeRow, quotient
+from lint.rulekit.simai import AicbOnly, TpActivation
 
 CROSS_ENTROPY = re.compile(r"cross_entropy[0-9]*")
 

@@ -3,7 +3,7 @@ from typing import Any
 
 from lint.models.simai_workload import Comm, LayerRow
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import AicbOnly
+from lint.rulekit.simai import AicbOnly
 
 Transfer = tuple[LayerRow, Comm]
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from lint import formats
 from lint.config import FileConfig, Overrides, build_selection
 from lint.engine import MAX_MESSAGE, CheckOptions, check
 from lint.rule import registry
+from lint.rulekit.optprime import RankOutputs
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -83,3 +86,20 @@ def test_read_summary_gives_a_run_files_summary_without_rules(tmp_path: Path) ->
     assert read_summary(Source(broken, broken.name), "megatron-trace")[1] is False
     with pytest.raises(ValueError, match="do not form runs"):
         read_summary(Source(broken, broken.name), "simai-workload")
+
+
+def test_state_several_rules_share_is_fed_each_record_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # TL218-TL221 all read which ranks printed what (RankOutputs): one copy per file, fed once per record
+    fed: list[int] = []
+    observe = RankOutputs.observe
+
+    def counted(self: RankOutputs, record: Any) -> Any:
+        fed.append(id(self))
+        return observe(self, record)
+
+    monkeypatch.setattr(RankOutputs, "observe", counted)
+    sample = Path(__file__).resolve().parents[1] / "examples" / "optprime-log.txt"
+    report = check([str(sample)], CheckOptions())
+    records = sum(1 for _ in formats.parser("optprime-log").parse(enumerate(sample.read_text(encoding="utf-8").splitlines(), 1)))
+    assert len(fed) == records and len(set(fed)) == 1
+    assert [f.code for f in report.findings] == ["TL221"]

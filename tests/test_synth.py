@@ -35,6 +35,7 @@ from tests.synth.megatron_run import (
     slow_down_stage,
     write_run,
 )
+from tests.synth.optprime_log import write_long_run
 from tests.synth.simai_workload import write_workload
 
 SEED_000 = Path(__file__).resolve().parent / "fixtures" / "seeds" / "000_14848477538be528.txt"
@@ -387,3 +388,11 @@ def test_the_simai_workload_written_for_a_run_checks_clean_and_follows_aicb(tmp_
     layers = [r for r in rows if r.name in ("attention_layer", "mlp_layer")]
     assert len(layers) == 2 * SMALL.layers * SMALL.micro_batches
     assert {(r.fwd_comm_size, r.ig_comm_size) for r in layers} == {(2 * SMALL.micro_batch_size * SMALL.seq * SMALL.hidden,) * 2}
+
+
+def test_a_long_optprime_run_grown_from_the_sample_is_valid(tmp_path: Path) -> None:
+    log = tmp_path / "long.log"
+    steps = write_long_run(log, 0.2)
+    assert steps > 20  # more than the sample's
+    report = check([str(log)], CheckOptions(trace_format="optprime-log"))
+    assert [f.code for f in report.findings] == ["TL221"]

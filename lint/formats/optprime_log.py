@@ -15,17 +15,19 @@ Records then get the rank the writer's structure implies where their text does n
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from functools import lru_cache
 from typing import Any, cast
 
 from lark import Lark, Tree
 from lark.exceptions import UnexpectedInput
 
+from lint.alternation import Alternation
 from lint.formats import Evidence, fits_int64, int64
 from lint.grammar import Grammar, quote
 from lint.models.common import SyntaxProblem
@@ -198,6 +200,13 @@ def _optional(convert: Callable[[str], Any]) -> Callable[[str | None], Any]:
     return lambda text: None if text is None else convert(text)
 
 
+def _int(text: str | None) -> int | None:
+    """An integer field: a short one needs no int64 check (the common case, so without a call for it)."""
+    if text is None:
+        return None
+    return int(text) if len(text) < 19 else int64(text)
+
+
 def _literal(convert: Callable[[Any], Any]) -> Callable[[str | None], Any]:
     """A Python literal (a dict, list or tuple repr) whose syntax the grammar has checked; ``convert``
     builds the record's value from it and must not change it (it is shared: see _read_literal)."""
@@ -245,7 +254,7 @@ _INT_FIELDS = (
 )
 _FLOAT_FIELDS = ("total_ms", "avg_ms", "lr", "ms_per_batch", "loss", "ppl", "seconds")
 _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
-    **{name: _optional(int64) for name in _INT_FIELDS},
+    **{name: _int for name in _INT_FIELDS},
     **{name: _optional(float) for name in _FLOAT_FIELDS},
     "prefix_space": _present,
     "split_mark": _present,
@@ -265,6 +274,8 @@ _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
     "mesh_stride": _literal(tuple),
 }
 
+_RANK = _CONVERTERS["rank"]
+_RANK = _CONVERTERS["rank"]
 _DIM_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 
 
@@ -285,7 +296,40 @@ class _RecordRule:
 
     record_type: type[Record]
     fields: tuple[tuple[str, str, Callable[[str | None], Any]], ...]  # grammar field, record field, converter
-    constants: dict[str, str]
+    constants: InitVar[dict[str, str]]  # record fields the rule's text does not carry
+    # The record's positional arguments after line and column, in its order: the grammar field and the converter
+    # of each (None: the text as it is; a constant's converter ignores the text).  Passed by position, which
+    # costs the call least.
+    arguments: tuple[tuple[str, Callable[[str | None], Any] | None], ...] = field(init=False)
+    rank: str | None = field(init=False)  # the grammar field that gives the record's rank, where its text says it
+    fields_named: tuple[str, ...] = field(init=False)  # the grammar fields
+
+    def __post_init__(self, constants: dict[str, str]) -> None:
+        self.fields_named = tuple(grammar_name for grammar_name, _, _ in self.fields)
+        by_record_field: dict[str, tuple[str, Callable[[str | None], Any] | None]] = {
+            name: (grammar_name, None if convert is _text else convert) for grammar_name, name, convert in self.fields
+        }
+        if constants and not self.fields_named:
+            raise ValueError(f"{self.record_type.__name__}: a rule without fields has nothing to read constants beside")
+        # a constant's converter is given the text of the rule's first field, which it ignores
+        by_record_field |= {name: (self.fields_named[0], _constant(value)) for name, value in constants.items()}
+        rank = by_record_field.pop("rank", None)
+        self.rank = rank[0] if rank else None
+        positional = [spec.name for spec in dataclasses.fields(self.record_type) if not spec.kw_only][2:]  # after line, column
+        self.arguments = tuple(by_record_field.pop(name) for name in positional)
+        if by_record_field:
+            raise ValueError(f"{self.record_type.__name__} has no field for {sorted(by_record_field)}")
+
+    def build(self, number: int, column: int, texts: Any) -> Record:
+        """The record from the texts of its fields: the derived regex's match, or a dict of every field (None: absent)."""
+        arguments = [texts[grammar_name] if convert is None else convert(texts[grammar_name]) for grammar_name, convert in self.arguments]
+        if self.rank is None:
+            return self.record_type(number, column, *arguments)
+        return self.record_type(number, column, *arguments, rank=_RANK(texts[self.rank]))
+
+
+def _constant(value: str) -> Callable[[str | None], str]:
+    return lambda _text: value
 
 
 class Parser:
@@ -302,7 +346,7 @@ class Parser:
             rule: self.grammar.derive(f"_{rule}_start", {"rank"}).regex for rule in rules if "rank" in self.grammar.field_names(f"_{rule}_start")
         }
         rules.append("exception")
-        self._patterns = {rule: self.grammar.derive(rule, set(self.grammar.field_names(rule))).regex for rule in rules}
+        self._patterns = _Derived(lambda rule: self.grammar.derive(rule, set(self.grammar.field_names(rule))).regex)
         types = {record_type.kind: record_type for record_type in RECORD_TYPES}
         converters = {**_CONVERTERS, "mesh_groups": _optional(self._mesh_groups)}
         self._records = {
@@ -320,9 +364,9 @@ class Parser:
             for style in ("legacy_list", "list", "device_list", "shape")
         }
 
-    def _alternation(self, rules: Iterable[str]) -> re.Pattern[str]:
-        """One regex of the start rules of ``rules``, tried in order; the group that matched names the rule."""
-        return re.compile("|".join(f"(?P<{rule}>{self.grammar.derive(f'_{rule}_start').regex.pattern})" for rule in rules))
+    def _alternation(self, rules: Iterable[str]) -> Alternation:
+        """The start rules of ``rules``, tried in order; the group that matched names the rule."""
+        return Alternation({rule: self.grammar.derive(f"_{rule}_start").regex.pattern for rule in rules})
 
     def kinds_in(self, lines: list[str]) -> set[str]:
         """The kinds of the records in ``lines``, and of those a line starts and then breaks."""
@@ -335,46 +379,44 @@ class Parser:
     # -- streaming ------------------------------------------------------------------------------
 
     def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Record | SyntaxProblem]:
+        """The records of each line, tiled from the left (one loop for all lines: this runs per record)."""
         attribution = _Attribution()
+        attribute = attribution.by_kind.get
+        starts = self._starts
         for number, text in lines:
-            if text:
-                yield from self._tile(number, text, attribution)
+            position = 0
+            line_start = True  # where a line's own text begins: column 1, or after a process prefix
+            line_rank: int | None = None  # from a [rankN]: prefix
+            attribution.process = None  # which process printed the line, as its prefix says: [rankN]: or [defaultN]:
+            layers = 0  # layer records so far on this line
+            while position < len(text):
+                start = starts.match(text, position)
+                rule = start.lastgroup if start is not None else self._exception_at(text, position, line_start, attribution)
+                if rule is None:
+                    end = self._next_concurrent(text, position + 1)
+                    yield OtherRecord(number, position + 1, text[position:end], rank=line_rank)
+                    position, line_start = end, False
+                    continue
+                item, end = self._record_at(rule, number, text, position, line_rank)
+                if isinstance(item, Record):
+                    if item.rank is None:
+                        item.rank = line_rank
+                    if rule == "rank_prefix":
+                        line_rank = attribution.process = item.rank
+                    elif rule == "tee_prefix":
+                        attribution.process = f"{item.role}{item.local_rank}"  # type: ignore[attr-defined]
+                    elif rule in _LOG_RULES and starts.match(text, end) is None:
+                        stop = self._next_concurrent(text, end + 1)
+                        item.message, end = text[end:stop], stop  # type: ignore[attr-defined]
+                    if (handler := attribute(item.kind)) is not None:
+                        handler(item, layers)
+                    layers += isinstance(item, LayerTimingRecord)
+                yield item
+                position, line_start = end, rule in _PREFIX_RULES and getattr(item, "message", None) is None
 
-    def _tile(self, number: int, text: str, attribution: _Attribution) -> Iterator[Record | SyntaxProblem]:
-        position = 0
-        line_start = True  # where a line's own text begins: column 1, or after a process prefix
-        line_rank: int | None = None  # from a [rankN]: prefix
-        attribution.process = None  # which process printed the line, as its prefix says: [rankN]: or [defaultN]:
-        layers = 0  # layer records so far on this line
-        while position < len(text):
-            rule = self._rule_at(text, position, line_start and attribution.in_traceback())
-            if rule is None:
-                end = self._next_concurrent(text, position + 1)
-                yield OtherRecord(number, position + 1, text[position:end], rank=line_rank)
-                position, line_start = end, False
-                continue
-            item, end = self._record_at(rule, number, text, position, line_rank)
-            if isinstance(item, Record):
-                if item.rank is None:
-                    item.rank = line_rank
-                if rule == "rank_prefix":
-                    line_rank = attribution.process = item.rank
-                elif rule == "tee_prefix":
-                    attribution.process = f"{item.role}{item.local_rank}"  # type: ignore[attr-defined]
-                elif rule in _LOG_RULES and self._starts.match(text, end) is None:
-                    stop = self._next_concurrent(text, end + 1)
-                    item.message, end = text[end:stop], stop  # type: ignore[attr-defined]
-                attribution.attribute(item, layers)
-                layers += isinstance(item, LayerTimingRecord)
-            yield item
-            position, line_start = end, rule in _PREFIX_RULES and getattr(item, "message", None) is None
-
-    def _rule_at(self, text: str, position: int, after_traceback: bool) -> str | None:
-        """The record rule a start rule commits ``position`` to; an exception only ends a traceback."""
-        start = self._starts.match(text, position)
-        if start is not None:
-            return start.lastgroup
-        if after_traceback and self._patterns["exception"].fullmatch(text, position):
+    def _exception_at(self, text: str, position: int, line_start: bool, attribution: _Attribution) -> str | None:
+        """Where no start rule commits ``position``: an exception, if it is the line's own text and ends a traceback."""
+        if line_start and attribution.in_traceback() and self._patterns["exception"].fullmatch(text, position):
             return "exception"
         return None
 
@@ -383,12 +425,12 @@ class Parser:
         match = self._patterns[rule].match(text, position)
         if match is None or not self._ends(rule, text, match.end()):
             return self._parse_slowly(rule, number, text, position, line_rank)
-        if not self.fast:
-            return self._parse_slowly(rule, number, text, position, line_rank, match.end())
-        try:
-            return self._build(rule, number, position + 1, match.groupdict()), match.end()
-        except _Overflow:  # Lark decides and explains
-            return self._parse_slowly(rule, number, text, position, line_rank, match.end())
+        if self.fast:
+            try:
+                return self._records[rule].build(number, position + 1, match), match.end()
+            except OverflowError:  # Lark decides and explains
+                pass
+        return self._parse_slowly(rule, number, text, position, line_rank, match.end())
 
     def _ends(self, rule: str, text: str, end: int) -> bool:
         """A record ends at the end of the line, where another record starts, or is a prefix."""
@@ -465,10 +507,9 @@ class Parser:
         """The record of ``rule`` from its field texts; :class:`_Overflow` for an integer beyond an int64."""
         spec = self._records[rule]
         try:
-            values: dict[str, Any] = {name: convert(texts.get(grammar_name)) for grammar_name, name, convert in spec.fields}
+            return spec.build(number, column, dict.fromkeys(spec.fields_named, None) | texts)
         except OverflowError:
             raise _Overflow(next(grammar_name for grammar_name, _, convert in spec.fields if _overflows(convert, texts.get(grammar_name)))) from None
-        return spec.record_type(line=number, column=column, **(values | spec.constants))
 
     def _mesh_groups(self, text: str) -> list[DeviceMesh]:
         return [self._mesh(group["group_name"], group.group()) for group in self._mesh_group.finditer(text)]
@@ -489,6 +530,19 @@ class Parser:
             sizes=sizes,
             stride=_CONVERTERS["mesh_stride"](texts.get("mesh_stride")),
         )
+
+
+class _Derived(dict[str, re.Pattern[str]]):
+    """Record rule -> its derived regex, made when a record of the rule is first met: a log holds a few of the
+    kinds, and deriving them all would cost a third of the parser's start-up."""
+
+    def __init__(self, derive: Callable[[str], re.Pattern[str]]) -> None:
+        super().__init__()
+        self._derive = derive
+
+    def __missing__(self, rule: str) -> re.Pattern[str]:
+        pattern = self[rule] = self._derive(rule)
+        return pattern
 
 
 class _Overflow(Exception):
@@ -612,7 +666,9 @@ class _TimingBlocks:
         return layer in self.stage_layers.get(block.stage, ())
 
     def _fits(self, block: _TimingBlock, layer: str, position: float) -> bool:
-        return self._open(block) and self._follows(block, position) and self._reported(block, layer)
+        """_open, _follows and _reported at once (for every layer record of a lone header: this runs per record)."""
+        history = self.stage_layers.get(block.stage)
+        return history is not None and layer in history and not block.layers >= history and block.last < position
 
     def _choose(self, layer: str, position: float, index_on_line: int) -> _TimingBlock | None:
         blocks = list(self.latest.values())
@@ -640,7 +696,7 @@ class _Attribution:
         self.process: int | str | None = None  # the current line's process: its rank, its tee name, None: no prefix
         self.tracebacks: set[int | str | None] = set()  # processes inside a traceback
         self.failure_rank: int | None = None  # the rank of the failure report entry being printed
-        self._by_kind: dict[str, Callable[[Any, int], None]] = {
+        self.by_kind: dict[str, Callable[[Any, int], None]] = {  # what a record of the kind tells, given the layer records before it on its line
             "timing_header": lambda r, _: self.timing.open(r.rank, r.stage, r.step),
             "layer_timing": self.timing.attribute,
             "cross_ref_header": lambda r, _: self.awaiting_special_nodes.append(r.rank),
@@ -658,11 +714,6 @@ class _Attribution:
 
     def in_traceback(self) -> bool:
         return self.process in self.tracebacks
-
-    def attribute(self, record: Record, layers_before_on_line: int) -> None:
-        handler = self._by_kind.get(record.kind)
-        if handler is not None:
-            handler(record, layers_before_on_line)
 
     def _special_nodes(self, record: Record) -> None:
         if record.rank is None:

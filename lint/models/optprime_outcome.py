@@ -33,6 +33,24 @@ from lint.models.optprime_log import FAILURE_MESSAGES, TracebackFrameRecord
 # Exceptions torchrun raises in its own process: they report a failure, they are not one.
 _LAUNCHER_EXCEPTIONS = frozenset({"ChildFailedError", "SignalException"})
 _IMPORT_FAILURES = frozenset({"ModuleNotFoundError", "ImportError"})
+# The kinds of record RunOutcome.add reads.
+_TOLD_BY = frozenset(
+    {
+        *FAILURE_MESSAGES,
+        "exception_ignored",
+        "run_completed",
+        "traceback",
+        "traceback_frame",
+        "exception",
+        "python_log",
+        "death_signal",
+        "child_failed",
+        "failure_title",
+        "failure_section",
+        "failure_exitcode",
+        "failure_signal",
+    }
+)
 
 
 def signal_name(value: str | int) -> str:
@@ -78,6 +96,7 @@ class RunOutcome:
     """Fed every record of one log in order; says whether the run completed or failed, and why."""
 
     completed_ranks: set[int] = field(default_factory=set)
+    last_completed: Any = None  # the last `run completed` line
     failure_signs: int = 0
     first_sign: Any = None
     worker_exceptions: list[tuple[Any, TracebackFrameRecord | None]] = field(default_factory=list)  # (exception, the frame it names)
@@ -94,6 +113,8 @@ class RunOutcome:
 
     def add(self, record: Any) -> None:
         kind = record.kind
+        if kind not in _TOLD_BY:  # most records (timing, set-up) say nothing about how the run ends
+            return
         if kind == "exception_ignored":
             self.ignoring.add(record.rank)
             return
@@ -104,8 +125,10 @@ class RunOutcome:
         if kind in FAILURE_MESSAGES:
             self.failure_signs += 1
             self.first_sign = self.first_sign or record
-        if kind == "run_completed" and record.rank is not None:
-            self.completed_ranks.add(record.rank)
+        if kind == "run_completed":
+            self.last_completed = record
+            if record.rank is not None:
+                self.completed_ranks.add(record.rank)
         elif kind == "traceback":
             self.frames[record.rank] = []
         elif kind == "traceback_frame":

@@ -649,3 +649,11 @@ def test_the_derived_regex_accepts_exactly_what_the_grammar_accepts(line: str) -
 def test_arbitrary_text_never_raises(text: str) -> None:
     for item in PARSER.parse(enumerate(text.split("\n"), 1)):
         assert isinstance(item, Record | SyntaxProblem)
+
+
+def test_every_record_rule_has_a_derived_regex_with_a_group_per_field() -> None:
+    # The regexes are derived when a record of the rule is first met, and records are built from their groups:
+    # a grammar change that made a rule's regex underivable, or put a field where it gets no group (inside a
+    # repetition), must fail here, not in a user's log.
+    for rule, spec in PARSER._records.items():
+        assert set(spec.fields_named) <= set(PARSER._patterns[rule].groupindex), rule

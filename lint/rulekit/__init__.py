@@ -1,0 +1,59 @@
+"""Building blocks shared by the rules of several formats (the rules themselves live in ``rules/``).
+
+What the rules of one format share lives in that format's module here (``lint.rulekit.simai``, …), so that
+checking one format never loads another's models."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, TypeVar
+
+from lint.rule import Rule, RuleOptions, Violation, at
+
+T = TypeVar("T")
+
+
+class SameInEveryRecord(Rule):
+    """Base of rules for a field that must keep, in every record of a file, the value of the first."""
+
+    field: ClassVar[str]
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.first: tuple[Any, int] | None = None  # (value, line)
+
+    def _check(self, record: Any) -> tuple[Violation, ...]:
+        value = getattr(record, self.field)
+        if self.first is None:
+            self.first = (value, record.line)
+        elif value != self.first[0]:
+            noun = self.field.removesuffix("_id")
+            return (at(record, f"{noun} {value} in a file of {noun} {self.first[0]} (first record: line {self.first[1]})"),)
+        return ()
+
+    check_op = _check
+    check_ddp_grad_comm = _check
+
+
+def format_shape(shape: tuple[int, ...] | None) -> str:
+    return "None" if shape is None else "[" + ", ".join(map(str, shape)) + "]"
+
+
+def quotient(dividend: int, divisor: int) -> str:
+    """``dividend / divisor`` as a message shows it: a whole number when it is one."""
+    whole, rest = divmod(dividend, divisor)
+    return f"{dividend / divisor:.3f}".rstrip("0") if rest else str(whole)
+
+
+class PerAlikeRow(dict[int, T]):
+    """What a rule concluded about a row, remembered for the rows alike (by their ``alike``, see
+    :func:`lint.models.common.new_alike`): a workload repeats a few dozen rows over and over, so a rule
+    judges each of them once.  Emptied when it holds too many: a file of endlessly new rows must not grow
+    memory (the rule then judges rows again)."""
+
+    ENTRIES = 4096
+
+    def remember(self, alike: int, value: T) -> T:
+        if len(self) >= self.ENTRIES:
+            self.clear()
+        self[alike] = value
+        return value

@@ -1,0 +1,174 @@
+"""What the simai-workload rules share."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from lint.rule import Rule, RuleOptions, Violation, at
+from lint.rulekit import PerAlikeRow
+
+if TYPE_CHECKING:
+    from lint.models.simai_workload import Comm, Header, LayerCount, LayerRow
+
+
+@dataclass(slots=True)
+class _Repeated:
+    first: LayerRow
+    message: str
+    rows: int = 0
+
+
+class AicbOnly(Rule):
+    """A rule whose invariant only AICB's generator guarantees: ``from_aicb`` says whether the header is AICB's.
+
+    Hand-written and ASTRA-sim workloads owe nothing to AICB's conventions (docs/formats/simai-workload.md).
+    """
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.from_aicb = False
+
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        self.from_aicb = header.from_aicb
+        return iter(())
+
+
+class OncePerLayerComm(Rule):
+    """Base of rules that judge each comm column of a workload row on its own.
+
+    A layer row repeats once per layer instance and micro-batch, so one quirk of a writer repeats on
+    hundreds of rows: the finding is given once per layer name and comm column (type and size), at the
+    first row, with the number of rows that repeat it.  Rows alike are judged once.
+    """
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.found: dict[tuple[str, Comm], _Repeated] = {}  # by layer name and comm column
+        self.judged: PerAlikeRow[tuple[tuple[tuple[str, Comm], str], ...]] = PerAlikeRow()  # (layer, comm) and message
+
+    def problem(self, comm: Comm) -> str | None:
+        """What is wrong with ``comm``, or None."""
+        raise NotImplementedError
+
+    def still_wrong(self, comm: Comm) -> bool:
+        """Asked at the end of the file, for rules whose verdict depends on the whole workload."""
+        return True
+
+    def row_problems(self, row: LayerRow) -> Iterator[tuple[Comm, str]]:
+        """The problems of ``row``'s comm columns.  Asked once per distinct row text (and again after
+        :class:`PerAlikeRow` forgets it): only what the row says and the header may decide them."""
+        for comm in row.comms():
+            if (message := self.problem(comm)) is not None:
+                yield comm, message
+
+    def _problems(self, row: LayerRow) -> tuple[tuple[tuple[str, Comm], str], ...]:
+        problems = self.judged.get(row.alike)
+        if problems is None:
+            problems = self.judged.remember(row.alike, tuple(((row.name, comm), message) for comm, message in self.row_problems(row)))
+        return problems
+
+    def wants(self, record: Any) -> bool:
+        return bool(self._problems(record))
+
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+        for key, message in self._problems(row):
+            found = self.found.get(key)
+            if found is None:
+                found = self.found[key] = _Repeated(row, message)
+            found.rows += 1
+        return ()
+
+    def finish(self) -> Iterator[Violation]:
+        for (layer, comm), found in self.found.items():
+            if self.still_wrong(comm):
+                more = f" (and {found.rows - 1} more {layer} rows)" if found.rows > 1 else ""
+                yield at(found.first, f"{layer}: {found.message}{more}")
+
+
+class LayerRowTally(Rule):
+    """Base of rules that compare the row count on line 2 with the layer rows the file has."""
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.declared: LayerCount | None = None
+        self.rows = 0
+        self.first_extra: LayerRow | None = None  # the first row past the declared count
+        self.first_extra_row = 0  # its number among the rows (0: no count declared)
+
+    def check_layer_count(self, record: LayerCount) -> Iterator[Violation]:
+        self.declared = record
+        self.first_extra_row = record.count + 1
+        return iter(())
+
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+        self.rows += 1
+        if self.rows == self.first_extra_row:
+            self.first_extra = row
+        return ()
+
+
+@dataclass(frozen=True)
+class ActivationSize:
+    """The TP activation size of a workload, with what it was inferred from."""
+
+    size: int
+    collectives: int  # forward TP collectives of repeated layers that carry it
+    example: LayerRow  # the first of them
+
+    def __str__(self) -> str:
+        return (
+            f"the TP activation size {self.size} (2·mbs·seq·hidden, carried by {self.collectives} forward TP "
+            f"collectives of repeated layers, first {self.example.name} on line {self.example.line})"
+        )
+
+
+class TpActivation:
+    """Infers a workload's TP activation size from its rows.
+
+    AICB sizes the forward TP collective of every transformer layer 2·mbs·seq·hidden, and writes one row
+    per layer instance, so that size is the one most forward TP collectives of repeated layer names carry;
+    one-off rows (embedding, loss) carry other sizes.  The size is known only when more than half of those
+    collectives agree on it.
+    """
+
+    def __init__(self) -> None:
+        self.rows_per_layer: Counter[str] = Counter()
+        self.sizes_per_layer: defaultdict[str, Counter[int]] = defaultdict(Counter)
+        self.first_row: dict[tuple[str, int], LayerRow] = {}
+        # Rows not yet added to the counts above, by ``alike``: the first of them and how many there are.
+        # A workload repeats a few dozen rows, so counting them costs a lookup per row.
+        self.pending: dict[int, list[Any]] = {}
+
+    def add(self, row: LayerRow) -> None:
+        pending = self.pending.get(row.alike)
+        if pending is not None:
+            pending[1] += 1
+            return
+        if len(self.pending) >= PerAlikeRow.ENTRIES:  # bounded: a file of endlessly new rows
+            self._count_pending()
+        self.pending[row.alike] = [row, 1]
+
+    def _count_pending(self) -> None:
+        # In the order their first rows came, so that ``first_row`` keeps the first.
+        for row, rows in self.pending.values():
+            self.rows_per_layer[row.name] += rows
+            forward = row.comms()[0]
+            if forward.is_tp_collective:
+                self.sizes_per_layer[row.name][forward.size] += rows
+                self.first_row.setdefault((row.name, forward.size), row)
+        self.pending.clear()
+
+    def size(self) -> ActivationSize | None:
+        self._count_pending()
+        repeated = [layer for layer in self.sizes_per_layer if self.rows_per_layer[layer] > 1]
+        sizes = sum((self.sizes_per_layer[layer] for layer in repeated), Counter[int]())
+        if not sizes:
+            return None
+        size, collectives = sizes.most_common(1)[0]
+        if 2 * collectives <= sizes.total() or size <= 1:
+            return None
+        example = min((self.first_row[layer, size] for layer in repeated if (layer, size) in self.first_row), key=lambda row: row.line)
+        return ActivationSize(size, collectives, example)
