@@ -266,11 +266,15 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             stems[named.key][named.path] = task
             stem_formats.setdefault(named.key, task.format)
             names[named.path] = named
-    asked = {task.source.path.resolve() for task in tasks}
+    asked: set[Path] | None = None  # the files asked for, resolved: made only when a sibling is not one of them by name
     for stem in sorted(stems):
         run_format = stem_formats[stem]
         for named in siblings(stem, options.rank_regex):
-            if named.path.resolve() in asked or named.path in stems[stem]:
+            if named.path in stems[stem]:
+                continue
+            if asked is None:
+                asked = {task.source.path.resolve() for task in tasks}
+            if named.path.resolve() in asked:
                 continue
             sibling = Source(named.path, printable_path(str(named.path)))
             try:
