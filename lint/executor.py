@@ -11,6 +11,7 @@ workers, which must see the files at the paths the client names (a shared file s
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -92,7 +93,8 @@ def _forked(work: Callable[[Shared, Item], Result], shared: Shared, items: Seque
     global _inherited
     _inherited = (work, shared, items)
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        # The caller may have paused garbage collection while it only gathers results: workers parse with it on.
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"), initializer=gc.enable) as pool:
             futures = [pool.submit(_run_inherited, start, stop) for start, stop in _spans(len(items), jobs)]
             try:
                 return _counted((result for future in futures for result in future.result()), len(items), progress)
