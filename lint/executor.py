@@ -93,8 +93,7 @@ def _forked(work: Callable[[Shared, Item], Result], shared: Shared, items: Seque
     global _inherited
     _inherited = (work, shared, items)
     try:
-        # The caller may have paused garbage collection while it only gathers results: workers parse with it on.
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"), initializer=gc.enable) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_started) as pool:
             futures = [pool.submit(_run_inherited, start, stop) for start, stop in _spans(len(items), jobs)]
             try:
                 return _counted((result for future in futures for result in future.result()), len(items), progress)
@@ -104,6 +103,13 @@ def _forked(work: Callable[[Shared, Item], Result], shared: Shared, items: Seque
                 raise
     finally:
         _inherited = None
+
+
+def _worker_started() -> None:
+    """What a worker inherited lives until it exits: frozen, its collections never walk it (nor copy its pages).
+    The parent may have paused collection while it only gathers results: a worker reads files with it on."""
+    gc.freeze()
+    gc.enable()
 
 
 def _spans(total: int, jobs: int) -> Iterator[tuple[int, int]]:
