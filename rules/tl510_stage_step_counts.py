@@ -44,9 +44,10 @@ class StageStepCounts(Rule):
         for stage, ranks in run.stages().items():
             if len(ranks) < 2:
                 continue
+            leader = list(map(_ITERATION_AND_OP, run.ranks[ranks[0]].steps))
+            if all(list(map(_ITERATION_AND_OP, run.ranks[rank].steps)) == leader for rank in ranks[1:]):
+                continue  # the usual case, compared in C: the ranks of the stage run the same ops in the same order
             ran = {rank: Counter(map(_ITERATION_AND_OP, run.ranks[rank].steps)) for rank in ranks}
-            if all(counted == ran[ranks[0]] for counted in ran.values()):  # the usual case: every op as often on every rank
-                continue
             seen = {key for counted in ran.values() for key in counted if key[1] not in _COUNTED_ELSEWHERE}
             counts: dict[tuple[int, str], dict[int, int]] = defaultdict(dict)  # (iteration, op) -> rank -> count
             forwards = {iteration: {rank: ran[rank][iteration, "forward_step"] for rank in ranks} for iteration in {i for i, _ in seen}}
