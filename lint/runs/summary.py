@@ -74,7 +74,7 @@ class RankSummary(BaseModel):
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its steps as plain tuples: a worker sends every rank's summary to the parent, and
-        pickling a named tuple costs three times a plain one's (equal collectives stay shared in one pickle)."""
+        pickling a named tuple costs three times a plain one's (equal collectives stay shared within one message)."""
         return _unpickled, (self.path, self.rank, self.stage, self.line_of_rank, self.iterations, list(map(tuple, self.steps)))
 
     @classmethod
