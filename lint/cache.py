@@ -9,7 +9,7 @@ run's findings are cached too, keyed by its files' entries, names and ranks and 
 
 Entries are what tlint wrote itself, so they are read back without validation: compact JSON arrays
 rebuilt into models directly; a foreign or damaged file is a miss.  A file's rank summary (the bulk of
-an entry) is a second JSON line, parsed only when its run's findings are not cached themselves.  Every
+an entry) is a second JSON line, read only when its run's findings are not cached themselves.  Every
 write goes to a temporary file first and is renamed into place, so concurrent tlint processes see an
 old entry or a new one, never half of one.
 
@@ -29,6 +29,7 @@ import shutil
 import sys
 import tempfile
 from collections import Counter
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -43,24 +44,49 @@ from lint.source import Source
 LAYOUT = "v2"  # the directory of this entry format: an older tlint's entries are never read
 DEFAULT_MAX_MB = 512
 MAX_MB_VARIABLE = "TLINT_CACHE_MAX_MB"
-_ENTRIES, _CONTENTS = "entries", "contents"
+_ENTRIES, _CONTENTS, _MEMOS = "entries", "contents", "memos"
 
-Outcome = tuple[FileResult, list[Finding], Counter[str], bytes | None]  # the last: a packed summary, see summary()
+
+@dataclass(frozen=True)
+class StoredSummary:
+    """Where an entry keeps its file's rank summary (the bulk of the entry): read only when its run's
+    findings are not cached themselves, so that a warm check reads no more than each entry's first line."""
+
+    path: str
+    offset: int
+
+    def read(self) -> bytes:
+        with open(self.path, "rb") as stream:
+            stream.seek(self.offset)
+            return stream.read()
+
+
+Outcome = tuple[FileResult, list[Finding], Counter[str], StoredSummary | None]  # the last: see summary()
 
 
 def cache_dir() -> Path:
+    return Path(_cache_dir_text())
+
+
+def _cache_dir_text() -> str:
     if os.environ.get("TLINT_CACHE_DIR"):
-        return Path(os.environ["TLINT_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tlint"
+        return os.environ["TLINT_CACHE_DIR"]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tlint")
 
 
 def _root() -> Path:
-    return cache_dir() / LAYOUT
+    return Path(_in_root())
+
+
+def _in_root(*parts: str) -> str:
+    """A path in the cache as text: a warm check makes a few of them per file, which as Paths would cost
+    more than reading the entries."""
+    return os.path.join(_cache_dir_text(), LAYOUT, *parts)
 
 
 @cache
-def _code_fingerprint() -> str:
+def code_fingerprint() -> str:
     """tlint's and Python's versions and the text of all of tlint's code, rules and grammars.
 
     All of it, not only the rules: an edited parser, engine or cache format must not be served old
@@ -74,16 +100,17 @@ def _code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def key(source: Source, settings: str, *, remembered_only: bool = False) -> str | None:
+def key(source: Source, settings: str, *, remembered_only: bool = False, detected: tuple[str, Stamp] | None = None) -> str | None:
     """The cache key of ``source`` under ``settings`` (a string naming them), or None when it cannot be read.
 
     ``remembered_only``: None, rather than reading and hashing the file, when its digest is not remembered
     for its current stat() (the caller leaves the hashing to the worker that reads the file anyway).
+    ``detected``: the format detected in the file and its stamp then, remembered with its digest.
     """
-    content = _content_digest(source.path, remembered_only)
+    content = _content_digest(source.path, remembered_only, detected)
     if content is None:
         return None
-    digest = hashlib.sha256(_code_fingerprint().encode())
+    digest = hashlib.sha256(code_fingerprint().encode())
     digest.update(settings.encode() + b"\0" + content.encode())
     return digest.hexdigest()
 
@@ -92,21 +119,45 @@ def settings_text(settings: dict[str, Any]) -> str:
     return json.dumps(settings, sort_keys=True, default=str)
 
 
-def _content_digest(path: Path, remembered_only: bool = False) -> str | None:
-    """The SHA-256 of the file's bytes, remembered by its path and stat(): an unchanged file is not read again."""
+Stamp = list[int]  # what stat() says of a file: size, mtime, ctime and inode; any write changes it
+
+
+def _remembered(path: Path) -> tuple[Stamp | None, str, dict[str, Any]]:
+    """The file's stamp (None when it cannot be stat'ed), where what is remembered of it is kept, and what
+    is remembered for that same stamp ({} when nothing, or only for an earlier version of the file)."""
+    name = hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()  # the stamp tells a replaced file
+    memo = _in_root(_CONTENTS, name[:2], name)
     try:
         status = os.stat(path)
     except OSError:
-        return None
+        return None, memo, {}
     stamp = [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
-    name = hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()  # the stamp tells a replaced file
-    memo = _root() / _CONTENTS / name[:2] / name
     try:
-        remembered = json.loads(memo.read_bytes())
-        if remembered["stamp"] == stamp:
-            return str(remembered["digest"])
-    except (OSError, ValueError, KeyError, TypeError):
+        with open(memo, "rb") as stream:
+            remembered = json.loads(stream.read())
+        if isinstance(remembered, dict) and remembered.get("stamp") == stamp:
+            return stamp, memo, remembered
+    except (OSError, ValueError):
         pass
+    return stamp, memo, {}
+
+
+def _content_digest(path: Path, remembered_only: bool = False, detected: tuple[str, Stamp] | None = None) -> str | None:
+    """The SHA-256 of the file's bytes, remembered by its path and stat(): an unchanged file is not read again.
+
+    With ``detected``, the format detected in the file is remembered too (see :func:`detected_format`),
+    when the file has not changed since: in the same write as its digest.
+    """
+    stamp, memo, remembered = _remembered(path)
+    if stamp is None:
+        return None
+    learned = {}
+    if detected is not None and detected[1] == stamp:
+        learned = {"format": [code_fingerprint(), detected[0]]}
+    if isinstance(remembered.get("digest"), str):
+        if learned and remembered.get("format") != learned["format"]:
+            _write(memo, json.dumps({**remembered, **learned}).encode())
+        return str(remembered["digest"])
     if remembered_only:
         return None
     digest = hashlib.sha256()
@@ -116,19 +167,51 @@ def _content_digest(path: Path, remembered_only: bool = False) -> str | None:
                 digest.update(block)
     except OSError:
         return None
-    _write(memo, json.dumps({"stamp": stamp, "digest": digest.hexdigest()}).encode())
+    _write(memo, json.dumps({**remembered, **learned, "stamp": stamp, "digest": digest.hexdigest()}).encode())
     return digest.hexdigest()
 
 
-def _entry_path(entry: str) -> Path:
-    return _root() / _ENTRIES / entry[:2] / entry
+def detected_format(path: Path) -> tuple[str | None, Stamp | None]:
+    """The format detected in the file by this same code when its stamp was what it is now (None when not
+    remembered), and that stamp (None when the file cannot be stat'ed).  Detection reads the first 64 kB
+    of the file: on a run of hundreds of unchanged ranks, most of what a check served from the cache costs."""
+    stamp, _, remembered = _remembered(path)
+    detected = remembered.get("format")
+    if isinstance(detected, list) and len(detected) == 2 and detected[0] == code_fingerprint() and isinstance(detected[1], str):
+        return detected[1], stamp
+    return None, stamp
+
+
+def _entry_path(entry: str) -> str:
+    return _in_root(_ENTRIES, entry[:2], entry)
+
+
+def recall(key: str) -> bytes | None:
+    """What :func:`remember` stored under ``key`` (a hex digest naming everything it depends on), or None.
+
+    For what start-up derives from tlint's own files (a grammar's rules as data): the caller checks what it
+    reads and derives it again from scratch on a miss, so a damaged memo costs time, never a wrong result.
+    """
+    try:
+        with open(_in_root(_MEMOS, key[:2], key), "rb") as stream:
+            return stream.read()
+    except OSError:
+        return None
+
+
+def remember(key: str, data: bytes) -> None:
+    """Store ``data`` under ``key`` for :func:`recall`; a cache that cannot be written is skipped."""
+    _write(_in_root(_MEMOS, key[:2], key), data)
 
 
 def load(entry: str, display: str) -> Outcome | None:
     """The outcome stored under ``entry``, its paths made ``display``; None on a miss or a damaged entry."""
     path = _entry_path(entry)
     try:
-        outcome, _, summary = path.read_bytes().partition(b"\n")
+        with open(path, "rb") as stream:
+            outcome = stream.readline()
+            summary_offset = stream.tell()
+            no_summary = stream.read(5) == b"null"
         (parsed, format_name), findings, not_shown = json.loads(outcome)
         result = FileResult.model_construct(path=display, format=format_name, parsed=parsed)
         found = [_finding(packed, display) for packed in findings]
@@ -136,13 +219,13 @@ def load(entry: str, display: str) -> Outcome | None:
     except _DAMAGED:
         return None
     _touch(path)
-    return result, found, counts, summary if summary != b"null" else None
+    return result, found, counts, None if no_summary else StoredSummary(path, summary_offset)
 
 
-def summary(display: str, packed: bytes) -> RankSummary | None:
-    """The rank summary of a loaded entry (its path made ``display``); None when it is damaged."""
+def summary(display: str, stored: StoredSummary) -> RankSummary | None:
+    """The rank summary of a loaded entry (its path made ``display``); None when it is damaged or gone."""
     try:
-        return RankSummary.unpacked(display, json.loads(packed))
+        return RankSummary.unpacked(display, json.loads(stored.read()))
     except _DAMAGED:
         return None
 
@@ -184,7 +267,7 @@ def _finding(packed: list[Any], display: str | None) -> Finding:
     )
 
 
-def _touch(path: Path) -> None:
+def _touch(path: str) -> None:
     """Mark the entry recently used: the last to be evicted."""
     with contextlib.suppress(OSError):
         os.utime(path)
@@ -192,7 +275,7 @@ def _touch(path: Path) -> None:
 
 def run_key(parts: list[str]) -> str:
     """The key of a run's findings: ``parts`` name its files' entries and everything else they depend on."""
-    digest = hashlib.sha256(_code_fingerprint().encode() + b"\0run")
+    digest = hashlib.sha256(code_fingerprint().encode() + b"\0run")
     for part in parts:
         digest.update(b"\0" + part.encode())
     return digest.hexdigest()
@@ -202,7 +285,8 @@ def load_findings(entry: str) -> list[Finding] | None:
     """The run findings stored under ``entry``; None on a miss or a damaged entry."""
     path = _entry_path(entry)
     try:
-        found = [_finding(packed, None) for packed in json.loads(path.read_bytes())]
+        with open(path, "rb") as stream:
+            found = [_finding(packed, None) for packed in json.loads(stream.read())]
     except _DAMAGED:
         return None
     _touch(path)
@@ -213,11 +297,12 @@ def store_findings(entry: str, findings: list[Finding]) -> None:
     _write(_entry_path(entry), _json([_packed(finding, None) for finding in findings]))
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(path: str, data: bytes) -> None:
     """Write atomically (a concurrent reader sees the old file or the new one); errors are skipped."""
+    directory = os.path.dirname(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+        os.makedirs(directory, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=".", suffix=".tmp")
     except OSError:
         return
     try:
@@ -243,7 +328,7 @@ def max_bytes() -> int:
 def _files() -> list[tuple[float, int, str]]:
     """(last use, size, path) of every file the cache holds."""
     found = []
-    for top in (_ENTRIES, _CONTENTS):
+    for top in (_ENTRIES, _CONTENTS, _MEMOS):
         try:
             shards = list(os.scandir(_root() / top))
         except OSError:

@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     from pathlib import Path
 
     from lint.formats import FORMAT_NAMES
-    from lint.models.diff import CATEGORIES
+    from lint.models.categories import CATEGORIES
     from lint.report import CHECK_REPORTERS, DIFF_REPORTERS
     from lint.rule import Severity
 
@@ -189,7 +189,7 @@ def _rule(key: str | None, every: bool, out: TextIO, err: TextIO) -> int:
         found = "matches " + ", ".join(r.code for r in rules) if rules else "is not a rule code or name"
         err.write(f"tlint: error: '{key}' {found}; `tlint rules` lists them\n")
         return EXIT_ERROR
-    render_rule(rules[0], out)
+    render_rule(rules[0].load(), out)
     return EXIT_CLEAN
 
 
@@ -304,7 +304,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _show_settings(settings: Settings, options: CheckOptions, fail_on: Severity, paths: list[str], out: TextIO) -> None:
     """What a check of ``paths`` would use, one setting a line, the way ``ruff check --show-settings`` shows it."""
-    from lint.rule import registry
+    from lint.rule import catalog
 
     selection = options.selection
     lines = [
@@ -322,7 +322,7 @@ def _show_settings(settings: Settings, options: CheckOptions, fail_on: Severity,
         f"layout: {', '.join(f'{d}={v}' for d, v in options.layout.command_line.items()) or 'from the traces'}",
         f"rules ({len(selection.severities)} enabled):",
     ]
-    names = registry()
+    names = catalog()
     lines += [f"  {code} {names[code].name} ({severity.value})" for code, severity in sorted(selection.severities.items())]
     lines += [f"per-path-ignores: {pattern} -> {', '.join(sorted(codes))}" for pattern, codes in selection.per_path_ignores]
     out.write("\n".join(lines) + "\n")
@@ -345,7 +345,7 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from lint.config import ConfigError
     from lint.diff import DiffInputError, DiffOptions, SideOptions, diff_paths
     from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
-    from lint.models.diff import CATEGORIES
+    from lint.models.categories import CATEGORIES
     from lint.report import diff_reporter
     from lint.runs.discovery import RankRegexError, compile_rank_regex
 

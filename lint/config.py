@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lint.rule import Rule, RuleOptions, Scope, Severity, lookup, registry
+from lint.rule import Listed, Rule, RuleOptions, Scope, Severity, catalog, lookup, options_json, rule_class
 
 CONFIG_FILES = ("tlint.toml", "pyproject.toml")
 
@@ -73,7 +73,7 @@ class Selection:
     """The enabled rules with their effective severity and options, and per-path ignores."""
 
     severities: dict[str, Severity] = field(default_factory=dict)
-    options: dict[str, RuleOptions] = field(default_factory=dict)
+    options: dict[str, RuleOptions] = field(default_factory=dict)  # of enabled rules: as configured, else made on first use
     per_path_ignores: list[tuple[str, frozenset[str]]] = field(default_factory=list)
     root: Path = field(default_factory=Path.cwd)
 
@@ -85,8 +85,30 @@ class Selection:
         return code in self.severities
 
     def rules_for(self, format_name: str, scope: Scope) -> list[Rule]:
-        rules = registry()
-        return [rules[code](self.options[code]) for code in sorted(self.severities) if rules[code].scope == scope and format_name in rules[code].formats]
+        """The enabled rules of ``scope`` that read ``format_name``, made with their options (only their modules loaded)."""
+        listed = catalog()
+        return [
+            listed[code].load()(self.options_of(code))
+            for code in sorted(self.severities)
+            if listed[code].scope == scope and format_name in listed[code].formats
+        ]
+
+    def options_of(self, code: str) -> RuleOptions:
+        """The options of enabled rule ``code``: as configured, else its defaults."""
+        if code not in self.options:
+            self.options[code] = rule_class(code).Options()
+        return self.options[code]
+
+    def options_json(self, format_name: str) -> dict[str, dict[str, Any]]:
+        """The options of the enabled rules that read ``format_name``, as JSON values: what a file's result
+        depends on.  Default options are read from the catalog, so that a check served from the cache loads
+        no rule module."""
+        listed = catalog()
+        return {
+            code: options_json(self.options[code]) if code in self.options else listed[code].defaults
+            for code in sorted(self.severities)
+            if format_name in listed[code].formats
+        }
 
     def ignored_for(self, path: str) -> frozenset[str]:
         """Codes that per-path ignores switch off for ``path``."""
@@ -185,7 +207,7 @@ def _first_problem(error: ValidationError, table: str) -> str:
 
 
 def build_selection(config: FileConfig, overrides: Overrides, root: Path, source: str) -> Selection:
-    rules = registry()
+    rules = catalog()
     for entry in (*(overrides.select or ()), *overrides.extend_select, *overrides.ignore):
         _resolve(entry, "command line")
     enabled = _apply_layer(set(), config.select or ["TL"], config.extend_select, config.ignore, source)
@@ -198,14 +220,14 @@ def build_selection(config: FileConfig, overrides: Overrides, root: Path, source
             if rule.code in severities:
                 severities[rule.code] = severity
 
-    options: dict[str, RuleOptions] = {code: rules[code].Options() for code in enabled_codes}
+    options: dict[str, RuleOptions] = {}  # as configured; the others' defaults are made when their rules are
     for key, values in config.rules.items():
         for rule in _resolve(key, source, f"rules.{key}"):
             try:
-                options_value = rule.Options.model_validate(values)
+                options_value = rule.load().Options.model_validate(values)
             except ValidationError as error:
                 raise ConfigError(f"{source}: {_first_problem(error, f'[rules.{key}]')}") from None
-            if rule.code in options:
+            if rule.code in severities:
                 options[rule.code] = options_value
 
     per_path = [
@@ -232,7 +254,7 @@ def _apply_layer(enabled: set[str], select: list[str] | None, extend_select: lis
     return (kept | {code for code, (_, on) in best.items() if on}) - {code for code, (_, on) in best.items() if not on}
 
 
-def _resolve(key: str, source: str, where: str | None = None) -> list[type[Rule]]:
+def _resolve(key: str, source: str, where: str | None = None) -> list[Listed]:
     rules = lookup(key)
     if not rules:
         place = f" (in {where})" if where else ""

@@ -25,7 +25,7 @@ from lint import cache, executor, formats
 from lint.config import ConfigError, Selection
 from lint.models.common import SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
-from lint.rule import Rule, Scope, Severity, Violation, registry
+from lint.rule import Rule, Scope, Severity, Violation, catalog
 from lint.runs.assemble import LayoutSources, assemble, stated_layout_misfit
 from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, run_key, siblings, split_by_time
 from lint.runs.model import Run
@@ -61,7 +61,7 @@ class FileOutcome:
     not_shown: Counter[str]
     summary: RankSummary | None = None
     cache_entry: str | None = None  # where the cache keeps it: run results are cached by their files' entries
-    packed_summary: bytes | None = None  # a cached summary, read only when its run's findings are not cached
+    packed_summary: cache.StoredSummary | None = None  # a cached summary, read only when its run's findings are not cached
 
 
 class _Collector:
@@ -99,7 +99,7 @@ class _Collector:
 
     def problem(self, problem: SyntaxProblem) -> None:
         if self.selection.enabled(problem.code):
-            rule = registry()[problem.code]
+            rule = catalog()[problem.code]
             self.add(problem.code, rule.name, Violation(problem.line, problem.column, problem.message, problem.rank))
 
 
@@ -132,7 +132,11 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
                 if rules:
                     collector.problem(item)
                 # and on to the rules that keep track of lines they cannot see (``check_syntax``)
-            for rule, method in handlers[item.kind, getattr(item, "op", None)]:
+            key = (item.kind, getattr(item, "op", None), getattr(item, "alike", None))
+            listed = handlers.get(key)
+            if listed is None:
+                listed = handlers.listing(key, item)
+            for rule, method in listed:
                 try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
                     for violation in method(item):
                         add(rule.code, rule.name, violation)
@@ -195,8 +199,9 @@ def _summarized(records: Iterable[Any], summarizer: RankSummarizer) -> Iterator[
 _Handler = tuple[Rule, Callable[[Any], Iterable[Violation]]]
 
 
-class _Handlers(dict[tuple[str, str | None], list[_Handler]]):
-    """(record kind, op) -> the (rule, bound check method) pairs that look at such a record (see Rule.ops)."""
+class _Handlers(dict[tuple[str, str | None, int | None], list[_Handler]]):
+    """(record kind, op, alike) -> the (rule, bound check method) pairs that look at such a record (see
+    Rule.ops and Rule.wants)."""
 
     def __init__(self, rules: list[Rule]) -> None:
         super().__init__()
@@ -205,13 +210,23 @@ class _Handlers(dict[tuple[str, str | None], list[_Handler]]):
             for kind, method in rule.handlers().items():
                 self.by_kind.setdefault(kind, []).append((rule, getattr(rule, method)))
 
-    def __missing__(self, key: tuple[str, str | None]) -> list[_Handler]:
-        kind, op = key
-        found = [(rule, method) for rule, method in self.by_kind.get(kind, ()) if rule.ops is None or op in rule.ops]
-        if len(self) >= 4096:  # bounded: a file of endlessly new op names must not grow memory
+    def listing(self, key: tuple[str, str | None, int | None], record: Any) -> list[_Handler]:
+        """The handlers of ``record``, whose key is not listed yet."""
+        kind, op, alike = key
+        found = [
+            (rule, method) for rule, method in self.by_kind.get(kind, ()) if (rule.ops is None or op in rule.ops) and (alike is None or _wants(rule, record))
+        ]
+        if len(self) >= 4096:  # bounded: a file of endlessly new op names or rows must not grow memory
             self.clear()
         self[key] = found
         return found
+
+
+def _wants(rule: Rule, record: Any) -> bool:
+    try:
+        return rule.wants(record)
+    except Exception:  # then the check itself fails on the record, and is reported where it fails
+        return True
 
 
 def _report_crash(collector: _Collector, rule: Rule, error: Exception, line: int | None) -> None:
@@ -237,6 +252,7 @@ class _Task:
     run: RunKey | None = None
     named_rank: int = -1
     cache_entry: str | None = None  # its cache key, when the parent could tell it without reading the file
+    detected_at: cache.Stamp | None = None  # the file's stamp when its format was detected here: remembered with its digest
 
 
 def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[_Task]:
@@ -247,12 +263,12 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     for source in walked.sources:
         report.summary.files += 1
         try:
-            detection = formats.Detection(options.trace_format) if options.trace_format else formats.identify(source.head())
+            detection, detected_at = (formats.Detection(options.trace_format), None) if options.trace_format else _detected(source, options)
         except InputError as error:
             report.summary.input_errors.append(str(error))
             continue
         if detection.format is not None:
-            tasks.append(_Task(source, detection.format, asked=True))
+            tasks.append(_Task(source, detection.format, asked=True, detected_at=detected_at))
         elif source.named or source.head_damage is not None:
             _report_unrecognised(source, detection, options, report)
         else:
@@ -267,23 +283,24 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             stems[named.key][named.path] = task
             stem_formats.setdefault(named.key, task.format)
             names[named.path] = named
-    asked: set[Path] | None = None  # the files asked for, resolved: made only when a sibling is not one of them by name
+    asked_tasks = len(tasks)
+    asked: set[Path] | None = None  # resolved: made only for a sibling not already among the files (resolving costs)
     for stem in sorted(stems):
         run_format = stem_formats[stem]
         for named in siblings(stem, options.rank_regex):
             if named.path in stems[stem]:
                 continue
-            if asked is None:
-                asked = {task.source.path.resolve() for task in tasks}
+            asked = asked if asked is not None else {task.source.path.resolve() for task in tasks[:asked_tasks]}
             if named.path.resolve() in asked:
                 continue
             sibling = Source(named.path, printable_path(str(named.path)))
             try:
-                if formats.detect(sibling.head()) != run_format:
-                    continue
+                detection, detected_at = _detected(sibling, options)
             except InputError:
                 continue
-            tasks.append(_Task(sibling, run_format, asked=False))
+            if detection.format != run_format:
+                continue
+            tasks.append(_Task(sibling, run_format, asked=False, detected_at=detected_at))
             stems[stem][named.path] = tasks[-1]
             names[named.path] = named
     for files in stems.values():
@@ -295,6 +312,19 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             for named in group:
                 files[named.path].run, files[named.path].named_rank = key, named.rank
     return [task for task in tasks if task.asked or task.run is not None]
+
+
+def _detected(source: Source, options: CheckOptions) -> tuple[formats.Detection, cache.Stamp | None]:
+    """The format of the file, and - when it was detected here, with the cache on - the file's stamp then, for
+    the cache to remember the format with the file's digest: an unchanged file is not read to detect it again."""
+    if not options.use_cache:
+        return formats.identify(source.head()), None
+    remembered, stamp = cache.detected_format(source.path)
+    if remembered is not None:
+        return formats.Detection(remembered), None
+    detection = formats.identify(source.head())
+    recognised = detection.format is not None and source.head_damage is None
+    return detection, stamp if recognised else None
 
 
 def _report_unrecognised(source: Source, detection: formats.Detection, options: CheckOptions, report: CheckReport) -> None:
@@ -333,7 +363,8 @@ def _cached(options: CheckOptions, task: _Task, *, remembered_only: bool) -> Fil
     says why), or - with ``remembered_only`` - a file whose digest is not remembered for its stat().
     ``task.cache_entry`` keeps the key when one could be made."""
     try:
-        task.cache_entry = entry = cache.key(task.source, _cache_settings(task, options), remembered_only=remembered_only)
+        detected = (task.format, task.detected_at) if task.detected_at is not None else None
+        task.cache_entry = entry = cache.key(task.source, _cache_settings(task, options), remembered_only=remembered_only, detected=detected)
     except (InputError, OSError):
         return None
     if entry is None or (hit := cache.load(entry, task.source.display)) is None:
@@ -354,7 +385,7 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
                 "rules": task.asked,
                 "summary": task.run is not None,
                 "severities": selection.severities,
-                "options": {code: o.model_dump() for code, o in selection.options.items()},
+                "options": selection.options_json(task.format),
                 "ignored": sorted(ignored),
                 "max_findings": options.max_findings,
             }
@@ -401,9 +432,11 @@ def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progr
             misses.append(index)
         else:
             outcomes[index] = (hit, None)
-    if misses and options.backend.forks:
-        for run_format in sorted(formats.run_formats()):  # loaded before workers are forked, which then inherit them
-            formats.parser(run_format)
+    if len(misses) > 1 and options.backend.forks:
+        # Built and loaded before workers are forked, which then inherit them; only for the formats that will be read.
+        for format_name in sorted({tasks[index].format for index in misses}):
+            formats.parser(format_name)
+            options.selection.rules_for(format_name, Scope.FILE)
     checked = executor.run_all(
         _run_task,
         options,

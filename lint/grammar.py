@@ -8,12 +8,15 @@ matched at C speed while rejected lines are re-parsed by Lark to say exactly whe
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
 
+import lark
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
@@ -213,6 +216,37 @@ class _Ebnf:
     rules: dict[str, Tree[Token]]  # rule name -> its EBNF tree, as Lark's own grammar of grammars parses it
     terminals: dict[str, str]  # terminal name -> its regex
 
+    def as_json(self) -> bytes:
+        return json.dumps([{name: _tree_as_json(tree) for name, tree in self.rules.items()}, self.terminals]).encode()
+
+    @classmethod
+    def from_json(cls, data: bytes) -> _Ebnf:
+        rules, terminals = json.loads(data)
+        if not (isinstance(terminals, dict) and all(isinstance(regex, str) for regex in terminals.values())):
+            raise ValueError("not a grammar memo")
+        return cls({name: _tree_from_json(tree) for name, tree in rules.items()}, terminals)
+
+
+def _tree_as_json(node: Tree[Token] | Token) -> Any:
+    """A tree as JSON: ``[data, [children]]``; a token as ``{"type": ..., "value": ...}``."""
+    if isinstance(node, Token):
+        return {"type": node.type, "value": str(node)}
+    if isinstance(node, Tree) and isinstance(node.data, str):
+        return [node.data, [_tree_as_json(child) for child in node.children]]
+    raise TypeError(f"cannot keep {node!r} in a grammar memo")
+
+
+def _tree_from_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        token_type, text = value["type"], value["value"]
+        if not (isinstance(token_type, str) and isinstance(text, str)):
+            raise ValueError("not a grammar memo")
+        return Token(token_type, text)
+    data, children = value
+    if not (isinstance(data, str) and isinstance(children, list)):
+        raise ValueError("not a grammar memo")
+    return Tree(data, [_tree_from_json(child) for child in children])
+
 
 @cache
 def _meta_parser() -> Lark:
@@ -222,6 +256,31 @@ def _meta_parser() -> Lark:
 
 @cache
 def _ebnf(text: str) -> _Ebnf:
+    """The rules and terminals of grammar ``text``, remembered in the cache directory.
+
+    Building Lark's grammar of grammars costs more than checking a small file, so what it reads from a
+    grammar is kept, keyed by the grammar's text, Lark's version and all of tlint's code (which names
+    Python's version): any change to what it depends on is a new key.  A missing, damaged or unwritable
+    memo only costs the parse again.
+    """
+    from lint import cache as memo  # the result cache's directory, its atomic writes, the code's fingerprint
+
+    key = hashlib.sha256(b"\0".join([b"grammar", lark.__version__.encode(), memo.code_fingerprint().encode(), text.encode()])).hexdigest()
+    if (remembered := memo.recall(key)) is not None:
+        try:
+            return _Ebnf.from_json(remembered)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            pass  # damaged: parsed again below, and the memo rewritten
+    ebnf = _parsed_ebnf(text)
+    try:
+        data = ebnf.as_json()
+    except TypeError:  # a tree JSON cannot hold: nothing to remember
+        return ebnf
+    memo.remember(key, data)
+    return ebnf
+
+
+def _parsed_ebnf(text: str) -> _Ebnf:
     rules: dict[str, Tree[Token]] = {}
     terminal_trees: dict[str, Tree[Token]] = {}
     for item in _meta_parser().parse(text).children:

@@ -8,8 +8,11 @@ the engine stamps code, name, severity and path on them (as yamllint does).
 from __future__ import annotations
 
 import copyreg
+import hashlib
 import importlib.util
 import inspect
+import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -19,6 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pydantic
 from pydantic import BaseModel, ConfigDict
 
 from lint.resources import rules_dir
@@ -94,6 +98,15 @@ class Rule:
         """Called after the last record: rules that compare across records report here."""
         return ()
 
+    def wants(self, record: Any) -> bool:
+        """Whether the rule looks at ``record`` and the records alike it: asked once per distinct row of
+        the formats whose rows carry ``alike`` (:func:`lint.models.common.new_alike`), after the rows
+        before it were checked; the engine does not call the rule on rows it does not want.  A workload
+        repeats a few dozen rows a hundred thousand times, and most rules have nothing to note on most of
+        them.  The answer may depend only on what the row says and on what came before the first row
+        (the header): the rule must give the same findings when it is called on every row."""
+        return True
+
     @classmethod
     def handlers(cls) -> dict[str, str]:
         """Record kind -> method name, from the ``check_<kind>`` methods the rule defines."""
@@ -137,13 +150,91 @@ def registry() -> dict[str, type[Rule]]:
             )
         rules[rule.code] = rule
         origin[rule.code] = path
-        if rule.Options.__module__ == rule.__module__:
-            # Rule modules are loaded from files, not imported by name, so another process (a Dask worker)
-            # could not find an options class by its name: the options travel as their rule's code and values.
-            copyreg.dispatch_table[rule.Options] = _rebuilt_by_code(rule.code)
     return rules
 
 
+@dataclass(frozen=True)
+class Listed:
+    """What selecting a rule needs to know of it, without loading its module: a check loads only the rules
+    of the formats it reads (the others' modules import the models of their own formats)."""
+
+    code: str
+    name: str
+    severity: Severity
+    formats: tuple[str, ...]
+    scope: Scope
+    aliases: tuple[str, ...]
+    module: str  # its file in ``rules/``
+    defaults: dict[str, Any]  # its default options as JSON values (what cache keys are made of)
+
+    def load(self) -> type[Rule]:
+        rule = _load_rule(rules_dir() / self.module)
+        if rule.code != self.code:  # a listing out of date with the files cannot happen: it is keyed on them
+            raise InstallError(f"{rules_dir() / self.module}: defines {rule.code}, listed as {self.code}")
+        return rule
+
+    def as_json(self) -> list[Any]:
+        return [self.code, self.name, self.severity.value, list(self.formats), self.scope.value, list(self.aliases), self.module, self.defaults]
+
+    @classmethod
+    def from_json(cls, value: list[Any]) -> Listed:
+        code, name, severity, formats, scope, aliases, module, defaults = value
+        if not (all(isinstance(text, str) for text in (code, name, module, *formats, *aliases)) and isinstance(defaults, dict)):
+            raise TypeError("not a rule listing")
+        return cls(code, name, Severity(severity), tuple(formats), Scope(scope), tuple(aliases), module, defaults)
+
+    @classmethod
+    def of(cls, rule: type[Rule]) -> Listed:
+        module = Path(inspect.getfile(rule)).name
+        return cls(rule.code, rule.name, rule.severity, tuple(rule.formats), rule.scope, tuple(rule.aliases), module, options_json(rule.Options()))
+
+
+def options_json(options: RuleOptions) -> dict[str, Any]:
+    """A rule's options as JSON values: what cache keys hold of them."""
+    values: dict[str, Any] = json.loads(json.dumps(options.model_dump(), default=str))
+    return values
+
+
+@cache
+def catalog() -> dict[str, Listed]:
+    """Every rule, by code, as :class:`Listed`: derived from the rule modules by loading them all (as
+    :func:`registry` does) and remembered in the cache directory, keyed by the text of all of tlint's code
+    and rules, so that a check does not load the modules of rules it will not run.  A missing or damaged
+    memo costs loading them all again."""
+    from lint import cache as memo  # the fingerprint of tlint's code and the cache's atomic writes
+
+    modules = sorted(rules_dir().glob("tl*.py"))
+    try:
+        key = _catalog_key(memo.code_fingerprint(), modules)
+    except OSError:  # a rule module that cannot be read: loading them all says which
+        key = None
+    if key is not None and (remembered := memo.recall(key)) is not None:
+        try:
+            listing = {listed.code: listed for listed in map(Listed.from_json, json.loads(remembered))}
+            if sorted(listed.module for listed in listing.values()) == [path.name for path in modules]:
+                return listing
+        except (ValueError, TypeError):
+            pass  # damaged: listed again below, and the memo rewritten
+    listing = {code: Listed.of(rule) for code, rule in registry().items()}
+    if key is not None:
+        memo.remember(key, json.dumps([listed.as_json() for listed in listing.values()]).encode())
+    return listing
+
+
+def _catalog_key(code_fingerprint: str, modules: list[Path]) -> str:
+    """tlint's code, and the rule modules this registry loads (wherever they are) by name and text."""
+    digest = hashlib.sha256(b"rule catalog\0" + code_fingerprint.encode() + b"\0" + pydantic.VERSION.encode())  # pydantic dumps the defaults
+    for path in modules:
+        digest.update(b"\0" + os.fsencode(path) + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def rule_class(code: str) -> type[Rule]:
+    """The rule ``code`` (KeyError for none), its module loaded on first use."""
+    return catalog()[code].load()
+
+
+@cache
 def _load_rule(path: Path) -> type[Rule]:
     module_name = f"lint_rules.{path.stem}"
     spec = importlib.util.spec_from_file_location(module_name, path)
@@ -158,7 +249,12 @@ def _load_rule(path: Path) -> type[Rule]:
     found = [obj for obj in vars(module).values() if isinstance(obj, type) and issubclass(obj, Rule) and obj.__module__ == module_name]
     if len(found) != 1:
         raise InstallError(f"{path}: a rule module defines exactly one rule, found {len(found)}")
-    return found[0]
+    rule: type[Rule] = found[0]
+    if rule.Options.__module__ == rule.__module__:
+        # Rule modules are loaded from files, not imported by name, so another process (a Dask worker)
+        # could not find an options class by its name: the options travel as their rule's code and values.
+        copyreg.dispatch_table[rule.Options] = _rebuilt_by_code(rule.code)
+    return rule
 
 
 def _rebuilt_by_code(code: str) -> Callable[[RuleOptions], tuple[Any, ...]]:
@@ -170,12 +266,12 @@ def _rebuilt_by_code(code: str) -> Callable[[RuleOptions], tuple[Any, ...]]:
 
 def rule_options(code: str, values: dict[str, Any]) -> RuleOptions:
     """The options of rule ``code`` with these values: how a rule's options are rebuilt in another process."""
-    return registry()[code].Options(**values)
+    return rule_class(code).Options(**values)
 
 
-def lookup(key: str) -> list[type[Rule]]:
+def lookup(key: str) -> list[Listed]:
     """Rules selected by a code, a name, a code prefix (family) or an alias; [] when none."""
-    rules = registry().values()
+    rules = catalog().values()
     exact = [r for r in rules if key in (r.code, r.name) or key in r.aliases]
     if exact:
         return exact

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from lint.layout import OPTPRIME_PRINTED_ABOVE_ONE, optprime_implied
-from lint.models.optprime_log import (
-    RECORD_TYPES,
-    ConfigRecord,
-    LayerTimingRecord,
-    Record,
-    Stage2RankRecord,
-    TimingHeaderRecord,
-)
 from lint.models.optprime_outcome import RunOutcome
-from lint.models.simai_workload import Comm, Header, LayerCount, LayerRow
 from lint.rule import Rule, RuleOptions, Violation, at
+
+if TYPE_CHECKING:  # the models of each format are imported by the rules of that format, not by the others
+    from lint.models.neusight_tsv import LayerRecord
+    from lint.models.optprime_log import ConfigRecord, LayerTimingRecord, Record, Stage2RankRecord, TimingHeaderRecord
+    from lint.models.simai_workload import Comm, Header, LayerCount, LayerRow
+
+T = TypeVar("T")
 
 
 class SameInEveryRecord(Rule):
@@ -53,6 +51,21 @@ def quotient(dividend: int, divisor: int) -> str:
     return f"{dividend / divisor:.3f}".rstrip("0") if rest else str(whole)
 
 
+class PerAlikeRow(dict[int, T]):
+    """What a rule concluded about a row, remembered for the rows alike (by their ``alike``, see
+    :func:`lint.models.common.new_alike`): a workload repeats a few dozen rows over and over, so a rule
+    judges each of them once.  Emptied when it holds too many: a file of endlessly new rows must not grow
+    memory (the rule then judges rows again)."""
+
+    ENTRIES = 4096
+
+    def remember(self, alike: int, value: T) -> T:
+        if len(self) >= self.ENTRIES:
+            self.clear()
+        self[alike] = value
+        return value
+
+
 # -- simai-workload ---------------------------------------------------------------------------------
 
 
@@ -83,12 +96,13 @@ class OncePerLayerComm(Rule):
 
     A layer row repeats once per layer instance and micro-batch, so one quirk of a writer repeats on
     hundreds of rows: the finding is given once per layer name and comm column (type and size), at the
-    first row, with the number of rows that repeat it.
+    first row, with the number of rows that repeat it.  Rows alike are judged once.
     """
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.found: dict[tuple[str, Comm], _Repeated] = {}  # by layer name and comm column
+        self.judged: PerAlikeRow[tuple[tuple[tuple[str, Comm], str], ...]] = PerAlikeRow()  # (layer, comm) and message
 
     def problem(self, comm: Comm) -> str | None:
         """What is wrong with ``comm``, or None."""
@@ -98,16 +112,29 @@ class OncePerLayerComm(Rule):
         """Asked at the end of the file, for rules whose verdict depends on the whole workload."""
         return True
 
-    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
-        return self._check_comms(row)
-
-    def _check_comms(self, row: LayerRow, skip: Callable[[Comm], bool] | None = None) -> Iterator[Violation]:
-        """Note the problems of ``row``'s comm columns, but for those ``skip`` says are normal."""
+    def row_problems(self, row: LayerRow) -> Iterator[tuple[Comm, str]]:
+        """The problems of ``row``'s comm columns.  Asked once per distinct row text (and again after
+        :class:`PerAlikeRow` forgets it): only what the row says and the header may decide them."""
         for comm in row.comms():
-            message = None if skip is not None and skip(comm) else self.problem(comm)
-            if message is not None:
-                self.found.setdefault((row.name, comm), _Repeated(row, message)).rows += 1
-        return iter(())
+            if (message := self.problem(comm)) is not None:
+                yield comm, message
+
+    def _problems(self, row: LayerRow) -> tuple[tuple[tuple[str, Comm], str], ...]:
+        problems = self.judged.get(row.alike)
+        if problems is None:
+            problems = self.judged.remember(row.alike, tuple(((row.name, comm), message) for comm, message in self.row_problems(row)))
+        return problems
+
+    def wants(self, record: Any) -> bool:
+        return bool(self._problems(record))
+
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+        for key, message in self._problems(row):
+            found = self.found.get(key)
+            if found is None:
+                found = self.found[key] = _Repeated(row, message)
+            found.rows += 1
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         for (layer, comm), found in self.found.items():
@@ -124,16 +151,18 @@ class LayerRowTally(Rule):
         self.declared: LayerCount | None = None
         self.rows = 0
         self.first_extra: LayerRow | None = None  # the first row past the declared count
+        self.first_extra_row = 0  # its number among the rows (0: no count declared)
 
     def check_layer_count(self, record: LayerCount) -> Iterator[Violation]:
         self.declared = record
+        self.first_extra_row = record.count + 1
         return iter(())
 
-    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
         self.rows += 1
-        if self.declared is not None and self.rows == self.declared.count + 1:
+        if self.rows == self.first_extra_row:
             self.first_extra = row
-        return iter(())
+        return ()
 
 
 @dataclass(frozen=True)
@@ -164,15 +193,31 @@ class TpActivation:
         self.rows_per_layer: Counter[str] = Counter()
         self.sizes_per_layer: defaultdict[str, Counter[int]] = defaultdict(Counter)
         self.first_row: dict[tuple[str, int], LayerRow] = {}
+        # Rows not yet added to the counts above, by ``alike``: the first of them and how many there are.
+        # A workload repeats a few dozen rows, so counting them costs a lookup per row.
+        self.pending: dict[int, list[Any]] = {}
 
     def add(self, row: LayerRow) -> None:
-        self.rows_per_layer[row.name] += 1
-        forward = row.comms()[0]
-        if forward.is_tp_collective:
-            self.sizes_per_layer[row.name][forward.size] += 1
-            self.first_row.setdefault((row.name, forward.size), row)
+        pending = self.pending.get(row.alike)
+        if pending is not None:
+            pending[1] += 1
+            return
+        if len(self.pending) >= PerAlikeRow.ENTRIES:  # bounded: a file of endlessly new rows
+            self._count_pending()
+        self.pending[row.alike] = [row, 1]
+
+    def _count_pending(self) -> None:
+        # In the order their first rows came, so that ``first_row`` keeps the first.
+        for row, rows in self.pending.values():
+            self.rows_per_layer[row.name] += rows
+            forward = row.comms()[0]
+            if forward.is_tp_collective:
+                self.sizes_per_layer[row.name][forward.size] += rows
+                self.first_row.setdefault((row.name, forward.size), row)
+        self.pending.clear()
 
     def size(self) -> ActivationSize | None:
+        self._count_pending()
         repeated = [layer for layer in self.sizes_per_layer if self.rows_per_layer[layer] > 1]
         sizes = sum((self.sizes_per_layer[layer] for layer in repeated), Counter[int]())
         if not sizes:
@@ -182,6 +227,34 @@ class TpActivation:
             return None
         example = min((self.first_row[layer, size] for layer in repeated if (layer, size) in self.first_row), key=lambda row: row.line)
         return ActivationSize(size, collectives, example)
+
+
+# -- neusight-tsv ----------------------------------------------------------------------------------
+
+
+class NeusightRowMessages(Rule):
+    """Base of neusight-tsv rules whose findings on a row follow from what the row says alone: a table
+    repeats its rows, so they are worked out once per distinct row and given at every row alike."""
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.known: PerAlikeRow[tuple[str, ...]] = PerAlikeRow()
+
+    def messages(self, row: LayerRecord) -> Iterator[str]:
+        """What is wrong with ``row``."""
+        raise NotImplementedError
+
+    def _messages(self, row: LayerRecord) -> tuple[str, ...]:
+        messages = self.known.get(row.alike)
+        if messages is None:
+            messages = self.known.remember(row.alike, tuple(self.messages(row)))
+        return messages
+
+    def wants(self, record: Any) -> bool:
+        return bool(self._messages(record))
+
+    def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
+        return [at(row, message) for message in self._messages(row)]
 
 
 # -- optprime-log -----------------------------------------------------------------------------------
@@ -304,9 +377,12 @@ class RankOutput(Rule):
             self.last_output[record.rank] = record.line
         return iter(())
 
+    @classmethod
+    def handlers(cls) -> dict[str, str]:
+        """Every kind of record goes to :meth:`observe`, unless the rule has a ``check_<kind>`` of its own."""
+        from lint.models.optprime_log import RECORD_TYPES
 
-for _kind in (record_type.kind for record_type in RECORD_TYPES):
-    setattr(RankOutput, f"check_{_kind}", RankOutput.observe)
+        return {**{record_type.kind: "observe" for record_type in RECORD_TYPES}, **super().handlers()}
 
 
 @dataclass(frozen=True, slots=True)

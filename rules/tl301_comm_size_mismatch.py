@@ -1,12 +1,13 @@
 from collections.abc import Iterator
 
 from lint.models.neusight_tsv import LayerRecord
-from lint.rule import Rule, Severity, Violation, at
+from lint.rule import Severity
+from lint.rulekit import NeusightRowMessages
 
 _COMMS = ("forward", "backward", "weight_grad")  # each has a <comm>_comm_type and a <comm>_comm_size column
 
 
-class CommSizeMismatch(Rule):
+class CommSizeMismatch(NeusightRowMessages):
     """A comm type disagrees with its size: ``None`` with elements, or a real comm with none.
 
     The writer is asu-gkg/simai ``mtccl/workload_generator.py`` (``LayerInfo.set_comm``,
@@ -37,10 +38,10 @@ class CommSizeMismatch(Rule):
     severity = Severity.ERROR
     formats = ("neusight-tsv",)
 
-    def check_layer(self, row: LayerRecord) -> Iterator[Violation]:
+    def messages(self, row: LayerRecord) -> Iterator[str]:
         for comm in _COMMS:
             comm_type, size = getattr(row, f"{comm}_comm_type"), getattr(row, f"{comm}_comm_size")
             if comm_type is None and size:
-                yield at(row, f"{row.name} has {comm}_comm_type None with {comm}_comm_size {size}; a None comm moves 0 elements")
+                yield f"{row.name} has {comm}_comm_type None with {comm}_comm_size {size}; a None comm moves 0 elements"
             elif comm_type is not None and not size:
-                yield at(row, f"{row.name} has {comm}_comm_type {comm_type} with {comm}_comm_size 0; a collective moves at least one element")
+                yield f"{row.name} has {comm}_comm_type {comm_type} with {comm}_comm_size 0; a collective moves at least one element"

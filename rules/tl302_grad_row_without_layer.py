@@ -1,4 +1,4 @@
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from lint.models.neusight_tsv import LayerRecord
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
@@ -38,11 +38,12 @@ class GradRowWithoutLayer(Rule):
         super().__init__(options)
         self.grad: LayerRecord | None = None  # the previous row, when it is a gradient row
 
-    def check_layer(self, row: LayerRecord) -> Iterator[Violation]:
+    def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
         grad, self.grad = self.grad, (row if row.grad_of is not None else None)
         # A line that failed to parse may sit between them: then the row that really followed is unknown.
         if grad is not None and row.line == grad.line + 1 and row.name != grad.grad_of:
-            yield at(grad, f"{grad.name} is followed by {row.name} (line {row.line}); the row of its layer {grad.grad_of} must come right after it")
+            return [at(grad, f"{grad.name} is followed by {row.name} (line {row.line}); the row of its layer {grad.grad_of} must come right after it")]
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         if self.grad is not None:

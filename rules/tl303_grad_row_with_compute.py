@@ -1,12 +1,13 @@
 from collections.abc import Iterator
 
 from lint.models.neusight_tsv import LayerRecord
-from lint.rule import Rule, Severity, Violation, at
+from lint.rule import Severity
+from lint.rulekit import NeusightRowMessages
 
 _COMPUTE_TIMES = ("forward_compute_time", "backward_compute_time", "weight_grad_compute_time")
 
 
-class GradRowWithCompute(Rule):
+class GradRowWithCompute(NeusightRowMessages):
     """A gradient row (``X_grad``) has a non-zero compute time.
 
     The writer is asu-gkg/simai ``mtccl/workload_generator.py`` (``LayerInfo.set_comm``,
@@ -34,9 +35,9 @@ class GradRowWithCompute(Rule):
     severity = Severity.ERROR
     formats = ("neusight-tsv",)
 
-    def check_layer(self, row: LayerRecord) -> Iterator[Violation]:
+    def messages(self, row: LayerRecord) -> Iterator[str]:
         if row.grad_of is None:
             return
         times = [f"{column} {getattr(row, column)}" for column in _COMPUTE_TIMES if getattr(row, column)]
         if times:
-            yield at(row, f"{row.name} has {' and '.join(times)}; a gradient row only all-reduces, so its compute times are 0")
+            yield f"{row.name} has {' and '.join(times)}; a gradient row only all-reduces, so its compute times are 0"

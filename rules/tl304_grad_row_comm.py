@@ -1,10 +1,11 @@
 from collections.abc import Iterator
 
 from lint.models.neusight_tsv import LayerRecord
-from lint.rule import Rule, Severity, Violation, at
+from lint.rule import Severity
+from lint.rulekit import NeusightRowMessages
 
 
-class GradRowComm(Rule):
+class GradRowComm(NeusightRowMessages):
     """A gradient row (``X_grad``) does not all-reduce with one backward ``ALLREDUCE_ASYNC``.
 
     The writer is asu-gkg/simai ``mtccl/workload_generator.py`` (``LayerInfo.set_comm``,
@@ -34,16 +35,15 @@ class GradRowComm(Rule):
     severity = Severity.ERROR
     formats = ("neusight-tsv",)
 
-    def check_layer(self, row: LayerRecord) -> Iterator[Violation]:
+    def messages(self, row: LayerRecord) -> Iterator[str]:
         if row.grad_of is None:
             return
         if row.backward_comm_type is None:
-            yield at(row, f"{row.name} has no backward comm; a gradient row all-reduces the gradient of {row.grad_of} with ALLREDUCE_ASYNC")
+            yield f"{row.name} has no backward comm; a gradient row all-reduces the gradient of {row.grad_of} with ALLREDUCE_ASYNC"
         elif row.backward_comm_type != "ALLREDUCE_ASYNC":
-            yield at(row, f"{row.name} has backward comm {row.backward_comm_type}; a gradient row all-reduces with ALLREDUCE_ASYNC")
+            yield f"{row.name} has backward comm {row.backward_comm_type}; a gradient row all-reduces with ALLREDUCE_ASYNC"
         if row.forward_comm_type is not None:
-            yield at(
-                row,
+            yield (
                 f"{row.name} has a forward {row.forward_comm_type} comm of {row.forward_comm_size} elements; "
-                "a gradient row's only comm is its backward ALLREDUCE_ASYNC",
+                "a gradient row's only comm is its backward ALLREDUCE_ASYNC"
             )

@@ -1,9 +1,11 @@
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from lint.models.neusight_tsv import LayerRecord
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
+from lint.rulekit import PerAlikeRow
 
 # Layer names are torch.fx node names: a leaf module's path with "_" for "." (nn.LayerNorm, nn.Linear,
 # nn.Embedding), or a traced call's function name with a "_N" counter (GPT-2's Conv1D becomes addmm).
@@ -81,13 +83,21 @@ class GradSize(Rule):
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.grads: list[tuple[LayerRecord, Check]] = []  # gradient rows of recognised layers, in file order
+        self.checks: PerAlikeRow[Check | None] = PerAlikeRow()  # of each distinct row
 
-    def check_layer(self, row: LayerRecord) -> Iterator[Violation]:
-        if row.grad_of is not None and row.backward_comm_size:
-            check = next((check for pattern, check in _CHECKS if pattern.search(row.grad_of)), None)
-            if check is not None:
-                self.grads.append((row, check))
-        return iter(())
+    def _check(self, row: LayerRecord) -> Check | None:
+        if row.alike in self.checks:
+            return self.checks[row.alike]
+        return self.checks.remember(row.alike, _check_of(row))
+
+    def wants(self, record: Any) -> bool:
+        return self._check(record) is not None
+
+    def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
+        check = self._check(row)
+        if check is not None:
+            self.grads.append((row, check))
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         layer_norms = [row for row, check in self.grads if check is _layer_norm]
@@ -101,3 +111,10 @@ class GradSize(Rule):
             expected = check(row.backward_comm_size, hidden)
             if expected:
                 yield at(row, f"{row.name} has {row.backward_comm_size} elements; {expected} (H = {hidden} from {source.name})")
+
+
+def _check_of(row: LayerRecord) -> Check | None:
+    """The check of a gradient row of a recognised layer that moves something, else None."""
+    if row.grad_of is None or not row.backward_comm_size:
+        return None
+    return next((check for pattern, check in _CHECKS if pattern.search(row.grad_of)), None)

@@ -1,7 +1,9 @@
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from lint.models.neusight_tsv import LayerRecord
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
+from lint.rulekit import PerAlikeRow
 
 
 class AllZeroRow(Rule):
@@ -36,12 +38,19 @@ class AllZeroRow(Rule):
         super().__init__(options)
         self.first: LayerRecord | None = None
         self.rows = 0
+        self.all_zero: PerAlikeRow[bool] = PerAlikeRow()  # of each distinct row
 
-    def check_layer(self, row: LayerRecord) -> Iterator[Violation]:
-        if row.grad_of is None and _all_zero(row):
+    def wants(self, record: Any) -> bool:
+        all_zero = self.all_zero.get(record.alike)
+        if all_zero is None:
+            all_zero = self.all_zero.remember(record.alike, record.grad_of is None and _all_zero(record))
+        return all_zero
+
+    def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
+        if self.wants(row):
             self.first = self.first or row
             self.rows += 1
-        return iter(())
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         if self.first is None:

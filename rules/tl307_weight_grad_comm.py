@@ -1,10 +1,11 @@
 from collections.abc import Iterator
 
 from lint.models.neusight_tsv import LayerRecord
-from lint.rule import Rule, Severity, Violation, at
+from lint.rule import Severity
+from lint.rulekit import NeusightRowMessages
 
 
-class WeightGradComm(Rule):
+class WeightGradComm(NeusightRowMessages):
     """A row has a weight-grad comm; this writer leaves ``weight_grad_comm_type`` ``None``.
 
     The writer is asu-gkg/simai ``mtccl/workload_generator.py`` (``LayerInfo.set_comm``,
@@ -33,10 +34,9 @@ class WeightGradComm(Rule):
     severity = Severity.WARNING
     formats = ("neusight-tsv",)
 
-    def check_layer(self, row: LayerRecord) -> Iterator[Violation]:
+    def messages(self, row: LayerRecord) -> Iterator[str]:
         if row.weight_grad_comm_type is not None:
-            yield at(
-                row,
+            yield (
                 f"{row.name} has a weight-grad {row.weight_grad_comm_type} comm of {row.weight_grad_comm_size} elements; "
-                "this writer all-reduces gradients on _grad rows and leaves the weight-grad comm None",
+                "this writer all-reduces gradients on _grad rows and leaves the weight-grad comm None"
             )

@@ -1,10 +1,11 @@
 from collections.abc import Iterator
 
 from lint.models.neusight_tsv import LayerRecord
-from lint.rule import Rule, Severity, Violation, at
+from lint.rule import Severity
+from lint.rulekit import NeusightRowMessages
 
 
-class NonzeroProcessTime(Rule):
+class NonzeroProcessTime(NeusightRowMessages):
     """A row has a ``process_time`` other than 0; this writer always writes 0.
 
     The writer is asu-gkg/simai ``mtccl/workload_generator.py`` (``LayerInfo.set_comm``,
@@ -29,6 +30,6 @@ class NonzeroProcessTime(Rule):
     severity = Severity.WARNING
     formats = ("neusight-tsv",)
 
-    def check_layer(self, row: LayerRecord) -> Iterator[Violation]:
+    def messages(self, row: LayerRecord) -> Iterator[str]:
         if row.process_time:
-            yield at(row, f"{row.name} has process_time {row.process_time}; this writer always writes 0")
+            yield f"{row.name} has process_time {row.process_time}; this writer always writes 0"

@@ -1,4 +1,5 @@
 from collections.abc import Iterator
+from typing import Any
 
 from lint.models.simai_workload import KINDS, LayerRow
 from lint.rule import Rule, Severity, Violation, at
@@ -31,10 +32,17 @@ class UnknownLayerParallelism(Rule):
     severity = Severity.WARNING
     formats = ("simai-workload",)
 
+    def wants(self, record: Any) -> bool:
+        return _unknown(record)
+
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
-        if row.parallelism is not None and row.parallelism not in KINDS:
+        if _unknown(row):
             yield at(
                 row,
                 f"{row.name}: 13th column '{row.parallelism}' is not a parallelism kind, so the layer gets no "
                 f"parallelism of its own (known kinds: {', '.join(sorted(KINDS))})",
             )
+
+
+def _unknown(row: LayerRow) -> bool:
+    return row.parallelism is not None and row.parallelism not in KINDS

@@ -2,7 +2,7 @@ import re
 from collections.abc import Iterator
 
 from lint.models.simai_workload import EXPERT_SUFFIXES, Comm, LayerRow
-from lint.rule import RuleOptions, Severity, Violation
+from lint.rule import RuleOptions, Severity
 from lint.rulekit import AicbOnly, OncePerLayerComm
 
 # AICB's sequence-parallel column layers: `attention_column`, `mlp_column`, `final_column`.
@@ -51,12 +51,14 @@ class EmptyCollective(AicbOnly, OncePerLayerComm):
             return None
         return f"{comm}, expected > 0: a collective of 0 bytes moves nothing"
 
-    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+    def row_problems(self, row: LayerRow) -> Iterator[tuple[Comm, str]]:
+        # Rows alike come here once: enough to learn whether any row moves expert traffic.
         self.expert_traffic = self.expert_traffic or any(c.suffix in EXPERT_SUFFIXES and c.size > 0 for c in row.comms())
+        problems = super().row_problems(row)
         if self.from_aicb and _COLUMN_LAYER.fullmatch(row.name):
             # The AIOB path's sequence-parallel column rows: only their input-gradient reduce-scatter is empty on purpose.
-            return self._check_comms(row, skip=lambda comm: comm.phase == "ig" and comm.type == "REDUCESCATTER")
-        return super().check_layer_row(row)
+            return ((comm, message) for comm, message in problems if not (comm.phase == "ig" and comm.type == "REDUCESCATTER"))
+        return problems
 
     def still_wrong(self, comm: Comm) -> bool:
         return self.expert_traffic or comm.suffix not in EXPERT_SUFFIXES

@@ -1,4 +1,5 @@
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from lint.models.simai_workload import Header, LayerRow
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
@@ -52,9 +53,12 @@ class PpCommSize(Rule):
         self.header = header
         return iter(())
 
-    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+    def wants(self, record: Any) -> bool:
+        return self.header is not None and self.header.from_aicb  # else finish has nothing to say
+
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
         self.activation.add(row)
-        return iter(())
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         header, activation = self.header, self.activation.size()

@@ -1,8 +1,9 @@
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from lint.models.simai_workload import LayerRow
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import AicbOnly
+from lint.rulekit import AicbOnly, PerAlikeRow
 
 
 class TpSizeVaries(AicbOnly):
@@ -43,17 +44,28 @@ class TpSizeVaries(AicbOnly):
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
-        self.previous: LayerRow | None = None
+        self.previous_name: str | None = None
         self.place = 0  # of the current row in its run of one name
         # (layer, place in its run, phase) -> first row there and its size
         self.first: dict[tuple[str, int, str], tuple[LayerRow, int]] = {}
         self.reported: set[tuple[str, int, str, int]] = set()
+        # (alike, place) of the rows compared already: a row alike at the same place can tell nothing new.
+        self.compared: set[tuple[int, int]] = set()
 
-    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
-        self.place = self.place + 1 if self.previous is not None and self.previous.name == row.name else 0
-        self.previous = row
-        if not self.from_aicb:
-            return
+    def wants(self, record: Any) -> bool:
+        return self.from_aicb
+
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+        self.place = self.place + 1 if row.name == self.previous_name else 0
+        self.previous_name = row.name
+        if not self.from_aicb or (row.alike, self.place) in self.compared:
+            return ()
+        if len(self.compared) >= PerAlikeRow.ENTRIES:  # bounded: a file of endlessly new rows
+            self.compared.clear()
+        self.compared.add((row.alike, self.place))
+        return list(self._compare(row))
+
+    def _compare(self, row: LayerRow) -> Iterator[Violation]:
         for comm in row.comms():
             if not comm.is_tp_collective:
                 continue

@@ -1,9 +1,10 @@
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from lint.models.simai_workload import Comm, LayerRow
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import AicbOnly, TpActivation, quotient
+from lint.rulekit import AicbOnly, PerAlikeRow, TpActivation, quotient
 
 CROSS_ENTROPY = re.compile(r"cross_entropy[0-9]*")
 
@@ -49,14 +50,21 @@ class CrossEntropySize(AicbOnly):
         super().__init__(options)
         self.activation = TpActivation()
         self.reductions: list[tuple[LayerRow, Comm]] = []
+        self.row_reductions: PerAlikeRow[tuple[Comm, ...]] = PerAlikeRow()  # of each distinct row
 
-    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
+    def wants(self, record: Any) -> bool:
+        return self.from_aicb
+
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
         if not self.from_aicb:  # the header comes first: nothing to collect for a file AICB did not write
-            return iter(())
+            return ()
         self.activation.add(row)
-        if CROSS_ENTROPY.fullmatch(row.name):
-            self.reductions += [(row, comm) for comm in row.comms() if comm.family is not None and comm.size > 1]
-        return iter(())
+        reductions = self.row_reductions.get(row.alike)
+        if reductions is None:
+            reductions = self.row_reductions.remember(row.alike, _reductions(row))
+        if reductions:
+            self.reductions += [(row, comm) for comm in reductions]
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         if not self.from_aicb or not self.reductions:
@@ -78,3 +86,10 @@ class CrossEntropySize(AicbOnly):
                     row,
                     f"{row.name}: {comm}; {first_row.name} (line {first_row.line}) has {first.size}: AICB sizes every cross-entropy all-reduce seq·mbs·4",
                 )
+
+
+def _reductions(row: LayerRow) -> tuple[Comm, ...]:
+    """The all-reduces of a cross-entropy row, but for placeholders (0 and 1 bytes)."""
+    if not CROSS_ENTROPY.fullmatch(row.name):
+        return ()
+    return tuple(comm for comm in row.comms() if comm.family is not None and comm.size > 1)

@@ -1,9 +1,10 @@
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable
+from typing import Any
 
 from lint.models.simai_workload import LayerRow
-from lint.rule import Severity, Violation, at
-from lint.rulekit import AicbOnly
+from lint.rule import RuleOptions, Severity, Violation, at
+from lint.rulekit import AicbOnly, PerAlikeRow
 
 OPTIMIZER = re.compile(r"optimizer[0-9]*")
 
@@ -37,9 +38,30 @@ class OptimizerSize(AicbOnly):
     severity = Severity.ERROR
     formats = ("simai-workload",)
 
-    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
-        if not self.from_aicb or not OPTIMIZER.fullmatch(row.name):
-            return
-        for comm in row.comms():
-            if comm.family is not None and comm.size not in (0, 1, 4):
-                yield at(row, f"{row.name}: {comm}, expected 4: AICB's optimizer all-reduces move one fp32 scalar")
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.messages: PerAlikeRow[tuple[str, ...]] = PerAlikeRow()  # of each distinct row
+
+    def _messages(self, row: LayerRow) -> tuple[str, ...]:
+        if not self.from_aicb:
+            return ()
+        messages = self.messages.get(row.alike)
+        if messages is None:
+            messages = self.messages.remember(row.alike, _messages(row))
+        return messages
+
+    def wants(self, record: Any) -> bool:
+        return bool(self._messages(record))
+
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+        return [at(row, message) for message in self._messages(row)]
+
+
+def _messages(row: LayerRow) -> tuple[str, ...]:
+    if not OPTIMIZER.fullmatch(row.name):
+        return ()
+    return tuple(
+        f"{row.name}: {comm}, expected 4: AICB's optimizer all-reduces move one fp32 scalar"
+        for comm in row.comms()
+        if comm.family is not None and comm.size not in (0, 1, 4)
+    )

@@ -1,4 +1,5 @@
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from lint.models.simai_workload import Comm, LayerRow
 from lint.rule import RuleOptions, Severity, Violation, at
@@ -48,14 +49,16 @@ class GradSyncSize(AicbOnly):
         super().__init__(options)
         self.transfers: dict[str, list[Transfer]] = {"ALLGATHER": [], "REDUCESCATTER": []}
 
-    def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
-        if not self.from_aicb:  # the header comes first: nothing to collect for a file AICB did not write
-            return iter(())
-        if row.name.startswith("grad_"):
+    def wants(self, record: Any) -> bool:
+        # The header comes first: nothing to collect for a file AICB did not write.
+        return self.from_aicb and record.name.startswith("grad_")
+
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+        if self.wants(row):
             for comm in row.comms():
                 if comm.type in self.transfers and comm.size > 1:
                     self.transfers[comm.type].append((row, comm))
-        return iter(())
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         gathers, scatters = self.transfers["ALLGATHER"], self.transfers["REDUCESCATTER"]

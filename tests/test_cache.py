@@ -140,7 +140,7 @@ def test_the_cache_keeps_the_most_recently_used_within_its_bound(tmp_path: Path,
         cache.store(entry, "f.txt", result, [_finding("x" * 10_000)], Counter(), None)
         os.utime(cache._entry_path(entry), (1000 + index, 1000 + index))
     assert cache.load("00" * 32, "f.txt") is not None  # a hit makes the oldest the most recently used
-    size = cache._entry_path("00" * 32).stat().st_size
+    size = os.stat(cache._entry_path("00" * 32)).st_size
 
     assert cache.prune(limit=3 * size) == 3
 
@@ -174,3 +174,19 @@ def test_cache_dir_info_and_clean(tmp_path: Path, private_cache: Path) -> None:
     assert sorted(path.name for path in private_cache.iterdir()) == ["notes.txt"]  # what is not tlint's stays
     assert cache.size() == (0, 0)
     assert cache_command("clean") == f"No cache in {private_cache}.\n"
+
+
+def test_an_unchanged_file_is_not_detected_again_and_a_changed_one_is(tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    target = tmp_path / "input.txt"
+    shutil.copyfile(examples / "megatron-trace_rank7.txt", target)
+    first = check(str(target))
+    heads: list[str] = []
+    real = engine.Source.head
+    monkeypatch.setattr(engine.Source, "head", lambda self: heads.append(self.display) or real(self))
+    assert check(str(target)) == first and heads == []  # the format remembered for the unchanged file
+
+    shutil.copyfile(examples / "neusight-gpt2-large.tsv", target)  # another format under the same name
+    assert check(str(target)) == check(str(target), "--no-cache")
+    assert heads == [str(target), str(target)]
+    assert check(str(target), "--no-cache", "--trace-format", "neusight-tsv") == check(str(target))

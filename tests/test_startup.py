@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,13 +12,14 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "megatron-trace_rank7.txt"
 
 
-def imported_by(*argv: str) -> set[str]:
+def imported_by(*argv: str, env: dict[str, str] | None = None) -> set[str]:
     """The modules loaded by ``tlint ARGV`` in a fresh interpreter (the command's own output discarded)."""
     probe = (
         "import io, json, sys; from lint.cli import main; "
         f"main({list(argv)!r}, stdout=io.StringIO(), stderr=io.StringIO()); print(json.dumps(sorted(sys.modules)))"
     )
-    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    environment = {**os.environ, **(env or {})}
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, env=environment)
     return set(json.loads(done.stdout.splitlines()[-1]))
 
 
@@ -35,4 +37,26 @@ def test_checking_one_file_imports_no_renderer_or_cluster_client_it_does_not_use
     modules = imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1")
     assert "lint.engine" in modules and "lint.report.concise" in modules
     assert top_level(modules).isdisjoint({"rich", "distributed", "dask"})
-    assert not {name for name in modules if name.startswith(("lint.diff", "lint.report.diff", "lint.report.sarif", "lint.baseline"))}
+    assert not {name for name in modules if name.startswith(("lint.diff", "lint.models.diff", "lint.report.diff", "lint.report.sarif", "lint.baseline"))}
+
+
+NEUSIGHT = ROOT / "examples" / "neusight-gpt2-large.tsv"
+
+
+def test_checking_a_file_loads_only_the_rules_and_models_of_its_format() -> None:
+    from lint.rule import catalog
+
+    imported_by("check", str(NEUSIGHT), "--no-cache", "--jobs", "1")  # the first run in a cache directory remembers the catalog
+    modules = imported_by("check", str(NEUSIGHT), "--no-cache", "--jobs", "1")
+    loaded = {name.removeprefix("lint_rules.") for name in modules if name.startswith("lint_rules.")}
+    neusight_rules = {Path(listed.module).stem for listed in catalog().values() if "neusight-tsv" in listed.formats}
+    assert loaded and loaded <= neusight_rules
+    assert not {name for name in modules if name.startswith(("lint.models.optprime", "lint.models.simai", "lint.rulekit"))}
+
+
+def test_a_check_served_from_the_cache_loads_no_rule_and_no_parser(tmp_path: Path) -> None:
+    cache = {"TLINT_CACHE_DIR": str(tmp_path / "cache")}
+    imported_by("check", str(EXAMPLE), "--jobs", "1", env=cache)
+    modules = imported_by("check", str(EXAMPLE), "--jobs", "1", env=cache)
+    assert not {name for name in modules if name.startswith(("lint_rules.", "lint.formats.", "lint.grammar"))} - {"lint.formats.descriptor"}
+    assert "lark" not in top_level(modules)

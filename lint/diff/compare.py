@@ -29,7 +29,8 @@ from statistics import median
 from lint.diff.profile import Items, Profile, Scalar, Timing
 from lint.diff.stats import holm, mann_whitney_p, quantile
 from lint.diff.wording import ARROW, is_number, key_template, natural_key, number_ranges, percent, subject, value
-from lint.models.diff import CATEGORIES, Category, CategoryCount, Change, DiffReport, DiffSide, DiffSummary, PlotSeries, Spread
+from lint.models.categories import CATEGORIES, Category
+from lint.models.diff import CategoryCount, Change, DiffReport, DiffSide, DiffSummary, PlotSeries, Spread
 
 ALPHA = 0.05
 DEFAULT_THRESHOLD_PERCENT = 5.0

@@ -3,7 +3,8 @@
 The first non-empty line is the header and every later line a layer row, each judged on its own by
 ``grammars/neusight-tsv.lark``.  Valid lines take the fast path: a regex derived from the grammar's
 ``header`` or ``row`` rule (:meth:`lint.grammar.Grammar.derive`) accepts exactly the lines the grammar
-does, and its groups are the row's fields.  A line the regex rejects, or whose number overflows what the
+does, and its groups are the row's fields; each distinct row text is converted once per file (a bounded
+memo), and the rows alike share ``alike`` (:func:`lint.models.common.new_alike`).  A line the regex rejects, or whose number overflows what the
 readers convert it to, is parsed by Lark, which says where and why.  A rejected row is first counted:
 with the wrong number of tab-separated fields every later value would sit under the wrong column, so the
 count is reported (TL002) instead of whichever field first fails to match.  The header is not counted: a
@@ -21,7 +22,7 @@ from lark import Token, Tree
 
 from lint.formats import Evidence, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
-from lint.models.common import SyntaxProblem
+from lint.models.common import SyntaxProblem, TextMemo, new_alike
 from lint.models.neusight_tsv import COLUMNS, HeaderRecord, LayerRecord
 
 NAME = "neusight-tsv"
@@ -77,17 +78,21 @@ class Parser:
         header_seen = False
         # Empty lines are only wrong when something follows them: hold them until a line does.
         empty_lines: list[int] = []
+        # Row text -> the row's values and ``alike``: a table repeats its rows, each distinct one is converted once.
+        remembered: TextMemo[tuple[Any, ...]] = TextMemo()
         for number, text in lines:
             if not text:
                 empty_lines.append(number)
                 continue
-            expected = "a layer row" if header_seen else "the header row"
-            message = f"expected {expected}, found an empty line; only the end of the file may have empty lines"
-            for empty in empty_lines:
-                yield SyntaxProblem(empty, 1, SYNTAX_CODE, message)
-            empty_lines.clear()
+            if empty_lines:
+                expected = "a layer row" if header_seen else "the header row"
+                message = f"expected {expected}, found an empty line; only the end of the file may have empty lines"
+                for empty in empty_lines:
+                    yield SyntaxProblem(empty, 1, SYNTAX_CODE, message)
+                empty_lines.clear()
             if header_seen:
-                yield self._row(number, text)
+                known = remembered.get(text) or self._fast_row(text, remembered)
+                yield LayerRecord(number, 1, *known) if known is not None else self._row_slowly(number, text)
             else:
                 header_seen = True
                 yield self._header(number, text)
@@ -102,16 +107,19 @@ class Parser:
             return tree
         return HeaderRecord(line=number, column=1, columns=tuple(str(token) for token in tree.children))
 
-    def _row(self, number: int, text: str) -> LayerRecord | SyntaxProblem:
+    def _fast_row(self, text: str, remembered: TextMemo[tuple[Any, ...]]) -> tuple[Any, ...] | None:
+        """The values of the row ``text`` and its ``alike``, when the derived regex proves it valid and its
+        numbers convert (remembered for the rows alike), else None."""
         match = self._row_regex.fullmatch(text) if self.fast else None
-        if match is not None:
-            try:
-                values = [convert(field) for convert, field in zip(self._row_converters, match.groups(), strict=True)]
-            except OverflowError:
-                return self._row_slowly(number, text)
-            if math.inf not in values:
-                return LayerRecord(number, 1, *values)
-        return self._row_slowly(number, text)
+        if match is None:
+            return None
+        try:
+            values = [convert(field) for convert, field in zip(self._row_converters, match.groups(), strict=True)]
+        except OverflowError:
+            return None
+        if math.inf in values:
+            return None
+        return remembered.remember(text, (*values, new_alike()))
 
     def _row_slowly(self, number: int, text: str) -> LayerRecord | SyntaxProblem:
         """A row the fast path cannot prove valid: counted, then judged by Lark."""

@@ -5,7 +5,10 @@ SimAI reads past blank lines with ``>>``.  Each line is judged on its own by the
 (``grammars/simai-workload.lark``).  Layer rows - nearly every line, and an AICB workload can have
 millions - take the fast path: a regex derived from the grammar's row rule
 (:meth:`lint.grammar.Grammar.derive`) accepts exactly the rows the grammar does, and its groups are the
-columns.  The header and the count, and every row the regex rejects, are parsed by Lark, which says
+columns.  An AICB workload repeats a few dozen distinct rows once per layer instance and micro-batch, so
+each distinct row text is matched and converted once per file (a memo bounded in entries and characters)
+and the rows alike share ``alike`` (:func:`lint.models.common.new_alike`), by which rules remember what
+they concluded.  The header and the count, and every row the regex rejects, are parsed by Lark, which says
 where and why.  Before a rejected row meets Lark its tokens are counted as SimAI would read them, so
 that a row with a missing or extra column gets a column-count finding (TL002) instead of a misleading
 syntax error.
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
 from typing import Any, TypeVar, cast
@@ -28,7 +32,7 @@ from lark import Token, Tree
 
 from lint.formats import Evidence
 from lint.grammar import Grammar, GrammarSyntaxError
-from lint.models.common import SyntaxProblem
+from lint.models.common import SyntaxProblem, TextMemo, new_alike
 from lint.models.simai_workload import (
     CUSTOMIZED,
     KINDS,
@@ -108,24 +112,36 @@ class Parser:
         kind = _TOKEN.search(text)
         row_rule = "customized_row" if kind and kind.group() == CUSTOMIZED else "row"
         counted = False
-        declared: LayerCount | None = None
+        # Row text -> what follows the line and column in its LayerRow: a workload repeats a few dozen rows
+        # over and over, so each distinct row is matched and converted once (and its rows share ``alike``).
+        remembered: TextMemo[tuple[Any, ...]] = TextMemo()
         rows = 0  # non-blank lines read as rows so far
+        readable = 0  # rows SimAI reads: the declared count, or any number without one
         last_read = 0  # the line of the last of them, or of the count
         for number, text in numbered:
+            if rows < readable and (known := remembered.get(text)) is not None:  # the common case first: a row read before
+                rows += 1
+                last_read = number
+                yield LayerRow(number, 1, *known)
+                continue
             if not text.strip(_BLANKS):
                 continue
             if not counted:
                 count = self._parse_line(number, text, "count", _count)
                 yield count
                 counted = True
-                declared = count if isinstance(count, LayerCount) else None
+                readable = count.count if isinstance(count, LayerCount) else sys.maxsize
                 last_read = number
-            elif declared is None or rows < declared.count:
+            elif rows < readable:
                 rows += 1
                 last_read = number
-                yield from self._row(number, text, row_rule)
+                known = self._fast_row(text, row_rule, remembered)
+                if known is not None:
+                    yield LayerRow(number, 1, *known)
+                else:
+                    yield from self._row_slowly(number, text, row_rule)
             else:
-                yield from self._past_declared_rows(number, text, row_rule, declared.count, last_read)
+                yield from self._past_declared_rows(number, text, row_rule, readable, last_read, remembered)
         if not counted:
             number, text = first
             yield SyntaxProblem(number, len(text) + 1, SYNTAX_CODE, "expected the number of layer rows on the next line, found end of file")
@@ -136,17 +152,18 @@ class Parser:
         except (GrammarSyntaxError, _Rejected) as error:
             return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message)
 
-    def _row(self, number: int, text: str, rule: str) -> Iterator[LayerRow | SyntaxProblem]:
+    def _fast_row(self, text: str, rule: str, remembered: TextMemo[tuple[Any, ...]]) -> tuple[Any, ...] | None:
+        """The fields of the row ``text`` after its line and column, when the derived regex proves it valid
+        (remembered for the rows alike), else None."""
         match = self._row_regexes[rule].fullmatch(text) if self.fast else None
-        if match is not None:
-            try:
-                columns: list[Any] = [int(column) if integer else column for integer, column in zip(self._integer_columns[rule], match.groups(), strict=True)]
-            except ValueError:  # beyond Python's limit on digits: Lark's path says where
-                pass
-            else:
-                yield LayerRow(number, 1, *columns)
-                return
-        yield from self._row_slowly(number, text, rule)
+        if match is None:
+            return None
+        try:
+            columns: list[Any] = [int(column) if integer else column for integer, column in zip(self._integer_columns[rule], match.groups(), strict=True)]
+        except ValueError:  # beyond Python's limit on digits: Lark's path says where
+            return None
+        padding = (None,) if rule == "row" else ()  # no parallelism column
+        return remembered.remember(text, (*columns, *padding, (), new_alike()))
 
     def _row_slowly(self, number: int, text: str, rule: str) -> Iterator[LayerRow | SyntaxProblem]:
         """A row the fast path cannot prove valid: counted, then judged by Lark."""
@@ -172,9 +189,12 @@ class Parser:
             row.extra_columns = extra_columns
             yield row
 
-    def _past_declared_rows(self, number: int, text: str, rule: str, declared: int, last_read: int) -> Iterator[LayerRow | TrailingText]:
+    def _past_declared_rows(
+        self, number: int, text: str, rule: str, declared: int, last_read: int, remembered: TextMemo[tuple[Any, ...]]
+    ) -> Iterator[LayerRow | TrailingText]:
         """A line the simulators never read: a well-formed row stays a row, anything else is trailing text."""
-        items = list(self._row(number, text, rule))
+        known = remembered.get(text) or self._fast_row(text, rule, remembered)
+        items = [LayerRow(number, 1, *known)] if known is not None else list(self._row_slowly(number, text, rule))
         rows = [item for item in items if isinstance(item, LayerRow)]
         if len(rows) == len(items):
             yield from rows

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from itertools import count
+from typing import ClassVar, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -16,3 +19,37 @@ class SyntaxProblem:
     code: str
     message: str
     rank: int | None = None
+
+
+class TextMemo(dict[str | None, T]):
+    """Values remembered by a (possibly long) text, emptied when it holds too many entries or characters:
+    a file of endlessly new lines, sub-operation lists or field values must not grow memory."""
+
+    def __init__(self, entries: int = 4096, characters: int = 8_000_000) -> None:
+        super().__init__()
+        self.entries = entries
+        self.characters = characters
+        self.held = 0  # characters of the keys held
+
+    def remember(self, key: str | None, value: T) -> T:
+        self.held += len(key or "")
+        if len(self) >= self.entries or self.held > self.characters:
+            self.clear()
+            self.held = len(key or "")
+        self[key] = value
+        return value
+
+
+_alike_numbers = count()
+
+
+def new_alike() -> int:
+    """A number no row has yet: the ``alike`` of a row record.
+
+    Rows the parser read from the same text share one ``alike``; rows of different texts never do (a
+    parser may also give one text several numbers, when its memo of texts is full).  A workload repeats a
+    few dozen rows a hundred thousand times: rules remember what they concluded about a row by this number
+    (:class:`lint.rulekit.PerAlikeRow`) and judge each distinct row once.  It is not part of the row's
+    content: not compared, shown or dumped.
+    """
+    return next(_alike_numbers)

@@ -6,8 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-Category = Literal["config", "structure", "comm", "timing"]
-CATEGORIES: tuple[Category, ...] = ("config", "structure", "comm", "timing")
+from lint.models.categories import Category
 
 
 class Spread(BaseModel):

@@ -11,6 +11,8 @@ from typing import Any, ClassVar, Generic, TypeVar, overload
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
 
+from lint.models.common import TextMemo as TextMemo  # where the formats' parsers and tests found it first
+
 # Bytes per element, as the trace's consumer computes message sizes (with or without "torch.").
 DTYPE_SIZES: dict[str, int] = {
     "float64": 8,
@@ -202,25 +204,6 @@ class SubOperations(Sequence[SubOperation]):
 NO_SUB_OPERATIONS = SubOperations(key="")
 
 T = TypeVar("T")
-
-
-class TextMemo(dict[str | None, T]):
-    """Values remembered by a (possibly long) text, emptied when it holds too many entries or characters:
-    a file of endlessly new sub-operation lists or field values must not grow memory."""
-
-    def __init__(self, entries: int = 4096, characters: int = 8_000_000) -> None:
-        super().__init__()
-        self.entries = entries
-        self.characters = characters
-        self.held = 0  # characters of the keys held
-
-    def remember(self, key: str | None, value: T) -> T:
-        self.held += len(key or "")
-        if len(self) >= self.entries or self.held > self.characters:
-            self.clear()
-            self.held = len(key or "")
-        self[key] = value
-        return value
 
 
 class PerCalls(Generic[T]):

@@ -7,11 +7,13 @@ A ``None`` comm type becomes Python ``None``, as the writer's ``str(None)`` came
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from lint.models.common import new_alike
 
 CommType = Literal["ALLREDUCE", "ALLREDUCE_ASYNC", "SENDRECV"]
 
@@ -30,7 +32,9 @@ class HeaderRecord:
 
 @dataclass(slots=True)
 class LayerRecord:
-    """One layer row.  Times are milliseconds, comm sizes are element counts (not bytes)."""
+    """One layer row.  Times are milliseconds, comm sizes are element counts (not bytes).
+
+    ``alike``: see :func:`lint.models.common.new_alike`."""
 
     kind: ClassVar[str] = "layer"
     line: int
@@ -46,6 +50,7 @@ class LayerRecord:
     weight_grad_comm_type: CommType | None
     weight_grad_comm_size: int
     process_time: float
+    alike: Annotated[int, Field(exclude=True)] = field(default_factory=new_alike, compare=False, repr=False)
 
     @property
     def grad_of(self) -> str | None:
@@ -60,8 +65,8 @@ def _grad_of(name: str) -> str | None:
     return name.removesuffix(GRAD_SUFFIX) if name.endswith(GRAD_SUFFIX) else None
 
 
-# The table's columns are the row's fields after its position, in file order.
-COLUMNS: tuple[str, ...] = tuple(spec.name for spec in fields(LayerRecord))[2:]
+# The table's columns are the row's fields between its position and ``alike``, in file order.
+COLUMNS: tuple[str, ...] = tuple(spec.name for spec in fields(LayerRecord))[2:-1]
 
 
 class NeusightTable(BaseModel):

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, Field
 
 from lint.layout import Sizes, simai_sizes
+from lint.models.common import new_alike
 
 KINDS = frozenset(
     {
@@ -181,6 +182,8 @@ class LayerRow:
     Compute times are ns in SimAI (cycles in ASTRA-sim 1.0), comm sizes are bytes.  ``parallelism`` is
     the 13th column of HYBRID_CUSTOMIZED rows; ``extra_columns`` holds the tokens past the expected
     columns of a row reported as too long, which SimAI would misread as the start of the next row.
+
+    ``alike``: see :func:`lint.models.common.new_alike`.
     """
 
     kind: ClassVar[str] = "layer_row"
@@ -200,6 +203,7 @@ class LayerRow:
     wg_update_time: int
     parallelism: str | None = None
     extra_columns: tuple[str, ...] = ()
+    alike: Annotated[int, Field(exclude=True)] = field(default_factory=new_alike, compare=False, repr=False)
 
     def comms(self) -> tuple[Comm, ...]:
         """The forward, input-gradient and weight-gradient communication, in column order."""

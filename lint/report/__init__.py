@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from lint.models.diff import DiffReport
-from lint.models.report import CheckReport
+if TYPE_CHECKING:
+    from lint.models.diff import DiffReport
+    from lint.models.report import CheckReport
 
-Renderer = Callable[[CheckReport, TextIO, TextIO], None]
-DiffRenderer = Callable[[DiffReport, TextIO, TextIO], None]
+Renderer = Callable[["CheckReport", TextIO, TextIO], None]
+DiffRenderer = Callable[["DiffReport", TextIO, TextIO], None]
 
 CHECK_REPORTERS: dict[str, str] = {
     "concise": "lint.report.concise",

@@ -11,7 +11,8 @@ from rich.table import Table
 from rich.text import Text
 
 from lint.diff.wording import UNJUDGED_LEGEND, mark, percent, signed, unit_of, value
-from lint.models.diff import CATEGORIES, Change, DiffReport
+from lint.models.categories import CATEGORIES
+from lint.models.diff import Change, DiffReport
 from lint.report.diff.concise import broken_input, counts_line, side_line
 from lint.report.diff.distribution import box_bar, scale
 from lint.report.text import printable

@@ -15,7 +15,8 @@ from html import escape
 from typing import TextIO
 
 from lint.diff.wording import UNJUDGED_LEGEND, is_number, mark, percent, signed, subject, unit_of, value
-from lint.models.diff import CATEGORIES, Change, DiffReport, PlotSeries, Spread
+from lint.models.categories import CATEGORIES
+from lint.models.diff import Change, DiffReport, PlotSeries, Spread
 from lint.report.diff.concise import broken_input, counts_line, side_line
 
 _CSS = """
