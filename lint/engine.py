@@ -138,8 +138,10 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
                 listed = handlers.listing(key, item)
             for rule, method in listed:
                 try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
-                    for violation in method(item):
-                        add(rule.code, rule.name, violation)
+                    # Hot rules return an empty tuple, not a generator, when a record is fine: no loop then.
+                    if violations := method(item):
+                        for violation in violations:
+                            add(rule.code, rule.name, violation)
                 except Exception as error:
                     if rule in active:  # the same record may reach the rule through several handlers
                         active.remove(rule)

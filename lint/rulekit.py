@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from lint.layout import OPTPRIME_PRINTED_ABOVE_ONE, optprime_implied
-from lint.models.optprime_outcome import RunOutcome
 from lint.rule import Rule, RuleOptions, Violation, at
 
 if TYPE_CHECKING:  # the models of each format are imported by the rules of that format, not by the others
@@ -29,13 +28,14 @@ class SameInEveryRecord(Rule):
         super().__init__(options)
         self.first: tuple[Any, int] | None = None  # (value, line)
 
-    def _check(self, record: Any) -> Iterator[Violation]:
+    def _check(self, record: Any) -> tuple[Violation, ...]:
         value = getattr(record, self.field)
         if self.first is None:
             self.first = (value, record.line)
         elif value != self.first[0]:
             noun = self.field.removesuffix("_id")
-            yield at(record, f"{noun} {value} in a file of {noun} {self.first[0]} (first record: line {self.first[1]})")
+            return (at(record, f"{noun} {value} in a file of {noun} {self.first[0]} (first record: line {self.first[1]})"),)
+        return ()
 
     check_op = _check
     check_ddp_grad_comm = _check
@@ -368,6 +368,8 @@ class RankOutput(Rule):
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
+        from lint.models.optprime_outcome import RunOutcome  # here: the rules of other formats import this module too
+
         self.last_output: dict[int, int] = {}  # rank -> line
         self.outcome = RunOutcome()
 

@@ -1,5 +1,3 @@
-from collections.abc import Iterator
-
 from pydantic import Field
 
 from lint.models.megatron_trace import BATCHED_P2P, OpRecord
@@ -47,19 +45,22 @@ class OpOverlap(Rule):
         super().__init__(options)
         self.previous: OpRecord | None = None
 
-    def check_op(self, record: OpRecord) -> Iterator[Violation]:
+    def check_op(self, record: OpRecord) -> tuple[Violation, ...]:
         start = record.start
         if start is None or record.timestamp == 0:  # placeholders; a half placeholder is TL106's
-            return
+            return ()
         previous = self.previous
         self.previous = record
         if previous is not None and start < previous.timestamp - self.options.tolerance_ms - 1e-6 and not _batched_halves(previous, record):
             early = previous.timestamp - start  # type: ignore[operator]
-            yield at(
-                record,
-                f"{record.op} starts at {start:.2f} ms, {early:.2f} ms before the previous op "
-                f"({previous.op}, line {previous.line}) ended at {previous.timestamp:.2f} ms",
+            return (
+                at(
+                    record,
+                    f"{record.op} starts at {start:.2f} ms, {early:.2f} ms before the previous op "
+                    f"({previous.op}, line {previous.line}) ended at {previous.timestamp:.2f} ms",
+                ),
             )
+        return ()
 
 
 def _batched_halves(send: OpRecord, receive: OpRecord) -> bool:

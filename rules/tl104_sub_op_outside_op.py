@@ -1,5 +1,3 @@
-from collections.abc import Iterator
-
 from pydantic import Field
 
 from lint.models.megatron_trace import OpRecord, sub_operation_label
@@ -39,19 +37,22 @@ class SubOpOutsideOp(Rule):
     formats = ("megatron-trace",)
     Options = Options
 
-    def check_op(self, record: OpRecord) -> Iterator[Violation]:
-        start = record.start
+    def check_op(self, record: OpRecord) -> list[Violation] | tuple[()]:
         subs = record.sub_operations
-        if start is None or record.timestamp == 0 or not subs:
-            return
+        if not subs.calls:
+            return ()
+        start = record.start
+        if start is None or record.timestamp == 0:
+            return ()
         end = record.timestamp
         high = end + self.options.tolerance_ms + 1e-6
         if max(subs.timestamps) <= high:  # the usual case, in one pass (a nan first defers to the loop)
-            return
-        for index, (call, timestamp) in enumerate(zip(subs.calls, subs.timestamps, strict=True), 1):
-            if timestamp > high:
-                yield at(
-                    record,
-                    f"{sub_operation_label(record.op, index, call.trace_src_func)} ends at {timestamp:.2f} ms, "
-                    f"after its op's window [{start:.2f}, {end:.2f}] ms",
-                )
+            return ()
+        return [
+            at(
+                record,
+                f"{sub_operation_label(record.op, index, call.trace_src_func)} ends at {timestamp:.2f} ms, after its op's window [{start:.2f}, {end:.2f}] ms",
+            )
+            for index, (call, timestamp) in enumerate(zip(subs.calls, subs.timestamps, strict=True), 1)
+            if timestamp > high
+        ]

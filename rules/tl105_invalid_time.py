@@ -31,15 +31,23 @@ class InvalidTime(Rule):
     severity = Severity.ERROR
     formats = ("megatron-trace",)
 
-    def _check(self, record: OpRecord | DdpGradCommRecord) -> Iterator[Violation]:
+    def _check(self, record: OpRecord | DdpGradCommRecord) -> list[Violation] | tuple[()]:
         duration, timestamp = record.duration, record.timestamp
-        if not ((duration is None or 0.0 <= duration < _INF) and (timestamp is None or -_INF < timestamp < _INF)):
+        subs = record.sub_operations
+        if _valid(duration, timestamp) and (not subs.calls or _all_valid(subs.durations, subs.timestamps)):
+            return ()  # the usual case
+        return list(self._problems(record))
+
+    check_op = _check
+    check_ddp_grad_comm = _check
+
+    def _problems(self, record: OpRecord | DdpGradCommRecord) -> Iterator[Violation]:
+        duration, timestamp = record.duration, record.timestamp
+        if not _valid(duration, timestamp):
             problem = _problem(record.op, duration, timestamp)
             if problem:
                 yield at(record, problem)
         subs = record.sub_operations
-        if not subs or _all_valid(subs.durations, subs.timestamps):
-            return
         for index, (call, duration, timestamp) in enumerate(zip(subs.calls, subs.durations, subs.timestamps, strict=True), 1):
             # One chained comparison rejects negative, nan and inf alike; explain only then.
             if not (0.0 <= duration < _INF and -_INF < timestamp < _INF):
@@ -47,8 +55,10 @@ class InvalidTime(Rule):
                 if problem:
                     yield at(record, problem)
 
-    check_op = _check
-    check_ddp_grad_comm = _check
+
+def _valid(duration: float | None, timestamp: float | None) -> bool:
+    """An op's times: one chained comparison per time rejects negative, nan and inf alike."""
+    return (duration is None or 0.0 <= duration < _INF) and (timestamp is None or -_INF < timestamp < _INF)
 
 
 def _all_valid(durations: tuple[float, ...], timestamps: tuple[float, ...]) -> bool:

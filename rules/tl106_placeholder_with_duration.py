@@ -1,5 +1,3 @@
-from collections.abc import Iterator
-
 from lint.models.megatron_trace import OpRecord
 from lint.rule import Rule, Severity, Violation, at
 
@@ -28,6 +26,7 @@ class PlaceholderWithDuration(Rule):
     severity = Severity.ERROR
     formats = ("megatron-trace",)
 
-    def check_op(self, record: OpRecord) -> Iterator[Violation]:
+    def check_op(self, record: OpRecord) -> tuple[Violation, ...]:
         if record.timestamp == 0 and record.duration:
-            yield at(record, f"timestamp=0 marks a placeholder, but the duration is {record.duration} ms (placeholders have duration=0)")
+            return (at(record, f"timestamp=0 marks a placeholder, but the duration is {record.duration} ms (placeholders have duration=0)"),)
+        return ()

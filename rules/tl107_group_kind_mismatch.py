@@ -1,9 +1,14 @@
-from collections.abc import Iterator
-
 from lint.models.megatron_trace import COMPUTE_OPS, GROUP_KIND_OF_OP, DdpGradCommRecord, OpRecord
 from lint.rule import Rule, Severity, Violation, at
 
 _TP_OPS = {"tp_allreduce", "tp_load_batch_broadcast", "get_batch"}
+# op -> the group kinds it may carry (ops not named here are left to TL113): an op's collective group decides,
+# then whether it is a TP op, then whether it computes (get_batch is both).
+_EXPECTED: dict[str, frozenset[str | None]] = {
+    **{op: frozenset({None}) for op in COMPUTE_OPS},
+    **{op: frozenset({"tp", None}) for op in _TP_OPS},
+    **{op: frozenset({kind}) for op, kind in GROUP_KIND_OF_OP.items()},
+}
 
 
 class GroupKindMismatch(Rule):
@@ -33,19 +38,13 @@ class GroupKindMismatch(Rule):
     severity = Severity.ERROR
     formats = ("megatron-trace",)
 
-    def _check(self, record: OpRecord | DdpGradCommRecord) -> Iterator[Violation]:
+    def _check(self, record: OpRecord | DdpGradCommRecord) -> tuple[Violation, ...]:
         op, kind = record.op, record.group_kind
-        if op in GROUP_KIND_OF_OP:
-            expected: set[str | None] = {GROUP_KIND_OF_OP[op]}
-        elif op in _TP_OPS:
-            expected = {"tp", None}
-        elif op in COMPUTE_OPS:
-            expected = {None}
-        else:
-            return
-        if kind not in expected:
-            wanted = " or ".join(repr(e) if e else "None" for e in sorted(expected, key=str))
-            yield at(record, f"{op} communicates in group {wanted}, but group_kind is {kind!r}")
+        expected = _EXPECTED.get(op)
+        if expected is None or kind in expected:
+            return ()
+        wanted = " or ".join(repr(e) if e else "None" for e in sorted(expected, key=str))
+        return (at(record, f"{op} communicates in group {wanted}, but group_kind is {kind!r}"),)
 
     check_op = _check
     check_ddp_grad_comm = _check

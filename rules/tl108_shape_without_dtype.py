@@ -1,6 +1,4 @@
-from collections.abc import Iterator
-
-from lint.models.megatron_trace import OpRecord, PerCalls, SubCall, sub_operation_label
+from lint.models.megatron_trace import OpRecord, SubCall, per_calls, sub_operation_label
 from lint.rule import Rule, Severity, Violation, at
 
 
@@ -28,20 +26,22 @@ class ShapeWithoutDtype(Rule):
     severity = Severity.ERROR
     formats = ("megatron-trace",)
 
-    def check_op(self, record: OpRecord) -> Iterator[Violation]:
+    def check_op(self, record: OpRecord) -> list[Violation]:
+        found: list[Violation] = []
         if record.variant == "V0":
-            return  # the not-started layout has no tensor fields at all
+            return found  # the not-started layout has no tensor fields at all
         if (record.input__shape is None) != (record.input__dtype is None):
-            yield _half(record, record.op, record.input__dtype)
+            found.append(_half(record, record.op, record.input__dtype))
         for index, call in _halves(record.sub_operations):
-            yield _half(record, sub_operation_label(record.op, index, call.trace_src_func), call.input__dtype)
+            found.append(_half(record, sub_operation_label(record.op, index, call.trace_src_func), call.input__dtype))
+        return found
 
 
 def _halves_of(calls: tuple[SubCall, ...]) -> list[tuple[int, SubCall]]:
     return [(index, call) for index, call in enumerate(calls, 1) if (call.input__shape is None) != (call.input__dtype is None)]
 
 
-_halves = PerCalls(_halves_of)
+_halves = per_calls(_halves_of)
 
 
 def _half(record: OpRecord, what: str, dtype: str | None) -> Violation:

@@ -1,11 +1,9 @@
-from collections.abc import Iterator
-
 from lint.models.megatron_trace import (
     KNOWN_DTYPES,
     DdpGradCommRecord,
     OpRecord,
-    PerCalls,
     SubCall,
+    per_calls,
     sub_operation_label,
 )
 from lint.rule import Rule, Severity, Violation, at
@@ -35,12 +33,14 @@ class UnknownDtype(Rule):
     severity = Severity.ERROR
     formats = ("megatron-trace",)
 
-    def _check(self, record: OpRecord | DdpGradCommRecord) -> Iterator[Violation]:
+    def _check(self, record: OpRecord | DdpGradCommRecord) -> list[Violation]:
+        found: list[Violation] = []
         dtype = getattr(record, "input__dtype", None) or getattr(record, "grad_dtype", None)
         if dtype is not None and dtype not in KNOWN_DTYPES:
-            yield _unknown(record, dtype, record.op)
+            found.append(_unknown(record, dtype, record.op))
         for index, call in _unknowns(record.sub_operations):
-            yield _unknown(record, call.input__dtype or "", sub_operation_label(record.op, index, call.trace_src_func))
+            found.append(_unknown(record, call.input__dtype or "", sub_operation_label(record.op, index, call.trace_src_func)))
+        return found
 
     check_op = _check
     check_ddp_grad_comm = _check
@@ -50,7 +50,7 @@ def _unknowns_of(calls: tuple[SubCall, ...]) -> list[tuple[int, SubCall]]:
     return [(index, call) for index, call in enumerate(calls, 1) if call.input__dtype is not None and call.input__dtype not in KNOWN_DTYPES]
 
 
-_unknowns = PerCalls(_unknowns_of)
+_unknowns = per_calls(_unknowns_of)
 
 
 def _unknown(record: OpRecord | DdpGradCommRecord, dtype: str, what: str) -> Violation:

@@ -1,5 +1,3 @@
-from collections.abc import Iterator
-
 from lint.models.megatron_trace import P2P_OPS, OpRecord
 from lint.rule import Rule, Severity, Violation, at
 from lint.rulekit import format_shape
@@ -42,26 +40,27 @@ class CommShape(Rule):
         super().__init__(options)
         self.p2p: OpRecord | None = None
 
-    def check_op(self, record: OpRecord) -> Iterator[Violation]:
+    def check_op(self, record: OpRecord) -> tuple[Violation, ...]:
         if record.variant == "V0":
-            return
+            return ()
         dimensions, layout = _DIMENSIONS[record.op]
         shape, dtype = record.input__shape, record.input__dtype
         if shape is None and dtype is None:
-            yield at(record, f"{record.op} carries no tensor; it moves {layout}")
-            return
+            return (at(record, f"{record.op} carries no tensor; it moves {layout}"),)
         if shape is None or dtype is None:
-            return  # half a tensor is TL108's finding
+            return ()  # half a tensor is TL108's finding
         if len(shape) != dimensions:
-            yield at(record, f"{record.op} moves {format_shape(shape)}; its tensor is {layout} ({dimensions} dimension{'s' * (dimensions > 1)})")
-            return
+            return (at(record, f"{record.op} moves {format_shape(shape)}; its tensor is {layout} ({dimensions} dimension{'s' * (dimensions > 1)})"),)
         if record.op in P2P_OPS:
             first = self.p2p
             if first is None:
                 self.p2p = record
             elif (shape, dtype) != (first.input__shape, first.input__dtype):
-                yield at(
-                    record,
-                    f"{record.op} moves {format_shape(shape)} {dtype}, but {first.op} (line {first.line}) moves "
-                    f"{format_shape(first.input__shape)} {first.input__dtype}: p2p activations of a rank are identical",
+                return (
+                    at(
+                        record,
+                        f"{record.op} moves {format_shape(shape)} {dtype}, but {first.op} (line {first.line}) moves "
+                        f"{format_shape(first.input__shape)} {first.input__dtype}: p2p activations of a rank are identical",
+                    ),
                 )
+        return ()

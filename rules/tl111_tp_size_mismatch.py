@@ -37,14 +37,14 @@ class TpSizeMismatch(Rule):
         self.activation: OpRecord | None = None
         self.first_of_size: dict[int, tuple[OpRecord, tuple[int, ...]]] = {}  # elements -> first record seen
 
-    def check_op(self, record: OpRecord) -> Iterator[Violation]:
+    def check_op(self, record: OpRecord) -> tuple[()]:
         if record.op in P2P_OPS and self.activation is None and record.input__shape and len(record.input__shape) == 3:
             self.activation = record
         if record.op in ("forward_step", "backward_step"):
             for shape, _ in layer_tensors(record):
                 if shape is not None:
                     self.first_of_size.setdefault(math.prod(shape), (record, shape))
-        return iter(())
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         if self.activation is None:

@@ -1,5 +1,3 @@
-from collections.abc import Iterator
-
 from lint.models.megatron_trace import MG_STATES, DdpGradCommRecord, OpRecord
 from lint.rule import Rule, Severity, Violation, at
 
@@ -27,9 +25,10 @@ class UnknownMgState(Rule):
     severity = Severity.ERROR
     formats = ("megatron-trace",)
 
-    def _check(self, record: OpRecord | DdpGradCommRecord) -> Iterator[Violation]:
+    def _check(self, record: OpRecord | DdpGradCommRecord) -> tuple[Violation, ...]:
         if record.mg_state is not None and record.mg_state not in MG_STATES:
-            yield at(record, f"unknown mg_state '{record.mg_state}' (known: {', '.join(sorted(MG_STATES))} or None)")
+            return (at(record, f"unknown mg_state '{record.mg_state}' (known: {', '.join(sorted(MG_STATES))} or None)"),)
+        return ()
 
     check_op = _check
     check_ddp_grad_comm = _check

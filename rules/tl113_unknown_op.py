@@ -1,5 +1,3 @@
-from collections.abc import Iterator
-
 from lint.models.megatron_trace import KNOWN_OPS, OpRecord
 from lint.rule import Rule, Severity, Violation, at
 
@@ -32,6 +30,7 @@ class UnknownOp(Rule):
     severity = Severity.WARNING
     formats = ("megatron-trace",)
 
-    def check_op(self, record: OpRecord) -> Iterator[Violation]:
+    def check_op(self, record: OpRecord) -> tuple[Violation, ...]:
         if record.op not in KNOWN_OPS:
-            yield at(record, f"unknown op '{record.op}'")
+            return (at(record, f"unknown op '{record.op}'"),)
+        return ()

@@ -1,5 +1,3 @@
-from collections.abc import Iterator
-
 from lint.models.megatron_trace import OpRecord
 from lint.rule import Rule, Severity, Violation, at
 
@@ -33,13 +31,14 @@ class BatchIdRegression(Rule):
         super().__init__(options)
         self.last: dict[str, tuple[int, int]] = {}  # op -> (batch_id, line)
 
-    def check_op(self, record: OpRecord) -> Iterator[Violation]:
+    def check_op(self, record: OpRecord) -> tuple[Violation, ...]:
         if record.op == "optimizer_step":
             self.last.clear()
-            return
+            return ()
         if record.batch_id is None:
-            return
+            return ()
         previous = self.last.get(record.op)
-        if previous is not None and record.batch_id < previous[0]:
-            yield at(record, f"{record.op} batch_id {record.batch_id} after batch_id {previous[0]} (line {previous[1]}) in the same iteration")
         self.last[record.op] = (record.batch_id, record.line)
+        if previous is not None and record.batch_id < previous[0]:
+            return (at(record, f"{record.op} batch_id {record.batch_id} after batch_id {previous[0]} (line {previous[1]}) in the same iteration"),)
+        return ()

@@ -44,28 +44,29 @@ class MissingBackwardTwin(Rule):
         self.forwards: dict[int | None, deque[tuple[OpRecord, Counter[TensorKey]]]] = {}
         self.seen_backward = False
 
-    def check_op(self, record: OpRecord) -> Iterator[Violation]:
+    def check_op(self, record: OpRecord) -> list[Violation] | tuple[()]:
         if record.is_placeholder:
-            return
+            return ()
         tensors = layer_tensors(record)
         if record.op == "forward_step":
             self.forwards.setdefault(record.batch_id, deque()).append((record, tensors))
-            return
+            return ()
         self.seen_backward = True
         pending = self.forwards.get(record.batch_id)
         if not pending:
-            return  # the trace starts after this micro-batch's forward step
+            return ()  # the trace starts after this micro-batch's forward step
         forward, forward_tensors = pending.popleft()
-        if forward_tensors == tensors:
-            return
-        for key in sorted(forward_tensors.keys() | tensors.keys(), key=str):
-            if forward_tensors[key] != tensors[key]:
-                shape, dtype = key
-                yield at(
-                    record,
-                    f"backward_step of micro-batch {record.batch_id} has {tensors[key]} TP layer all-reduces of "
-                    f"{format_shape(shape)} {dtype}; its forward_step (line {forward.line}) has {forward_tensors[key]}",
-                )
+        if dict.__eq__(forward_tensors, tensors):  # as Counters without zero counts are: in C, not Counter's Python loop
+            return ()
+        return [
+            at(
+                record,
+                f"backward_step of micro-batch {record.batch_id} has {tensors[key]} TP layer all-reduces of "
+                f"{format_shape(key[0])} {key[1]}; its forward_step (line {forward.line}) has {forward_tensors[key]}",
+            )
+            for key in sorted(forward_tensors.keys() | tensors.keys(), key=str)
+            if forward_tensors[key] != tensors[key]
+        ]
 
     def finish(self) -> Iterator[Violation]:
         if not self.seen_backward:

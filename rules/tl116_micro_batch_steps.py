@@ -71,12 +71,12 @@ class MicroBatchSteps(Rule):
         super().__init__(options)
         self.iteration = _Iteration(0)
 
-    def check_op(self, record: OpRecord) -> Iterator[Violation]:
+    def check_op(self, record: OpRecord) -> list[Violation] | tuple[()]:
         current = self.iteration
         if record.op == "optimizer_step":
             self.iteration = _Iteration(current.number + 1)
-            yield from self._close(current)
-        elif record.op in MICRO_BATCH_OPS and record.batch_id is not None and not record.is_placeholder:
+            return list(self._close(current))
+        if record.op in MICRO_BATCH_OPS and record.batch_id is not None and not record.is_placeholder:
             op, batch = record.op, record.batch_id
             current.step_lines.append(record.line)
             current.ops.append(op)
@@ -87,10 +87,11 @@ class MicroBatchSteps(Rule):
             elif batch != expected:
                 current.regular = False
             current.next[op] = batch + 1
+        return ()
 
-    def check_syntax(self, problem: SyntaxProblem) -> Iterator[Violation]:
+    def check_syntax(self, problem: SyntaxProblem) -> tuple[()]:
         self.iteration.unreadable = True  # a record of it may be on that line
-        return iter(())
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         yield from self._close(self.iteration)

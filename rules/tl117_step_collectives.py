@@ -3,12 +3,31 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from operator import attrgetter
 
-from lint.models.megatron_trace import MICRO_BATCH_STEPS, OpRecord, PerCalls
+from lint.models.megatron_trace import MICRO_BATCH_STEPS, OpRecord, per_calls
 from lint.rule import Rule, Severity, Violation
 
 Call = tuple[str, str | None, str | None, str | None]  # trace_src_func, func_name, comm_func, group
 _call = attrgetter("trace_src_func", "func_name", "comm_func", "group")
-_calls = PerCalls(lambda calls: tuple(map(_call, calls)))  # steps that make the same calls share one key
+
+
+class _Calls:
+    """A step's calls in call order, as a dict key hashed once: steps that make the same calls share one
+    (found by identity), and equal ones from lists the parser no longer remembers compare equal."""
+
+    __slots__ = ("calls", "hashed")
+
+    def __init__(self, calls: tuple[Call, ...]) -> None:
+        self.calls = calls
+        self.hashed = hash(calls)
+
+    def __hash__(self) -> int:
+        return self.hashed
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Calls) and other.calls == self.calls
+
+
+_calls = per_calls(lambda calls: _Calls(tuple(map(_call, calls))))
 
 
 class _Steps:
@@ -49,7 +68,7 @@ class StepCollectives(Rule):
     def __init__(self, options=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(options)
         # op -> its calls in call order -> the steps that hold them: compact for files of millions of records
-        self.steps: dict[str, dict[tuple[Call, ...], _Steps]] = defaultdict(lambda: defaultdict(_Steps))
+        self.steps: dict[str, dict[_Calls, _Steps]] = defaultdict(lambda: defaultdict(_Steps))
 
     def check_op(self, record: OpRecord) -> tuple[()]:
         if not record.is_placeholder:
@@ -66,7 +85,7 @@ class StepCollectives(Rule):
                 continue
             kinds: dict[frozenset[tuple[Call, int]], list[tuple[int, int]]] = defaultdict(list)
             for calls, steps in in_order.items():
-                kinds[frozenset(Counter(calls).items())] += zip(steps.lines, steps.batches, strict=True)
+                kinds[frozenset(Counter(calls.calls).items())] += zip(steps.lines, steps.batches, strict=True)
             if len(kinds) < 2:
                 continue
             ranked = sorted(kinds.items(), key=lambda item: -len(item[1]))

@@ -15,7 +15,7 @@ from typing import IO, Any
 import pytest
 import zstandard
 
-from lint import engine
+from lint import engine, source
 from lint.cli import main
 from lint.report import progress
 
@@ -167,3 +167,20 @@ def test_an_unchanged_file_is_not_even_hashed_again(tmp_path: Path, broken_trace
     path.write_bytes(broken_trace + b"\n")
     findings(str(path))
     assert len(hashed) == 1
+
+
+# A file as lines: every ending the readers accept, a BOM, a NUL byte, bytes that are not UTF-8, a last line
+# without a newline; read in blocks of every size from 1 byte (blocks that end inside a line, inside a CR LF,
+# inside a UTF-8 character) to more than the file.
+MIXED_LINES = b"\xef\xbb\xbffirst\r\nsecond\n\nthird\r\r\nnul\x00here\nbad \xff byte\ncaf\xc3\xa9\n" + b"long" * 40 + b"\nlast\r"
+MIXED_EXPECTED = ["first", "second", "", "third\r", "nul\x00here", "bad \ufffd byte", "café", "long" * 40, "last"]
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 16, 1 << 16])
+def test_lines_are_the_same_whatever_the_size_of_the_blocks_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    monkeypatch.setattr(source, "_BLOCK", block)
+    path = tmp_path / "lines.txt"
+    path.write_bytes(MIXED_LINES)
+    read = source.Source(path, "lines.txt")
+    assert list(read.lines()) == list(enumerate(MIXED_EXPECTED, 1))
+    assert [(p.line, p.column, p.code) for p in read.problems] == [(5, 4, "TL003"), (6, 5, "TL003")]

@@ -22,7 +22,7 @@ from lark import Token, Tree
 
 from lint.formats import INT64_MAX, Evidence, fits_int64, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
-from lint.models.common import SyntaxProblem
+from lint.models.common import SyntaxProblem, TextMemo
 from lint.models.megatron_trace import (
     NO_SUB_OPERATIONS,
     DdpGradCommRecord,
@@ -30,7 +30,6 @@ from lint.models.megatron_trace import (
     SubCall,
     SubOperation,
     SubOperations,
-    TextMemo,
 )
 
 NAME = "megatron-trace"
@@ -115,7 +114,11 @@ class Parser:
         # repeat their calls with new times, so the list with its timings zeroed is parsed once.
         number = self.grammar.terminal_regex("NUMBER")
         self._timings = re.compile(f",duration=((?:{number})),timestamp=((?:{number}))(?=[,'])")
-        self._known_calls: TextMemo[tuple[SubCall, ...]] = TextMemo()
+        # zeroed list -> its calls and what rules derived from them (per_calls), shared by the steps that make them
+        self._known_calls: TextMemo[tuple[tuple[SubCall, ...], dict[Any, Any]]] = TextMemo()
+        # The last few lists found, tried first: comparing a list's text with a few others (mostly of another
+        # length) costs less than hashing it, and a file's steps take turns with a few lists.
+        self._recent: list[tuple[str, tuple[tuple[SubCall, ...], dict[Any, Any]]]] = []
         self._fields = {rule: fields for rule, _, fields in self._layouts}
         # Per layout: (record attribute, converter) for each captured field, in group order.
         self._plans = {rule: tuple((_RENAMED.get(name, name), self._converter(name)) for name in fields) for rule, fields in self._fields.items()}
@@ -127,7 +130,9 @@ class Parser:
         }
 
     def _layout(self, rule: str) -> tuple[str, re.Pattern[str], tuple[str, ...]]:
-        derived = self.grammar.derive(rule, set(self.grammar.field_names(rule)), loose={"sub_operations": r"\[.*\]"})
+        # The list is checked by the strict sub-operation regex; here it only has to end the line, which
+        # ``(?s:.*)`` finds by jumping to the end, where ``.*`` would look at every character for a newline.
+        derived = self.grammar.derive(rule, set(self.grammar.field_names(rule)), loose={"sub_operations": r"\[(?s:.*)\]"})
         return rule, derived.regex, derived.fields
 
     def _converter(self, field_name: str) -> Callable[[str], Any]:
@@ -222,17 +227,24 @@ class Parser:
             return NO_SUB_OPERATIONS
         parts = self._timings.split(text)
         zeroed = ",duration=0,timestamp=0".join(parts[0::3])
-        calls = self._known_calls.get(zeroed)
-        if calls is None:
-            calls = self._calls(zeroed, len(parts) // 3)
-        return SubOperations(calls, tuple(map(float, parts[1::3])), tuple(map(float, parts[2::3])), zeroed)
+        for recent, remembered in self._recent:
+            if recent == zeroed:
+                known = remembered
+                break
+        else:
+            known = self._known_calls.get(zeroed) or self._calls(zeroed, len(parts) // 3)
+            self._recent = [(zeroed, known), *self._recent[: _RECENT_LISTS - 1]]
+        return SubOperations(known[0], tuple(map(float, parts[1::3])), tuple(map(float, parts[2::3])), known[1])
 
-    def _calls(self, zeroed: str, timings: int) -> tuple[SubCall, ...]:
+    def _calls(self, zeroed: str, timings: int) -> tuple[tuple[SubCall, ...], dict[Any, Any]]:
         """The calls of a list whose timings are zeroed, checked by the strict sub-operation regex."""
         found = self._sub_op.findall(zeroed)
         if len(found) != timings or "[" + ", ".join([match[0] for match in found]) + "]" != zeroed:
             raise _SubOperationsMismatch  # a timing that is no number, or a sub-operation the regex rejects
-        return self._known_calls.remember(zeroed, tuple(_sub_call(func, *rest) for _, func, _, _, *rest in found))
+        return self._known_calls.remember(zeroed, (tuple(_sub_call(func, *rest) for _, func, _, _, *rest in found), {}))
+
+
+_RECENT_LISTS = 4
 
 
 class _SubOperationsMismatch(Exception):

@@ -6,12 +6,10 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar, overload
+from typing import Any, ClassVar, TypeVar, overload
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
-
-from lint.models.common import TextMemo as TextMemo  # where the formats' parsers and tests found it first
 
 # Bytes per element, as the trace's consumer computes message sizes (with or without "torch.").
 DTYPE_SIZES: dict[str, int] = {
@@ -134,18 +132,24 @@ class SubOperations(Sequence[SubOperation]):
     """An op's sub-operations, kept as their calls plus two columns of times.
 
     Steps of one file repeat the same calls with new times, so the parser shares one ``calls`` tuple
-    (and its ``key``) between them: rules that look only at the calls work once per distinct list
-    (:class:`PerCalls`) and rules on times compare the columns.  Iterating yields full
-    :class:`SubOperation` objects, built on first use.
+    (and one ``derived`` dict) between them: rules that look only at the calls work once per distinct
+    list (:func:`per_calls`, which keeps its results in ``derived``) and rules on times compare the
+    columns.  Iterating yields full :class:`SubOperation` objects, built on first use.
     """
 
-    __slots__ = ("_built", "calls", "durations", "key", "timestamps")
+    __slots__ = ("_built", "calls", "derived", "durations", "timestamps")
 
-    def __init__(self, calls: tuple[SubCall, ...] = (), durations: tuple[float, ...] = (), timestamps: tuple[float, ...] = (), key: str | None = None) -> None:
+    def __init__(
+        self,
+        calls: tuple[SubCall, ...] = (),
+        durations: tuple[float, ...] = (),
+        timestamps: tuple[float, ...] = (),
+        derived: dict[Callable[[SubOperations], Any], Any] | None = None,
+    ) -> None:
         self.calls = calls
         self.durations = durations
         self.timestamps = timestamps
-        self.key = key  # equal keys: equal calls (None: not shared)
+        self.derived = derived  # shared by the lists that make the same calls (None: not shared)
         self._built: list[SubOperation] | None = None
 
     @classmethod
@@ -201,27 +205,27 @@ class SubOperations(Sequence[SubOperation]):
         return repr(self._list())
 
 
-NO_SUB_OPERATIONS = SubOperations(key="")
+NO_SUB_OPERATIONS = SubOperations(derived={})
 
 T = TypeVar("T")
 
 
-class PerCalls(Generic[T]):
-    """``compute(calls)`` remembered by the calls' key: a function of what the sub-operations call runs once
-    per distinct list, not once per step."""
+def per_calls(compute: Callable[[tuple[SubCall, ...]], T]) -> Callable[[SubOperations], T]:
+    """``compute(calls)`` remembered with the calls: a function of what the sub-operations call runs once
+    per distinct list, not once per step (the result lives in the list's shared ``derived`` dict, as long
+    as the parser remembers that list).  A closure, not an object with ``__call__``: rules call it on
+    every record, and calling a function costs less."""
 
-    def __init__(self, compute: Callable[[tuple[SubCall, ...]], T]) -> None:
-        self.compute = compute
-        self.known: TextMemo[T] = TextMemo()
-
-    def __call__(self, subs: SubOperations) -> T:
-        key = subs.key
-        if key is None:
-            return self.compute(subs.calls)
-        found = self.known.get(key, _MISSING)
+    def derive(subs: SubOperations) -> T:
+        derived = subs.derived
+        if derived is None:
+            return compute(subs.calls)
+        found = derived.get(derive, _MISSING)
         if found is _MISSING:
-            found = self.known.remember(key, self.compute(subs.calls))
+            found = derived[derive] = compute(subs.calls)
         return found  # type: ignore[no-any-return]
+
+    return derive
 
 
 _MISSING: Any = object()
@@ -344,7 +348,7 @@ def _layer_indices(calls: tuple[SubCall, ...]) -> tuple[int, ...]:
     return tuple(index for index, call in enumerate(calls) if _is_layer_collective(call))
 
 
-_layer_indices_of = PerCalls(_layer_indices)
+_layer_indices_of = per_calls(_layer_indices)
 
 
 def layer_collectives(record: OpRecord) -> tuple[int, ...]:
@@ -360,7 +364,7 @@ def _tensors(calls: tuple[SubCall, ...]) -> Counter[tuple[tuple[int, ...] | None
     return Counter((calls[index].input__shape, calls[index].input__dtype) for index in _layer_indices(calls))
 
 
-_layer_tensors_of = PerCalls(_tensors)
+_layer_tensors_of = per_calls(_tensors)
 
 
 def sub_operation_label(op: str, index: int, trace_src_func: str) -> str:

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from lint.models.megatron_trace import P2P_OPS, DdpGradCommRecord, OpRecord, PerCalls, SubCall, layer_collectives
+from lint.models.megatron_trace import P2P_OPS, DdpGradCommRecord, OpRecord, SubCall, layer_collectives, per_calls
 
 
 class Collective(NamedTuple):
@@ -108,8 +108,8 @@ def _collective(sub: SubCall) -> Collective:
 
 
 # What depends only on the calls is worked out once per distinct sub-operation list.
-_collectives = PerCalls(lambda calls: _intern(tuple(_collective(call) for call in calls if call.comm_func)))
-_losses = PerCalls(lambda calls: sum(1 for call in calls if (call.func_name or "").startswith("crossEntropy")))
+_collectives = per_calls(lambda calls: _intern(tuple(_collective(call) for call in calls if call.comm_func)))
+_losses = per_calls(lambda calls: sum(1 for call in calls if (call.func_name or "").startswith("crossEntropy")))
 
 _interned: dict[Any, Any] = {}  # _collectives hands out interned tuples, made once per distinct call list
 

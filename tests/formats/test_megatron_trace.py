@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lint.formats import detect, parser
-from lint.models.common import SyntaxProblem
-from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation, TextMemo, tensor_bytes
+from lint.models.common import SyntaxProblem, TextMemo
+from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation, tensor_bytes
 
 SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seeds"
 SEED_000 = SEEDS / "000_14848477538be528.txt"
