@@ -46,7 +46,8 @@ class Measurement:
     exit_code: int
     stdout: str
     parent_peak_rss_mib: float | None = None  # of the child process alone (its VmHWM), where /proc tells it
-    cpu_seconds: float = 0.0  # user + system time of the child (and of the workers it waited for): steadier than wall time on a shared machine
+    cpu_seconds: float = 0.0  # user + system of the child and the descendants it waited for (its workers)
+    parent_cpu_seconds: float | None = None  # of the child alone, as /proc last showed it before it exited
 
 
 def run_measured(command: list[str], cpu: int | None = None, env: dict[str, str] | None = None) -> Measurement:
@@ -64,29 +65,37 @@ def run_measured(command: list[str], cpu: int | None = None, env: dict[str, str]
         child.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         stdout = out.read().decode("utf-8", "replace")
-    return Measurement(seconds, usage.ru_maxrss / 1024, child.returncode, stdout, watcher.peak_mib, usage.ru_utime + usage.ru_stime)
+    cpu = usage.ru_utime + usage.ru_stime  # wait4 counts the child's reaped descendants with it
+    return Measurement(seconds, usage.ru_maxrss / 1024, child.returncode, stdout, watcher.peak_mib, cpu, watcher.cpu_seconds)
 
 
 class _PeakWatcher(threading.Thread):
-    """Polls the child's own peak RSS (VmHWM, which never decreases) until it exits: worker processes left out."""
+    """Polls the child's own peak RSS (VmHWM, which never decreases) and CPU time until it exits: worker
+    processes left out.  The CPU time misses what the child spent after the last poll (at most POLL_SECONDS)."""
 
     POLL_SECONDS = 0.02
 
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
         self.status = Path(f"/proc/{pid}/status")
+        self.stat = Path(f"/proc/{pid}/stat")
         self.peak_mib: float | None = None
+        self.cpu_seconds: float | None = None
 
     def run(self) -> None:
+        ticks = os.sysconf("SC_CLK_TCK")
         while True:
             try:
                 text = self.status.read_text()
+                stat = self.stat.read_text()
             except OSError:
                 return
             if "VmHWM:" not in text:  # a zombie: exited, its memory gone
                 return
             kib = int(text.split("VmHWM:")[1].split()[0])
             self.peak_mib = max(self.peak_mib or 0.0, kib / 1024)
+            fields = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+            self.cpu_seconds = (int(fields[11]) + int(fields[12])) / ticks  # utime + stime: its own, not its children's
             time.sleep(self.POLL_SECONDS)
 
 

@@ -11,6 +11,7 @@ workers, which must see the files at the paths the client names (a shared file s
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -25,6 +26,8 @@ Progress = Callable[[int, int], None]  # (items done, items in all)
 
 CONNECT_TIMEOUT_SECONDS = 30
 CHUNKS_PER_WORKER = 8  # enough chunks to balance files of different sizes, few enough to keep overheads small
+GUIDED_SHARE = 4  # a local chunk takes 1/(jobs * 4) of the files not yet handed out...
+MAX_CHUNK = 64  # ... and at most this many: one message of results stays a few megabytes
 
 
 class BackendError(Exception):
@@ -79,10 +82,10 @@ def _counted(results: Iterable[Result], total: int, progress: Progress | None) -
 _inherited: tuple[Callable[[Any, Any], Any], Any, Sequence[Any]] | None = None
 
 
-def _run_inherited(index: int) -> Any:
+def _run_inherited(start: int, stop: int) -> list[Any]:
     assert _inherited is not None
     work, shared, items = _inherited
-    return work(shared, items[index])
+    return [work(shared, items[index]) for index in range(start, stop)]
 
 
 def _forked(work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item], jobs: int, progress: Progress | None) -> list[Result]:
@@ -90,11 +93,33 @@ def _forked(work: Callable[[Shared, Item], Result], shared: Shared, items: Seque
     global _inherited
     _inherited = (work, shared, items)
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            results = pool.map(_run_inherited, range(len(items)), chunksize=max(1, len(items) // (jobs * CHUNKS_PER_WORKER)))
-            return _counted(results, len(items), progress)
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_started) as pool:
+            futures = [pool.submit(_run_inherited, start, stop) for start, stop in _spans(len(items), jobs)]
+            try:
+                return _counted((result for future in futures for result in future.result()), len(items), progress)
+            except BaseException:  # (an interrupt): the chunks not yet started are not run
+                for future in futures:
+                    future.cancel()
+                raise
     finally:
         _inherited = None
+
+
+def _worker_started() -> None:
+    """What a worker inherited lives until it exits: frozen, its collections never walk it (nor copy its pages).
+    The parent may have paused collection while it only gathers results: a worker reads files with it on."""
+    gc.freeze()
+    gc.enable()
+
+
+def _spans(total: int, jobs: int) -> Iterator[tuple[int, int]]:
+    """Index ranges of shrinking size (guided scheduling): large first chunks keep messages few, and the last
+    ones, a file or two each, let the workers finish together instead of one waiting on another's long chunk."""
+    start = 0
+    while start < total:
+        size = max(1, min(MAX_CHUNK, (total - start) // (jobs * GUIDED_SHARE)))
+        yield start, start + size
+        start += size
 
 
 def _run_chunk(work: Callable[[Shared, Item], Result], shared: Shared, chunk: Sequence[Item]) -> list[Result]:

@@ -1,5 +1,7 @@
 from collections import Counter
 from collections.abc import Iterator
+from functools import cached_property
+from operator import itemgetter
 
 from lint.models.megatron_trace import P2P_OPS
 from lint.rule import Rule, Scope, Severity, Violation
@@ -10,6 +12,7 @@ from lint.runs.summary import OpStep
 # send op -> (the op that receives it, stage offset of the receiver)
 _RECEIVER = {"send_forward": ("recv_forward", 1), "send_backward": ("recv_backward", -1)}
 _SENDER = {receive: (send, offset) for send, (receive, offset) in _RECEIVER.items()}
+_KEY = itemgetter(*(OpStep._fields.index(name) for name in ("op", "iteration", "batch_id")))  # a p2p step's key: what pairs it
 
 
 class P2pMismatch(Rule):
@@ -44,12 +47,14 @@ class P2pMismatch(Rule):
 
     def check_run(self, run: Run) -> Iterator[Violation]:
         per_stage = run.layout.ranks_per_stage
-        steps = {rank: {(s.op, s.iteration, s.batch_id): s for s in summary.steps if s.op in P2P_OPS} for rank, summary in run.ranks.items()}
-        usual = Counter(s.collectives[0][2:] for by_key in steps.values() for s in by_key.values() if s.collectives)
-        activation = usual.most_common(1)[0][0] if usual else None
+        p2p = {rank: [s for s in summary.steps if s.op in P2P_OPS] for rank, summary in run.ranks.items()}
+        steps = {rank: dict(zip(map(_KEY, sent), sent, strict=True)) for rank, sent in p2p.items()}  # a key's last step, built in C
+        activation = _Usual(steps)
         for rank, by_key in sorted(steps.items()):
             stage = run.stage_of(rank)
-            for (op, iteration, batch), step in sorted(by_key.items(), key=lambda item: item[1].line):
+            # In line order: the steps' own, unless a key came again (its last step then sits in its first one's place).
+            ordered = by_key.items() if len(by_key) == len(p2p[rank]) else sorted(by_key.items(), key=lambda item: item[1].line)
+            for (op, iteration, batch), step in ordered:
                 if op in _RECEIVER:
                     receiver_op, offset = _RECEIVER[op]
                     peer = rank + offset * per_stage
@@ -68,7 +73,7 @@ class P2pMismatch(Rule):
                             run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never received: rank {peer} has no {receiver_op} of it"
                         )
                     elif _tensor_key(received) != _tensor_key(step):
-                        yield from self._mismatch(run, rank, step, peer, received, activation)
+                        yield from self._mismatch(run, rank, step, peer, received, activation.tensor)
                 else:
                     sender_op, offset = _SENDER[op]
                     peer = rank - offset * per_stage
@@ -97,6 +102,18 @@ class P2pMismatch(Rule):
     @staticmethod
     def _at(run: Run, rank: int, step: OpStep, message: str) -> Violation:
         return Violation(step.line, 1, message, rank, path=run.ranks[rank].path)
+
+
+class _Usual:
+    """The run's usual activation (the tensor most p2p steps move): counted only when a pair of steps differs."""
+
+    def __init__(self, steps: dict[int, dict[tuple[str, int, int | None], OpStep]]) -> None:
+        self.steps = steps
+
+    @cached_property
+    def tensor(self) -> object:
+        usual = Counter(s.collectives[0][2:] for by_key in self.steps.values() for s in by_key.values() if s.collectives)
+        return usual.most_common(1)[0][0] if usual else None
 
 
 def _tensor_key(step: OpStep) -> tuple[object, ...] | None:

@@ -1,10 +1,13 @@
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from operator import itemgetter
 
 from lint.models.megatron_trace import MICRO_BATCH_OPS
 from lint.rule import Rule, Scope, Severity, Violation
 from lint.runs.model import Run, agreeing_peers, majority, rank_list
+from lint.runs.summary import OpStep
 
+_ITERATION_AND_OP = itemgetter(OpStep._fields.index("iteration"), OpStep._fields.index("op"))  # counted in C: a run has millions of steps
 _COUNTED_ELSEWHERE = frozenset({"forward_step", "ep_allreduce"})  # by TL507 and TL508
 
 
@@ -41,7 +44,10 @@ class StageStepCounts(Rule):
         for stage, ranks in run.stages().items():
             if len(ranks) < 2:
                 continue
-            ran = {rank: Counter((s.iteration, s.op) for s in run.ranks[rank].steps) for rank in ranks}
+            leader = list(map(_ITERATION_AND_OP, run.ranks[ranks[0]].steps))
+            if all(list(map(_ITERATION_AND_OP, run.ranks[rank].steps)) == leader for rank in ranks[1:]):
+                continue  # the usual case, compared in C: the ranks of the stage run the same ops in the same order
+            ran = {rank: Counter(map(_ITERATION_AND_OP, run.ranks[rank].steps)) for rank in ranks}
             seen = {key for counted in ran.values() for key in counted if key[1] not in _COUNTED_ELSEWHERE}
             counts: dict[tuple[int, str], dict[int, int]] = defaultdict(dict)  # (iteration, op) -> rank -> count
             forwards = {iteration: {rank: ran[rank][iteration, "forward_step"] for rank in ranks} for iteration in {i for i, _ in seen}}

@@ -3,6 +3,7 @@ on the culprit rank and line; the clean run is clean; one asked file brings its 
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import shutil
@@ -129,6 +130,23 @@ def test_parallel_jobs_give_the_same_report(clean_run: Run, tmp_path: Path) -> N
     run, _ = mismatch_p2p_shape(clean_run, 4)
     write_run(SPEC, tmp_path, run=run)
     assert check(str(tmp_path), "--jobs", "1") == check(str(tmp_path), "--jobs", "2")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_check_leaves_garbage_collection_as_it_found_it(clean_run: Run, tmp_path: Path, jobs: str) -> None:
+    """The check pauses automatic collection while it gathers summaries and runs the run rules, and only then."""
+    run, _ = mismatch_p2p_shape(clean_run, 4)
+    write_run(SPEC, tmp_path, run=run)
+    expected = check(str(tmp_path), "--jobs", "1")
+    assert gc.isenabled()
+    assert check(str(tmp_path), "--jobs", jobs) == expected
+    assert gc.isenabled()
+    gc.disable()  # as a program embedding tlint may have it
+    try:
+        assert check(str(tmp_path), "--jobs", jobs) == expected
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_unrelated_files_in_one_directory_are_not_a_run(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ is the run's identity: several runs that share a stem may sit in one directory (
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -67,27 +68,41 @@ class NamedFile:
 
 def run_key(path: Path, pattern: re.Pattern[str]) -> NamedFile | None:
     """The run stem, rank and time stamp a file's name gives, or None for a name without a rank."""
-    match = pattern.search(path.name)
+    parts = _name_parts(path.name, pattern)
+    return None if parts is None else NamedFile(path, RunKey(str(path.parent), parts[0]), parts[1], parts[2])
+
+
+def _name_parts(name: str, pattern: re.Pattern[str]) -> tuple[str, int, str] | None:
+    """(stem, rank, time stamp) of a file name, or None for a name without a rank."""
+    match = pattern.search(name)
     if match is None:
         return None
-    stem = path.name[: match.start("rank")]
     stamp = (match.groupdict().get("stamp") or "") if "stamp" in pattern.groupindex else ""
-    return NamedFile(path, RunKey(str(path.parent), stem), int(match.group("rank")), stamp)
+    return name[: match.start("rank")], int(match.group("rank")), stamp
 
 
 def siblings(key: RunKey, pattern: re.Pattern[str]) -> list[NamedFile]:
     """Every file of the directory whose name puts it in the stem of run ``key`` (sorted)."""
     directory = Path(key.directory)
     try:
-        entries = sorted(directory.iterdir())
+        with os.scandir(directory) as listing:  # its entries know whether they are files without a stat() each
+            entries = sorted((entry.name, _is_file(entry)) for entry in listing)
     except OSError:
         return []
     found = []
-    for entry in entries:
-        named = run_key(entry, pattern)
-        if named is not None and named.key == RunKey(key.directory, key.stem) and not entry.name.startswith(".") and entry.is_file():
-            found.append(named)
+    for name, is_file in entries:
+        if not is_file or name.startswith(".") or (parts := _name_parts(name, pattern)) is None or parts[0] != key.stem:
+            continue
+        found.append(NamedFile(directory / name, RunKey(key.directory, key.stem), parts[1], parts[2]))
     return found
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry is a file or a link to one (as Path.is_file: False when that cannot be told)."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def split_by_time(files: Iterable[NamedFile]) -> dict[RunKey, list[NamedFile]]:

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from lint.runs.summary import RankSummary
 
@@ -64,13 +64,20 @@ class Run(BaseModel):
     duplicates: list[RankSummary] = Field(default_factory=list)
     layout: Layout
     asked: frozenset[str] = frozenset()  # the files the user named; findings on others go to the run
+    _stages: dict[int, list[int]] | None = PrivateAttr(default=None)
 
     def stages(self) -> dict[int, list[int]]:
-        """Stage -> its ranks, by the rank order (a file that says otherwise is TL503's finding)."""
-        stages: dict[int, list[int]] = defaultdict(list)
-        for rank in sorted(self.ranks):
-            stages[self.layout.expected_stage(rank)].append(rank)
-        return dict(sorted(stages.items()))
+        """Stage -> its ranks, by the rank order (a file that says otherwise is TL503's finding).
+
+        Worked out once (most run rules go by stage) and shared: callers read it, never change it.
+        """
+        if self._stages is None:
+            stages: dict[int, list[int]] = defaultdict(list)
+            per_stage = self.layout.ranks_per_stage
+            for rank in sorted(self.ranks):
+                stages[rank // per_stage].append(rank)  # Layout.expected_stage, without a call per rank
+            self._stages = dict(sorted(stages.items()))
+        return self._stages
 
     def stage_of(self, rank: int) -> int:
         return self.layout.expected_stage(rank)

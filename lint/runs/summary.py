@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
@@ -71,6 +72,11 @@ class RankSummary(BaseModel):
         tuples = [[collectives[collective] for collective in signature] for signature in signatures]
         return [self.rank, self.stage, self.line_of_rank, self.iterations, table, tuples, steps]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its steps as plain tuples: a worker sends every rank's summary to the parent, and
+        pickling a named tuple costs three times a plain one's (equal collectives stay shared within one message)."""
+        return _unpickled, (self.path, self.rank, self.stage, self.line_of_rank, self.iterations, list(map(tuple, self.steps)))
+
     @classmethod
     def unpacked(cls, path: str, packed: list[Any]) -> RankSummary:
         """The inverse of :meth:`packed`, trusting what tlint wrote itself (no validation)."""
@@ -87,6 +93,13 @@ class RankSummary(BaseModel):
                 OpStep._make((*step[:5], signatures[step[5]], *step[6:10], tuple(step[10]), collectives[step[11]] if step[11] >= 0 else None)) for step in steps
             ],
         )
+
+
+_op_step = partial(tuple.__new__, OpStep)  # OpStep from a plain tuple, without a Python-level call per step
+
+
+def _unpickled(path: str, rank: int | None, stage: int | None, line_of_rank: int | None, iterations: int, steps: list[tuple[Any, ...]]) -> RankSummary:
+    return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=list(map(_op_step, steps)))
 
 
 def _collective(sub: SubCall) -> Collective:
