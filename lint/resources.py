@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
 
 
+@cache
 def _resource_dir(name: str) -> Path:
     installed = _PACKAGE / name  # the wheel force-includes grammars/ and rules/ into the package
     if installed.is_dir():

@@ -118,8 +118,9 @@ class Rule:
 
     @classmethod
     def handlers(cls) -> dict[str, str]:
-        """Record kind -> method name, from the ``check_<kind>`` methods the rule defines."""
-        return {name.removeprefix("check_"): name for name in dir(cls) if name.startswith("check_")}
+        """Record kind -> method name, from the ``check_<kind>`` methods the rule defines (asked once per class:
+        the engine asks it for every file)."""
+        return _handlers_of(cls)
 
     @classmethod
     def docs(cls) -> RuleDocs:
@@ -160,6 +161,16 @@ def registry() -> dict[str, type[Rule]]:
         rules[rule.code] = rule
         origin[rule.code] = path
     return rules
+
+
+_HANDLERS: dict[type[Rule], dict[str, str]] = {}
+
+
+def _handlers_of(rule: type[Rule]) -> dict[str, str]:
+    found = _HANDLERS.get(rule)
+    if found is None:
+        found = _HANDLERS[rule] = {name.removeprefix("check_"): name for name in dir(rule) if name.startswith("check_")}
+    return found
 
 
 @dataclass(frozen=True)
