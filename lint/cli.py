@@ -11,12 +11,14 @@ import contextlib
 import io
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from lint import __version__
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from lint.config import Settings
     from lint.engine import CheckOptions
     from lint.executor import Backend
@@ -109,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     diff_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="read both sides as this format")
     diff_cmd.add_argument("--rank-regex", metavar="REGEX", help="find the rank in a file name, as for check")
+    diff_cmd.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to this file instead of standard output")
+    diff_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes reading the files (default: one per core)")
     diff_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
 
     rules_cmd = commands.add_parser("rules", help="list every rule")
@@ -228,8 +232,6 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     max_findings = args.max_findings if args.max_findings is not None else settings.max_findings
     if max_findings is not None and max_findings < 0:
         raise ConfigError("--max-findings must be 0 or more")
-    if args.jobs is not None and args.jobs < 1:
-        raise ConfigError("--jobs must be 1 or more")
     try:
         rank_regex = compile_rank_regex(args.rank_regex)
     except RankRegexError as error:
@@ -285,14 +287,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     report.fail_on = fail_on
     notes = io.StringIO() if args.quiet else err  # --quiet: the findings, and errors that stop the check
-    if args.output_file is None:
-        check_reporter(output_format)(report, out, notes)
-    else:
-        try:
-            with args.output_file.open("w", encoding="utf-8") as written:
-                check_reporter(output_format)(report, written, notes)
-        except OSError as error:
-            raise ConfigError(f"{args.output_file}: cannot write: {error.strerror or error}") from None
+    _write_report(args.output_file, out, lambda written: check_reporter(output_format)(report, written, notes))
     if report.summary.input_errors:
         if args.quiet:
             err.writelines(f"tlint: error: {error}\n" for error in report.summary.input_errors)
@@ -300,6 +295,20 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.exit_zero:
         return EXIT_CLEAN
     return EXIT_FINDINGS if any(map(report.fails, report.findings)) else EXIT_CLEAN
+
+
+def _write_report(output_file: Path | None, out: TextIO, write: Callable[[TextIO], object]) -> None:
+    """``write`` the report to standard output, or to ``-o FILE``."""
+    from lint.config import ConfigError
+
+    if output_file is None:
+        write(out)
+        return
+    try:
+        with output_file.open("w", encoding="utf-8") as written:
+            write(written)
+    except OSError as error:
+        raise ConfigError(f"{output_file}: cannot write: {error.strerror or error}") from None
 
 
 def _show_settings(settings: Settings, options: CheckOptions, fail_on: Severity, paths: list[str], out: TextIO) -> None:
@@ -335,10 +344,12 @@ def _default_output_format() -> str:
 
 def _backend(args: argparse.Namespace) -> Backend:
     """Where files are read: ``--jobs`` local processes (check's default: one per core), or a Dask cluster."""
+    from lint.config import ConfigError
     from lint.executor import Backend, default_jobs
 
-    jobs = getattr(args, "jobs", 1)  # diff has no --jobs: it reads in this process unless given a cluster
-    return Backend(jobs=jobs or default_jobs(), dask_scheduler=args.dask_scheduler)
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigError("--jobs must be 1 or more")
+    return Backend(jobs=args.jobs or default_jobs(), dask_scheduler=args.dask_scheduler)
 
 
 def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -366,5 +377,5 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except DiffInputError as error:
         err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR
-    diff_reporter(args.output_format)(report, out, err)
+    _write_report(args.output_file, out, lambda written: diff_reporter(args.output_format)(report, written, err))
     return EXIT_FINDINGS if report.failing else EXIT_CLEAN

@@ -151,3 +151,21 @@ def test_a_directory_of_two_runs_is_ambiguous(tmp_path: Path) -> None:
         (tmp_path / name).write_bytes(SEED_000.read_bytes())
     code, _, err = run(tmp_path, SEED_000)
     assert code == 2 and err == f"tlint: error: {tmp_path}: holds the files of 2 runs (job1_rank*, job2_rank*); name one\n"
+
+
+def test_output_file_receives_the_report_and_jobs_read_the_runs_alike(tmp_path: Path) -> None:
+    run_a, run_b = tmp_path / "a", tmp_path / "b"
+    write_run(RunSpec(tp=2, pp=2, dp=2, micro_batches=2), run_a)
+    write_run(RunSpec(tp=2, pp=2, dp=2, micro_batches=4), run_b)
+    code, out, _ = run(run_a, run_b, "--jobs", "1")
+    written = tmp_path / "diff.txt"
+    code_2, out_2, _ = run(run_a, run_b, "--jobs", "2", "-o", written)
+    assert code == code_2 == 1 and out_2 == ""
+    assert written.read_text(encoding="utf-8") == out
+    assert "config changed schedule micro batches: 2 → 4" in out
+
+
+def test_bad_jobs_and_unwritable_output_file_exit_2(tmp_path: Path) -> None:
+    assert run(SEED_004, SEED_004, "--jobs", "0")[0] == 2
+    code, _, err = run(SEED_004, SEED_004, "-o", tmp_path / "missing" / "diff.txt")
+    assert code == 2 and "diff.txt: cannot write: No such file or directory" in err
