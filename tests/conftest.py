@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,3 +38,17 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def _outside_github_actions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Inside GitHub Actions the default output format is ``github``; the tests expect the plain one."""
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+
+def fresh_memo_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memoized: Any) -> Iterator[Path]:
+    """A cache directory of the test's own, with ``memoized`` (a functools.cache of what tlint remembers
+    there) forgotten before and after: what the test sees was worked out and stored in that directory."""
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("TLINT_CACHE_DIR", str(directory))
+    memoized.cache_clear()
+    yield directory
+    memoized.cache_clear()
+
+
+def files_below(directory: Path) -> list[Path]:
+    return sorted(path for path in directory.rglob("*") if path.is_file()) if directory.exists() else []

@@ -16,19 +16,15 @@ import pytest
 from lint import grammar
 from lint.formats import FORMAT_NAMES
 from lint.resources import grammar_path
+from tests.conftest import files_below, fresh_memo_directory
 
 
 @pytest.fixture
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    directory = tmp_path / "cache"
-    monkeypatch.setenv("TLINT_CACHE_DIR", str(directory))
-    grammar._ebnf.cache_clear()
-    yield directory
-    grammar._ebnf.cache_clear()
+    yield from fresh_memo_directory(tmp_path, monkeypatch, grammar._ebnf)
 
 
-def memos(directory: Path) -> list[Path]:
-    return sorted(path for path in directory.rglob("*") if path.is_file()) if directory.exists() else []
+memos = files_below
 
 
 @pytest.mark.parametrize("format_name", FORMAT_NAMES)

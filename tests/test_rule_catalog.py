@@ -16,19 +16,16 @@ import pytest
 from lint import rule
 from lint.cli import main
 from lint.config import Overrides, load_settings
+from tests.conftest import files_below, fresh_memo_directory
 
 
 @pytest.fixture
 def fresh_catalog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    directory = tmp_path / "cache"
-    monkeypatch.setenv("TLINT_CACHE_DIR", str(directory))
-    rule.catalog.cache_clear()
-    yield directory
-    rule.catalog.cache_clear()
+    yield from fresh_memo_directory(tmp_path, monkeypatch, rule.catalog)
 
 
 def memos(directory: Path) -> list[Path]:
-    return sorted(path for path in (directory / "v2" / "memos").rglob("*") if path.is_file())
+    return files_below(directory / "v2" / "memos")
 
 
 def expected_listing() -> dict[str, rule.Listed]:
