@@ -5,6 +5,7 @@ checking one format never loads another's models."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, ClassVar, TypeVar
 
 from lint.rule import Rule, RuleOptions, Violation, at
@@ -57,3 +58,10 @@ class PerAlikeRow(dict[int, T]):
             self.clear()
         self[alike] = value
         return value
+
+
+def handled_by(rule: Rule, state: object, kinds: Iterable[str], method: str | None = None) -> None:
+    """Points the rule's ``check_<kind>`` at the shared ``state``'s (its ``method``, else its own
+    ``check_<kind>``): the engine calls a handler rules share once per record (Rule.share)."""
+    for kind in kinds:
+        setattr(rule, f"check_{kind}", getattr(state, method or f"check_{kind}"))
