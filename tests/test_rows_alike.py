@@ -17,7 +17,8 @@ import pytest
 
 from lint import engine
 from lint.formats import neusight_tsv, parser, simai_workload
-from lint.models.common import TextMemo
+from lint.models import common
+from lint.models.common import RowMemo
 from lint.models.neusight_tsv import LayerRecord
 from lint.models.simai_workload import LayerRow
 from lint.rulekit import PerAlikeRow
@@ -61,14 +62,21 @@ def _forgetful(monkeypatch: pytest.MonkeyPatch) -> None:
     """Parsers and rules that remember at most one row."""
     monkeypatch.setattr(PerAlikeRow, "ENTRIES", 1)
     for module in (simai_workload, neusight_tsv):
-        monkeypatch.setattr(module, "TextMemo", lambda: TextMemo[Any](entries=1))
+        monkeypatch.setattr(module, "RowMemo", lambda: RowMemo[Any](entries=1))
 
 
 def _every_row_to_every_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine, "_wants", lambda rule, record: True)
 
 
-VARIANTS = [_forgetful, _every_row_to_every_rule]
+def _rows_rarely_repeat(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a file of ever new rows gets: parsers that stop remembering rows at once, an engine that does
+    not key rows by ``alike``."""
+    monkeypatch.setattr(common, "rarely_repeat", lambda distinct, line: True)
+    monkeypatch.setattr(engine, "rarely_repeat", lambda distinct, line: True)
+
+
+VARIANTS = [_forgetful, _every_row_to_every_rule, _rows_rarely_repeat]
 
 
 def test_rows_of_one_text_share_alike_and_rows_of_other_texts_do_not() -> None:

@@ -143,7 +143,7 @@ class LayerRows:
     def _first_alike(self, row: LayerRow) -> None:
         if len(self.pending) >= self.ENTRIES:
             self.flush()
-        kept = self.kept if any(keep(row) for keep in self.keepers) else None
+        kept = next((self.kept for keep in self.keepers if keep(row)), None)
         self.pending[row.alike, self.place] = [row, 1, kept]
         if kept is not None:
             kept.append(row)
@@ -223,7 +223,9 @@ class TpActivation:
     def size(self) -> ActivationSize | None:
         """The size, once every row is counted (at the end of the file)."""
         repeated = [layer for layer in self.sizes_per_layer if self.rows_per_layer[layer] > 1]
-        sizes = sum((self.sizes_per_layer[layer] for layer in repeated), Counter[int]())
+        sizes = Counter[int]()
+        for layer in repeated:  # in place: adding Counters copies the sum so far at each layer
+            sizes.update(self.sizes_per_layer[layer])
         if not sizes:
             return None
         size, collectives = sizes.most_common(1)[0]
