@@ -58,7 +58,7 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
     def _reductions_of(self, row: LayerRow) -> tuple[Comm, ...]:
         reductions = self.row_reductions.get(row.alike)
         if reductions is None:
-            reductions = self.row_reductions.remember(row.alike, _reductions(row))
+            reductions = self.row_reductions.remember(row, _reductions(row))
         return reductions
 
     def _reduces(self, row: LayerRow) -> bool:

@@ -67,7 +67,7 @@ class OncePerLayerComm(Rule):
     def _problems(self, row: LayerRow) -> tuple[tuple[tuple[str, Comm], str], ...]:
         problems = self.judged.get(row.alike)
         if problems is None:
-            problems = self.judged.remember(row.alike, tuple(((row.name, comm), message) for comm, message in self.row_problems(row)))
+            problems = self.judged.remember(row, tuple(((row.name, comm), message) for comm, message in self.row_problems(row)))
         return problems
 
     def wants(self, record: Any) -> bool:
