@@ -42,9 +42,10 @@ class TextMemo(dict[str | None, T]):
 
 def rarely_repeat(distinct: int, line: int) -> bool:
     """Whether rows rarely repeat in a file in which ``distinct`` different rows were met by line ``line``:
-    then remembering what was made of a row (or keying by ``alike``) costs more than it saves.  Decided
-    after a thousand different rows, when they are more than half of the lines read."""
-    return distinct >= 1024 and 2 * distinct > line
+    then remembering what was made of a row (or keying by ``alike``) costs more than it saves.  Decided once
+    a memo of rows would be full (4096 rows, see :class:`TextMemo`), when they are more than half of the
+    lines read: a file that repeats rows at a longer period would not hit the memo anyway."""
+    return distinct >= 4096 and 2 * distinct > line
 
 
 class RowMemo(TextMemo[T]):
