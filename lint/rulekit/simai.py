@@ -100,8 +100,6 @@ class LayerRows:
     in file order (``kept``).
     """
 
-    ENTRIES = PerAlikeRow.ENTRIES
-
     def __init__(self) -> None:
         self.declared: LayerCount | None = None
         self.rows = 0
@@ -141,7 +139,7 @@ class LayerRows:
         return ()
 
     def _first_alike(self, row: LayerRow) -> None:
-        if len(self.pending) >= self.ENTRIES:
+        if len(self.pending) >= PerAlikeRow.ENTRIES:  # as bounded as the rules' memos
             self.flush()
         kept = next((self.kept for keep in self.keepers if keep(row)), None)
         self.pending[row.alike, self.place] = [row, 1, kept]
