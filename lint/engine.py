@@ -23,7 +23,7 @@ from typing import Any
 
 from lint import cache, executor, formats
 from lint.config import ConfigError, Selection
-from lint.models.common import SyntaxProblem
+from lint.models.common import SyntaxProblem, rarely_repeat
 from lint.models.report import CheckReport, FileResult, Finding
 from lint.rule import Rule, Scope, Severity, Violation, catalog
 from lint.runs.assemble import LayoutSources, assemble, stated_layout_misfit
@@ -127,6 +127,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     for rule in active:
         rule.share(shared)
     handlers = _Handlers(active)
+    alike = _Handlers.ALIKE  # the attribute rows alike share, or "" once they are not worth keying by (see listing)
     item: Any = None
     try:
         for item in records:
@@ -135,10 +136,11 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
                 if rules:
                     collector.problem(item)
                 # and on to the rules that keep track of lines they cannot see (``check_syntax``)
-            key = (item.kind, getattr(item, "op", None), getattr(item, "alike", None))
+            key = (item.kind, getattr(item, "op", None), getattr(item, alike, None))
             listed = handlers.get(key)
             if listed is None:
                 listed = handlers.listing(key, item)
+                alike = handlers.alike
             for rule, method in listed:
                 try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
                     # Hot rules return an empty tuple, not a generator, when a record is fine: no loop then.
@@ -206,10 +208,20 @@ _Handler = tuple[Rule, Callable[[Any], Iterable[Violation]]]
 
 class _Handlers(dict[tuple[str, str | None, int | None], list[_Handler]]):
     """(record kind, op, alike) -> the (rule, bound check method) pairs that look at such a record (see
-    Rule.ops and Rule.wants)."""
+    Rule.ops and Rule.wants).
+
+    Keying by ``alike`` pays when rows repeat: each distinct row is listed once, and rules are not called on
+    the rows they do not want.  In a file whose rows rarely repeat, every row would be listed (asking every
+    rule whether it wants it): once they rarely repeat (:func:`lint.models.common.rarely_repeat`), records are
+    keyed without it (``alike`` becomes ""), and every rule sees every row, as Rule.wants allows.
+    """
+
+    ALIKE = "alike"
 
     def __init__(self, rules: list[Rule]) -> None:
         super().__init__()
+        self.alike = self.ALIKE
+        self.distinct = 0  # rows listed by their ``alike``
         self.by_kind: dict[str, list[_Handler]] = {}
         for rule in rules:
             for kind, method in rule.handlers().items():
@@ -220,6 +232,10 @@ class _Handlers(dict[tuple[str, str | None, int | None], list[_Handler]]):
     def listing(self, key: tuple[str, str | None, int | None], record: Any) -> list[_Handler]:
         """The handlers of ``record``, whose key is not listed yet."""
         kind, op, alike = key
+        if alike is not None:
+            self.distinct += 1
+            if rarely_repeat(self.distinct, getattr(record, "line", None) or 0):
+                self.alike = ""  # records have no attribute "": the key of every row is (kind, op, None)
         found = [
             (rule, method) for rule, method in self.by_kind.get(kind, ()) if (rule.ops is None or op in rule.ops) and (alike is None or _wants(rule, record))
         ]

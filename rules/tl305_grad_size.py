@@ -88,7 +88,7 @@ class GradSize(Rule):
     def _check(self, row: LayerRecord) -> Check | None:
         if row.alike in self.checks:
             return self.checks[row.alike]
-        return self.checks.remember(row.alike, _check_of(row))
+        return self.checks.remember(row, _check_of(row))
 
     def wants(self, record: Any) -> bool:
         return self._check(record) is not None

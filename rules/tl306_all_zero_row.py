@@ -43,7 +43,7 @@ class AllZeroRow(Rule):
     def wants(self, record: Any) -> bool:
         all_zero = self.all_zero.get(record.alike)
         if all_zero is None:
-            all_zero = self.all_zero.remember(record.alike, record.grad_of is None and _all_zero(record))
+            all_zero = self.all_zero.remember(record, record.grad_of is None and _all_zero(record))
         return all_zero
 
     def check_layer(self, row: LayerRecord) -> Iterable[Violation]:

@@ -31,9 +31,9 @@ class MissingLayerRows(LayerRowTally):
     formats = ("simai-workload",)
 
     def finish(self) -> Iterator[Violation]:
-        if self.declared is not None and self.declared.count > self.rows:
-            missing = self.declared.count - self.rows
+        declared, rows = self.tally.declared, self.tally.rows
+        if declared is not None and declared.count > rows:
             yield at(
-                self.declared,
-                f"layer count {self.declared.count}, but the file has {self.rows} well-formed layer rows: SimAI reads {missing} more past the end of the file",
+                declared,
+                f"layer count {declared.count}, but the file has {rows} well-formed layer rows: SimAI reads {declared.count - rows} more past the end of the file",
             )

@@ -31,10 +31,11 @@ class ExtraLayerRows(LayerRowTally):
     formats = ("simai-workload",)
 
     def finish(self) -> Iterator[Violation]:
-        if self.declared is not None and self.first_extra is not None:
-            first = self.declared.count + 1
-            ignored = f"rows {first} to {self.rows}" if self.rows > first else "it"
+        declared, rows = self.tally.declared, self.tally.rows
+        if declared is not None and self.tally.first_extra is not None:
+            first = declared.count + 1
+            ignored = f"rows {first} to {rows}" if rows > first else "it"
             yield at(
-                self.first_extra,
-                f"row {first} of {self.rows} is past the layer count {self.declared.count} on line {self.declared.line}: SimAI ignores {ignored}",
+                self.tally.first_extra,
+                f"row {first} of {rows} is past the layer count {declared.count} on line {declared.line}: SimAI ignores {ignored}",
             )

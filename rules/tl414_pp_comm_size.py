@@ -1,13 +1,12 @@
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
-from lint.models.simai_workload import Header, LayerRow
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
+from lint.models.simai_workload import Header
+from lint.rule import RuleOptions, Severity, Violation, at
 from lint.rulekit import quotient
-from lint.rulekit.simai import TpActivation
+from lint.rulekit.simai import LayerRowTally
 
 
-class PpCommSize(Rule):
+class PpCommSize(LayerRowTally):
     """``pp_comm`` is not the size of the activation the TP collectives move.
 
     A pipeline stage sends the next one its activation, ``2·mbs·seq·hidden`` bytes - the size AICB also
@@ -48,22 +47,14 @@ class PpCommSize(Rule):
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.header: Header | None = None
-        self.activation = TpActivation()
 
     def check_header(self, header: Header) -> Iterator[Violation]:
         self.header = header
         return iter(())
 
-    def wants(self, record: Any) -> bool:
-        return self.header is not None and self.header.from_aicb  # else finish has nothing to say
-
-    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
-        self.activation.add(row)
-        return ()
-
     def finish(self) -> Iterator[Violation]:
-        header, activation = self.header, self.activation.size()
-        if header is None or not header.from_aicb or activation is None or (header.read("pp") or 0) <= 1:
+        header = self.header
+        if header is None or not header.from_aicb or (header.read("pp") or 0) <= 1 or (activation := self.tally.activation_size()) is None:
             return
         pp_comm, tp = header.read("pp_comm"), header.read("tp") or 1
         if not pp_comm or pp_comm == activation.size or pp_comm * tp == activation.size:

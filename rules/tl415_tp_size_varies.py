@@ -3,11 +3,10 @@ from typing import Any
 
 from lint.models.simai_workload import LayerRow
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import PerAlikeRow
-from lint.rulekit.simai import AicbOnly
+from lint.rulekit.simai import AicbOnly, LayerRowTally
 
 
-class TpSizeVaries(AicbOnly):
+class TpSizeVaries(AicbOnly, LayerRowTally):
     """Instances of one AICB layer carry TP collectives of different sizes.
 
     AICB writes one group of rows per layer instance and micro-batch, and sizes every TP collective of
@@ -45,33 +44,32 @@ class TpSizeVaries(AicbOnly):
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
-        self.previous_name: str | None = None
-        self.place = 0  # of the current row in its run of one name
         # (layer, place in its run, phase) -> first row there and its size
         self.first: dict[tuple[str, int, str], tuple[LayerRow, int]] = {}
         self.reported: set[tuple[str, int, str, int]] = set()
-        # (alike, place) of the rows compared already: a row alike at the same place can tell nothing new.
-        self.compared: set[tuple[int, int]] = set()
+        self.found: list[Violation] = []
 
-    def wants(self, record: Any) -> bool:
-        return self.from_aicb
+    def share(self, shared: dict[type, Any]) -> None:
+        super().share(shared)
+        self.tally.consumers.append(self._compare_rows)
 
-    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
-        self.place = self.place + 1 if row.name == self.previous_name else 0
-        self.previous_name = row.name
-        if not self.from_aicb or (row.alike, self.place) in self.compared:
-            return ()
-        if len(self.compared) >= PerAlikeRow.ENTRIES:  # bounded: a file of endlessly new rows
-            self.compared.clear()
-        self.compared.add((row.alike, self.place))
-        return list(self._compare(row))
+    def _compare_rows(self, batch: Iterable[tuple[LayerRow, int, int]]) -> None:
+        """Compares each distinct row at its place (a row alike at the same place can tell nothing new), in
+        the order of their first rows."""
+        if self.from_aicb:
+            for row, place, _ in batch:
+                self.found += self._compare(row, place)
 
-    def _compare(self, row: LayerRow) -> Iterator[Violation]:
+    def finish(self) -> Iterator[Violation]:
+        self.tally.flush()
+        return iter(self.found)
+
+    def _compare(self, row: LayerRow, place: int) -> Iterator[Violation]:
         for comm in row.comms():
             if not comm.is_tp_collective:
                 continue
-            first, size = self.first.setdefault((row.name, self.place, comm.phase), (row, comm.size))
-            key = (row.name, self.place, comm.phase, comm.size)
+            first, size = self.first.setdefault((row.name, place, comm.phase), (row, comm.size))
+            key = (row.name, place, comm.phase, comm.size)
             if comm.size != size and key not in self.reported:
                 self.reported.add(key)
                 yield at(

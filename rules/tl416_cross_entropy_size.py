@@ -1,16 +1,16 @@
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from lint.models.simai_workload import Comm, LayerRow
 from lint.rule import RuleOptions, Severity, Violation, at
 from lint.rulekit import PerAlikeRow, quotient
-from lint.rulekit.simai import AicbOnly, TpActivation
+from lint.rulekit.simai import AicbOnly, LayerRowTally
 
 CROSS_ENTROPY = re.compile(r"cross_entropy[0-9]*")
 
 
-class CrossEntropySize(AicbOnly):
+class CrossEntropySize(AicbOnly, LayerRowTally):
     """A cross-entropy all-reduce is not ``seq·mbs·4`` bytes.
 
     AICB's ``cross_entropy1..3`` rows all-reduce one fp32 per token of a micro-batch: ``seq·mbs·4``
@@ -49,29 +49,29 @@ class CrossEntropySize(AicbOnly):
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
-        self.activation = TpActivation()
-        self.reductions: list[tuple[LayerRow, Comm]] = []
         self.row_reductions: PerAlikeRow[tuple[Comm, ...]] = PerAlikeRow()  # of each distinct row
 
-    def wants(self, record: Any) -> bool:
-        return self.from_aicb
+    def share(self, shared: dict[type, Any]) -> None:
+        super().share(shared)
+        self.tally.keepers.append(self._reduces)
 
-    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
-        if not self.from_aicb:  # the header comes first: nothing to collect for a file AICB did not write
-            return ()
-        self.activation.add(row)
+    def _reductions_of(self, row: LayerRow) -> tuple[Comm, ...]:
         reductions = self.row_reductions.get(row.alike)
         if reductions is None:
-            reductions = self.row_reductions.remember(row.alike, _reductions(row))
-        if reductions:
-            self.reductions += [(row, comm) for comm in reductions]
-        return ()
+            reductions = self.row_reductions.remember(row, _reductions(row))
+        return reductions
+
+    def _reduces(self, row: LayerRow) -> bool:
+        """Whether the tally keeps ``row`` and the rows alike: the header comes first, so nothing is kept
+        of a file AICB did not write."""
+        return self.from_aicb and bool(self._reductions_of(row))
 
     def finish(self) -> Iterator[Violation]:
-        if not self.from_aicb or not self.reductions:
+        reductions = [(row, comm) for row in self.tally.kept for comm in self._reductions_of(row)]
+        if not self.from_aicb or not reductions:
             return
-        (first_row, first), *others = self.reductions
-        activation = self.activation.size()
+        (first_row, first), *others = reductions
+        activation = self.tally.activation_size()
         if first.size % 4:
             yield at(first_row, f"{first_row.name}: {first} is not a multiple of 4: AICB writes seq·mbs·4 (one fp32 per token)")
         elif activation is not None and 2 * activation.size % first.size:

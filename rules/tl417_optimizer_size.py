@@ -48,7 +48,7 @@ class OptimizerSize(AicbOnly):
             return ()
         messages = self.messages.get(row.alike)
         if messages is None:
-            messages = self.messages.remember(row.alike, _messages(row))
+            messages = self.messages.remember(row, _messages(row))
         return messages
 
     def wants(self, record: Any) -> bool:

@@ -22,7 +22,7 @@ from lark import Token, Tree
 
 from lint.formats import Evidence, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
-from lint.models.common import SyntaxProblem, TextMemo, new_alike
+from lint.models.common import RowMemo, SyntaxProblem, new_alike
 from lint.models.neusight_tsv import COLUMNS, HeaderRecord, LayerRecord
 
 NAME = "neusight-tsv"
@@ -79,7 +79,7 @@ class Parser:
         # Empty lines are only wrong when something follows them: hold them until a line does.
         empty_lines: list[int] = []
         # Row text -> the row's values and ``alike``: a table repeats its rows, each distinct one is converted once.
-        remembered: TextMemo[tuple[Any, ...]] = TextMemo()
+        remembered: RowMemo[tuple[Any, ...]] = RowMemo()
         for number, text in lines:
             if not text:
                 empty_lines.append(number)
@@ -91,7 +91,7 @@ class Parser:
                     yield SyntaxProblem(empty, 1, SYNTAX_CODE, message)
                 empty_lines.clear()
             if header_seen:
-                known = remembered.get(text) or self._fast_row(text, remembered)
+                known = remembered.get(text) or self._fast_row(number, text, remembered)
                 yield LayerRecord(number, 1, *known) if known is not None else self._row_slowly(number, text)
             else:
                 header_seen = True
@@ -107,7 +107,7 @@ class Parser:
             return tree
         return HeaderRecord(line=number, column=1, columns=tuple(str(token) for token in tree.children))
 
-    def _fast_row(self, text: str, remembered: TextMemo[tuple[Any, ...]]) -> tuple[Any, ...] | None:
+    def _fast_row(self, number: int, text: str, remembered: RowMemo[tuple[Any, ...]]) -> tuple[Any, ...] | None:
         """The values of the row ``text`` and its ``alike``, when the derived regex proves it valid and its
         numbers convert (remembered for the rows alike), else None."""
         match = self._row_regex.fullmatch(text) if self.fast else None
@@ -119,7 +119,7 @@ class Parser:
             return None
         if math.inf in values:
             return None
-        return remembered.remember(text, (*values, new_alike()))
+        return remembered.remember_row(text, (*values, new_alike()), number)
 
     def _row_slowly(self, number: int, text: str) -> LayerRecord | SyntaxProblem:
         """A row the fast path cannot prove valid: counted, then judged by Lark."""

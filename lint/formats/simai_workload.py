@@ -32,7 +32,7 @@ from lark import Token, Tree
 
 from lint.formats import Evidence
 from lint.grammar import Grammar, GrammarSyntaxError
-from lint.models.common import SyntaxProblem, TextMemo, new_alike
+from lint.models.common import RowMemo, SyntaxProblem, new_alike
 from lint.models.simai_workload import (
     CUSTOMIZED,
     KINDS,
@@ -114,7 +114,7 @@ class Parser:
         counted = False
         # Row text -> what follows the line and column in its LayerRow: a workload repeats a few dozen rows
         # over and over, so each distinct row is matched and converted once (and its rows share ``alike``).
-        remembered: TextMemo[tuple[Any, ...]] = TextMemo()
+        remembered: RowMemo[tuple[Any, ...]] = RowMemo()
         rows = 0  # non-blank lines read as rows so far
         readable = 0  # rows SimAI reads: the declared count, or any number without one
         last_read = 0  # the line of the last of them, or of the count
@@ -135,7 +135,7 @@ class Parser:
             elif rows < readable:
                 rows += 1
                 last_read = number
-                known = self._fast_row(text, row_rule, remembered)
+                known = self._fast_row(number, text, row_rule, remembered)
                 if known is not None:
                     yield LayerRow(number, 1, *known)
                 else:
@@ -152,7 +152,7 @@ class Parser:
         except (GrammarSyntaxError, _Rejected) as error:
             return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message)
 
-    def _fast_row(self, text: str, rule: str, remembered: TextMemo[tuple[Any, ...]]) -> tuple[Any, ...] | None:
+    def _fast_row(self, number: int, text: str, rule: str, remembered: RowMemo[tuple[Any, ...]]) -> tuple[Any, ...] | None:
         """The fields of the row ``text`` after its line and column, when the derived regex proves it valid
         (remembered for the rows alike), else None."""
         match = self._row_regexes[rule].fullmatch(text) if self.fast else None
@@ -163,7 +163,7 @@ class Parser:
         except ValueError:  # beyond Python's limit on digits: Lark's path says where
             return None
         padding = (None,) if rule == "row" else ()  # no parallelism column
-        return remembered.remember(text, (*columns, *padding, (), new_alike()))
+        return remembered.remember_row(text, (*columns, *padding, (), new_alike()), number)
 
     def _row_slowly(self, number: int, text: str, rule: str) -> Iterator[LayerRow | SyntaxProblem]:
         """A row the fast path cannot prove valid: counted, then judged by Lark."""
@@ -190,10 +190,10 @@ class Parser:
             yield row
 
     def _past_declared_rows(
-        self, number: int, text: str, rule: str, declared: int, last_read: int, remembered: TextMemo[tuple[Any, ...]]
+        self, number: int, text: str, rule: str, declared: int, last_read: int, remembered: RowMemo[tuple[Any, ...]]
     ) -> Iterator[LayerRow | TrailingText]:
         """A line the simulators never read: a well-formed row stays a row, anything else is trailing text."""
-        known = remembered.get(text) or self._fast_row(text, rule, remembered)
+        known = remembered.get(text) or self._fast_row(number, text, rule, remembered)
         items = [LayerRow(number, 1, *known)] if known is not None else list(self._row_slowly(number, text, rule))
         rows = [item for item in items if isinstance(item, LayerRow)]
         if len(rows) == len(items):

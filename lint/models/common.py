@@ -40,6 +40,34 @@ class TextMemo(dict[str | None, T]):
         return value
 
 
+def rarely_repeat(distinct: int, line: int) -> bool:
+    """Whether rows rarely repeat in a file in which ``distinct`` different rows were met by line ``line``:
+    then remembering what was made of a row (or keying by ``alike``) costs more than it saves.  Decided once
+    a memo of rows would be full (4096 rows, see :class:`TextMemo`), when they are more than half of the
+    lines read: a file that repeats rows at a longer period would not hit the memo anyway."""
+    return distinct >= 4096 and 2 * distinct > line
+
+
+class RowMemo(TextMemo[T]):
+    """A :class:`TextMemo` of the rows of a table, by their text, that stops remembering (and stays
+    empty) in a file whose rows rarely repeat (:func:`rarely_repeat`): there a lookup never pays."""
+
+    def __init__(self, entries: int = 4096) -> None:
+        super().__init__(entries)
+        self.distinct = 0  # rows remembered (or that would have been)
+        self.remembering = True
+
+    def remember_row(self, text: str, value: T, line: int) -> T:
+        self.distinct += 1
+        if not self.remembering:
+            return value
+        if rarely_repeat(self.distinct, line):
+            self.remembering = False
+            self.clear()
+            return value
+        return self.remember(text, value)
+
+
 _alike_numbers = count()
 
 

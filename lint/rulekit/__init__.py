@@ -5,8 +5,10 @@ checking one format never loads another's models."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, ClassVar, TypeVar
 
+from lint.models.common import rarely_repeat
 from lint.rule import Rule, RuleOptions, Violation, at
 
 T = TypeVar("T")
@@ -48,12 +50,32 @@ class PerAlikeRow(dict[int, T]):
     """What a rule concluded about a row, remembered for the rows alike (by their ``alike``, see
     :func:`lint.models.common.new_alike`): a workload repeats a few dozen rows over and over, so a rule
     judges each of them once.  Emptied when it holds too many: a file of endlessly new rows must not grow
-    memory (the rule then judges rows again)."""
+    memory (the rule then judges rows again); in a file whose rows rarely repeat
+    (:func:`lint.models.common.rarely_repeat`) it stops remembering."""
 
     ENTRIES = 4096
 
-    def remember(self, alike: int, value: T) -> T:
-        if len(self) >= self.ENTRIES:
-            self.clear()
-        self[alike] = value
+    def __init__(self) -> None:
+        super().__init__()
+        self.distinct = 0  # rows remembered (or that would have been)
+        self.remembering = True
+
+    def remember(self, row: Any, value: T) -> T:
+        """``value``, remembered for ``row`` (a record with ``alike`` and ``line``) and the rows alike."""
+        self.distinct += 1
+        if self.remembering:
+            if rarely_repeat(self.distinct, row.line):
+                self.remembering = False
+                self.clear()
+            else:
+                if len(self) >= self.ENTRIES:
+                    self.clear()
+                self[row.alike] = value
         return value
+
+
+def handled_by(rule: Rule, state: object, kinds: Iterable[str], method: str | None = None) -> None:
+    """Points the rule's ``check_<kind>`` at the shared ``state``'s (its ``method``, else its own
+    ``check_<kind>``): the engine calls a handler rules share once per record (Rule.share)."""
+    for kind in kinds:
+        setattr(rule, f"check_{kind}", getattr(state, method or f"check_{kind}"))

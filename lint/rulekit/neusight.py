@@ -27,11 +27,12 @@ class NeusightRowMessages(Rule):
     def _messages(self, row: LayerRecord) -> tuple[str, ...]:
         messages = self.known.get(row.alike)
         if messages is None:
-            messages = self.known.remember(row.alike, tuple(self.messages(row)))
+            messages = self.known.remember(row, tuple(self.messages(row)))
         return messages
 
     def wants(self, record: Any) -> bool:
         return bool(self._messages(record))
 
     def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
-        return [at(row, message) for message in self._messages(row)]
+        messages = self._messages(row)
+        return [at(row, message) for message in messages] if messages else ()

@@ -18,6 +18,7 @@ from lint.models.optprime_log import (
 )
 from lint.models.optprime_outcome import RunOutcome
 from lint.rule import Rule, RuleOptions, Violation
+from lint.rulekit import handled_by
 
 # The timing groups of one module each: a stage runs it once per micro-batch.
 SINGLE_MODULE_GROUPS = ("embed", "lm_head")
@@ -152,7 +153,7 @@ class RankOutput(Rule):
 
     def share(self, shared: dict[type, Any]) -> None:
         self.output = shared.setdefault(RankOutputs, self.output)
-        _handled_by(self, self.output, _RECORD_KINDS, "observe")
+        handled_by(self, self.output, _RECORD_KINDS, "observe")
 
     @property
     def outcome(self) -> RunOutcome:
@@ -161,13 +162,6 @@ class RankOutput(Rule):
     @property
     def last_output(self) -> dict[int, int]:
         return self.output.last_output
-
-
-def _handled_by(rule: Rule, state: object, kinds: Iterable[str], method: str | None = None) -> None:
-    """Points the rule's ``check_<kind>`` at the shared ``state``'s (its ``method``, else its own
-    ``check_<kind>``): the engine calls a handler rules share once per record (Rule.share)."""
-    for kind in kinds:
-        setattr(rule, f"check_{kind}", getattr(state, method or f"check_{kind}"))
 
 
 _RECORD_KINDS = tuple(record_type.kind for record_type in RECORD_TYPES)
@@ -239,7 +233,7 @@ class StepsByStage(OptprimeLayout):
 
     def share(self, shared: dict[type, Any]) -> None:
         self.timings = shared.setdefault(StepTimings, self.timings)
-        _handled_by(self, self.timings, ("timing_header", "layer_timing"))
+        handled_by(self, self.timings, ("timing_header", "layer_timing"))
 
     def judge(self, step: int, stages: list[StageTimes], alike: str) -> Iterator[Violation]:
         """Findings of the step ``step``, which every stage timed; ``alike`` names the later steps like it."""

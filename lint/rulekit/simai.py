@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lint.rule import Rule, RuleOptions, Violation, at
-from lint.rulekit import PerAlikeRow
+from lint.rulekit import PerAlikeRow, handled_by
 
 if TYPE_CHECKING:
     from lint.models.simai_workload import Comm, Header, LayerCount, LayerRow
@@ -67,7 +67,7 @@ class OncePerLayerComm(Rule):
     def _problems(self, row: LayerRow) -> tuple[tuple[tuple[str, Comm], str], ...]:
         problems = self.judged.get(row.alike)
         if problems is None:
-            problems = self.judged.remember(row.alike, tuple(((row.name, comm), message) for comm, message in self.row_problems(row)))
+            problems = self.judged.remember(row, tuple(((row.name, comm), message) for comm, message in self.row_problems(row)))
         return problems
 
     def wants(self, record: Any) -> bool:
@@ -88,26 +88,95 @@ class OncePerLayerComm(Rule):
                 yield at(found.first, f"{layer}: {found.message}{more}")
 
 
-class LayerRowTally(Rule):
-    """Base of rules that compare the row count on line 2 with the layer rows the file has."""
+class LayerRows:
+    """The layer rows of a workload, tallied once per file for the rules that count them or compare them by
+    their place (shared: Rule.share): how many there are, the first past the declared count, and per row
+    alike and place in its run of one name (see TL415), the first such row and how many there are.
 
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
+    A workload repeats a few dozen rows a hundred thousand times, so a row costs a lookup; what the rules
+    conclude from the distinct rows is worked out when the tally is full (it is bounded: a file of endlessly
+    new rows) and at the end of the file, by the consumers the rules register (``consumers``), each given
+    the distinct rows in the order of their first rows.  The rows of the alikes a ``keeper`` wants are kept
+    in file order (``kept``).
+    """
+
+    def __init__(self) -> None:
         self.declared: LayerCount | None = None
         self.rows = 0
         self.first_extra: LayerRow | None = None  # the first row past the declared count
         self.first_extra_row = 0  # its number among the rows (0: no count declared)
+        self.previous_name: str | None = None
+        self.place = 0  # of the current row in its run of one name
+        # (alike, place) -> [first row, rows, ``kept`` or None], in the order of the first rows
+        self.pending: dict[tuple[int, int], list[Any]] = {}
+        self.consumers: list[Callable[[Iterable[tuple[LayerRow, int, int]]], None]] = []
+        self.keepers: list[Callable[[LayerRow], bool]] = []
+        self.kept: list[LayerRow] = []
+        self.activation = TpActivation()
+        self.consumers.append(self.activation.count)
 
-    def check_layer_count(self, record: LayerCount) -> Iterator[Violation]:
+    def check_layer_count(self, record: LayerCount) -> tuple[()]:
         self.declared = record
         self.first_extra_row = record.count + 1
-        return iter(())
+        return ()
 
-    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+    def check_layer_row(self, row: LayerRow) -> tuple[()]:
         self.rows += 1
         if self.rows == self.first_extra_row:
             self.first_extra = row
+        if row.name == self.previous_name:
+            self.place += 1
+        else:
+            self.previous_name = row.name
+            self.place = 0
+        entry = self.pending.get((row.alike, self.place))
+        if entry is None:
+            self._first_alike(row)
+        else:
+            entry[1] += 1
+            if entry[2] is not None:
+                entry[2].append(row)
         return ()
+
+    def _first_alike(self, row: LayerRow) -> None:
+        if len(self.pending) >= PerAlikeRow.ENTRIES:  # as bounded as the rules' memos
+            self.flush()
+        kept = next((self.kept for keep in self.keepers if keep(row)), None)
+        self.pending[row.alike, self.place] = [row, 1, kept]
+        if kept is not None:
+            kept.append(row)
+
+    def flush(self) -> None:
+        """Hands the distinct rows tallied so far to the consumers: at the end of the file, before the
+        rules conclude."""
+        batch = [(row, place, rows) for (_, place), (row, rows, _) in self.pending.items()]
+        self.pending.clear()
+        for consume in self.consumers:
+            consume(batch)
+
+    def activation_size(self) -> ActivationSize | None:
+        """The workload's TP activation size (:class:`TpActivation`), once the file is read."""
+        self.flush()
+        return self.activation.size()
+
+
+class LayerRowTally(Rule):
+    """Base of rules that read the shared :class:`LayerRows` of a workload."""
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.tally = LayerRows()
+
+    def share(self, shared: dict[type, Any]) -> None:
+        self.tally = shared.setdefault(LayerRows, self.tally)
+        handled_by(self, self.tally, ("layer_count", "layer_row"))
+
+    # What the engine calls when the rule was not given a shared tally (share points these at the tally's).
+    def check_layer_count(self, record: LayerCount) -> tuple[()]:
+        return self.tally.check_layer_count(record)
+
+    def check_layer_row(self, row: LayerRow) -> tuple[()]:
+        return self.tally.check_layer_row(row)
 
 
 @dataclass(frozen=True)
@@ -138,33 +207,23 @@ class TpActivation:
         self.rows_per_layer: Counter[str] = Counter()
         self.sizes_per_layer: defaultdict[str, Counter[int]] = defaultdict(Counter)
         self.first_row: dict[tuple[str, int], LayerRow] = {}
-        # Rows not yet added to the counts above, by ``alike``: the first of them and how many there are.
-        # A workload repeats a few dozen rows, so counting them costs a lookup per row.
-        self.pending: dict[int, list[Any]] = {}
 
-    def add(self, row: LayerRow) -> None:
-        pending = self.pending.get(row.alike)
-        if pending is not None:
-            pending[1] += 1
-            return
-        if len(self.pending) >= PerAlikeRow.ENTRIES:  # bounded: a file of endlessly new rows
-            self._count_pending()
-        self.pending[row.alike] = [row, 1]
-
-    def _count_pending(self) -> None:
-        # In the order their first rows came, so that ``first_row`` keeps the first.
-        for row, rows in self.pending.values():
+    def count(self, batch: Iterable[tuple[LayerRow, int, int]]) -> None:
+        """Counts distinct rows (with how many rows are alike), in the order of their first rows, so that
+        ``first_row`` keeps the first."""
+        for row, _, rows in batch:
             self.rows_per_layer[row.name] += rows
             forward = row.comms()[0]
             if forward.is_tp_collective:
                 self.sizes_per_layer[row.name][forward.size] += rows
                 self.first_row.setdefault((row.name, forward.size), row)
-        self.pending.clear()
 
     def size(self) -> ActivationSize | None:
-        self._count_pending()
+        """The size, once every row is counted (at the end of the file)."""
         repeated = [layer for layer in self.sizes_per_layer if self.rows_per_layer[layer] > 1]
-        sizes = sum((self.sizes_per_layer[layer] for layer in repeated), Counter[int]())
+        sizes = Counter[int]()
+        for layer in repeated:  # in place: adding Counters copies the sum so far at each layer
+            sizes.update(self.sizes_per_layer[layer])
         if not sizes:
             return None
         size, collectives = sizes.most_common(1)[0]
