@@ -37,6 +37,7 @@ from lint.models.simai_workload import (
     CUSTOMIZED,
     KINDS,
     SETTING_FIELDS,
+    VARIANT_KINDS,
     Header,
     HeaderNumber,
     LayerCount,
@@ -66,6 +67,7 @@ def detect(lines: list[str]) -> Evidence:
     first = _TOKEN.search(texts[0]) if texts else None
     if first is not None and (
         first.group() in KINDS
+        or first.group() in VARIANT_KINDS
         or (_UPPERCASE_WORD.fullmatch(first.group()) is not None and len(texts) > 1 and _INTEGER.fullmatch(texts[1].strip(_BLANKS)) is not None)
     ):
         return Evidence(True, 1.0, "")
