@@ -11,7 +11,9 @@ class IndivisibleGpuCount(Rule):
     A job's GPUs form a grid: ``all_gpus = tp · pp · dp`` (SimAI derives ``dp = all_gpus / (tp·pp)``),
     and expert-parallel groups split the data-parallel ranks, so ``dp`` is a multiple of ``ep``.
     Megatron refuses any other configuration, and AICB derives the header from one.  Checked when the
-    header has all of ``model_parallel_NPU_group``, ``pp`` and ``all_gpus`` (and ``ep``), none of them 0.
+    header has all of ``model_parallel_NPU_group``, ``pp`` and ``all_gpus`` (and ``ep``), none of them 0,
+    and only for the two transformer kinds: SimAI reads these keys for no other kind
+    (``Workload::initialize_workload``), so in a ``MICRO`` or ``DATA`` header they divide nothing.
 
     Why it matters:
         SimAI's integer division drops the remainder: it simulates fewer GPUs than the header says, or
@@ -30,7 +32,7 @@ class IndivisibleGpuCount(Rule):
 
     def check_header(self, header: Header) -> Iterator[Violation]:
         tp, pp, ep, gpus = (header.read(name) for name in ("tp", "pp", "ep", "all_gpus"))
-        if not (tp and pp and gpus):
+        if not (header.reads_parallel_sizes and tp and pp and gpus):
             return
         if gpus % (tp * pp):
             yield at(

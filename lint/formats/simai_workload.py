@@ -37,6 +37,7 @@ from lint.models.simai_workload import (
     CUSTOMIZED,
     KINDS,
     SETTING_FIELDS,
+    VARIANT_KINDS,
     Header,
     HeaderNumber,
     LayerCount,
@@ -54,7 +55,7 @@ _INTEGER = re.compile(r"[0-9]+")
 _BLANKS = " \t"
 # A layer row as detection sees it: a name, the placeholder, three (compute, comm type, size) triples, the
 # update time, and for HYBRID_CUSTOMIZED the layer's parallelism.
-_ROW_SHAPE = re.compile(r"[^ \t]+[ \t]+-?[0-9]+(?:[ \t]+[0-9]+[ \t]+[A-Z_]+[ \t]+[0-9]+){3}[ \t]+[0-9]+(?:[ \t]+[A-Z][A-Z0-9_]*)?[ \t]*")
+_ROW_SHAPE = re.compile(r"[ \t]*[^ \t]+[ \t]+-?[0-9]+(?:[ \t]+[0-9]+[ \t]+[A-Z_]+[ \t]+[0-9]+){3}[ \t]+[0-9]+(?:[ \t]+[A-Z][A-Z0-9_]*)?[ \t]*")
 _INTEGER_TERMINALS = frozenset({"INT", "SIGNED_INT"})
 _Record = TypeVar("_Record", Header, LayerCount, LayerRow)
 
@@ -66,6 +67,7 @@ def detect(lines: list[str]) -> Evidence:
     first = _TOKEN.search(texts[0]) if texts else None
     if first is not None and (
         first.group() in KINDS
+        or first.group() in VARIANT_KINDS
         or (_UPPERCASE_WORD.fullmatch(first.group()) is not None and len(texts) > 1 and _INTEGER.fullmatch(texts[1].strip(_BLANKS)) is not None)
     ):
         return Evidence(True, 1.0, "")
@@ -147,15 +149,18 @@ class Parser:
             yield SyntaxProblem(number, len(text) + 1, SYNTAX_CODE, "expected the number of layer rows on the next line, found end of file")
 
     def _parse_line(self, number: int, text: str, rule: str, build: Callable[[int, Tree[Token]], _Record]) -> _Record | SyntaxProblem:
+        """The record of the line ``text`` by the grammar's ``rule``, from its first token on (SimAI skips
+        leading blanks; the grammar says so); a finding's column counts from the start of the line."""
+        tokens = text.lstrip(_BLANKS)
         try:
-            return build(number, self.grammar.parse(text, rule))
+            return build(number, self.grammar.parse(tokens, rule))
         except (GrammarSyntaxError, _Rejected) as error:
-            return SyntaxProblem(number, error.column, SYNTAX_CODE, error.message)
+            return SyntaxProblem(number, len(text) - len(tokens) + error.column, SYNTAX_CODE, error.message)
 
     def _fast_row(self, number: int, text: str, rule: str, remembered: RowMemo[tuple[Any, ...]]) -> tuple[Any, ...] | None:
         """The fields of the row ``text`` after its line and column, when the derived regex proves it valid
         (remembered for the rows alike), else None."""
-        match = self._row_regexes[rule].fullmatch(text) if self.fast else None
+        match = self._row_regexes[rule].fullmatch(text.lstrip(_BLANKS)) if self.fast else None
         if match is None:
             return None
         try:

@@ -27,6 +27,18 @@ KINDS = frozenset(
         "DISTRIBUTED_INFERENCE",
     }
 )
+# Kinds that only a variant of ASTRA-sim 1.0 decodes (its own `Workload::decode_parallelsim`), with that
+# variant; their rows are the 12 columns of every other kind.  A file of such a kind is read by the
+# simulator it was written for, so it is not an unknown kind.
+VARIANT_KINDS: dict[str, str] = {
+    # astra-sim/tutorials asplos2022, isca2022 and mlsys2022 exercise_4/astra-sim/workload/Workload.cc:
+    # data parallelism with its collectives reordered (`iterate_data_parallel_reorder`).
+    "DATA_REORDER": "the ASTRA-sim bundled with astra-sim/tutorials exercise 4",
+    # Yassawe/astra-sim-csnl astra-sim/workload/Workload.cc: data parallelism without, or with only
+    # forward, compute-communication overlap.
+    "DATA_NO_OVERLAP": "the ASTRA-sim fork Yassawe/astra-sim-csnl",
+    "DATA_FORWARD_OVERLAP": "the ASTRA-sim fork Yassawe/astra-sim-csnl",
+}
 # The kind whose rows carry a 13th column: each layer's own parallelism.
 CUSTOMIZED = "HYBRID_CUSTOMIZED"
 
@@ -93,7 +105,8 @@ class Header:
 
     @property
     def known_kind(self) -> bool:
-        return self.parallelism in KINDS
+        """A kind SimAI, ASTRA-sim 1.0 or one of the variants in ``VARIANT_KINDS`` decodes."""
+        return self.parallelism in KINDS or self.parallelism in VARIANT_KINDS
 
     @property
     def from_aicb(self) -> bool:

@@ -271,7 +271,8 @@ def test_column_count_follows_the_kind(header: str, row: str, message: str, kept
         ("\t0\t100", "\t1.5\t100", "1.5", "expected a non-negative integer, found '1.5'"),
         ("\t100", "\t100x", "100x", "expected a non-negative integer, found '100x'"),
         ("\t-1\t", "\tx\t", "x\t", "expected an integer such as -1, found 'x'"),
-        ("attention_layer", " attention_layer", " attention_layer", "expected a layer name, found a space"),
+        # after leading blanks, columns still count from the start of the line
+        ("attention_layer\t-1\t3422000\tALLREDUCE", " \tattention_layer\t-1\t3422000\tALLREDUSE", "ALLREDUSE", "expected a comm type such as ALLREDUCE or NONE, found 'ALLREDUSE'"),
     ],
 )
 def test_row_errors_name_column_found_and_expected(old: str, new: str, at: str, message: str) -> None:
@@ -279,6 +280,17 @@ def test_row_errors_name_column_found_and_expected(old: str, new: str, at: str, 
     (problem,) = parse_rows(bad)
     assert isinstance(problem, SyntaxProblem) and problem.code == "TL001"
     assert (problem.column, problem.message) == (bad.index(at) + 1, message)
+
+
+@pytest.mark.parametrize("blanks", [" ", "\t", " \t  "])
+def test_blanks_before_the_first_token_of_a_line_are_read_past(blanks: str) -> None:
+    # SimAI splits line 1 with `istringstream >>`, converts line 2 with `stoi` and reads rows with `>>`:
+    # all three skip leading blanks (Workload::initialize_workload).
+    indented = parse_lines(blanks + GEN2_HEADER, blanks + "1", blanks + ROW)
+    header, count, row = indented
+    assert isinstance(header, Header) and (header.parallelism, header.tp, header.pp) == ("HYBRID_TRANSFORMER_FWD_IN_BCKWD", 8, 2)
+    assert isinstance(count, LayerCount) and count.count == 1
+    assert isinstance(row, LayerRow) and (row.name, row.fwd_comm_size, row.wg_update_time) == ("attention_layer", 33554432, 100)
 
 
 @pytest.mark.parametrize(
