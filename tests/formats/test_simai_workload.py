@@ -272,7 +272,12 @@ def test_column_count_follows_the_kind(header: str, row: str, message: str, kept
         ("\t100", "\t100x", "100x", "expected a non-negative integer, found '100x'"),
         ("\t-1\t", "\tx\t", "x\t", "expected an integer such as -1, found 'x'"),
         # after leading blanks, columns still count from the start of the line
-        ("attention_layer\t-1\t3422000\tALLREDUCE", " \tattention_layer\t-1\t3422000\tALLREDUSE", "ALLREDUSE", "expected a comm type such as ALLREDUCE or NONE, found 'ALLREDUSE'"),
+        (
+            "attention_layer\t-1\t3422000\tALLREDUCE",
+            " \tattention_layer\t-1\t3422000\tALLREDUSE",
+            "ALLREDUSE",
+            "expected a comm type such as ALLREDUCE or NONE, found 'ALLREDUSE'",
+        ),
     ],
 )
 def test_row_errors_name_column_found_and_expected(old: str, new: str, at: str, message: str) -> None:
