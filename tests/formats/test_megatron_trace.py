@@ -91,8 +91,7 @@ SP = (
     "group_kind=dp, input__shape=None, input__dtype=None)"
 )
 SP_P2P = (
-    "stage:2:recv_forward(batch_id=3, mg_state=help, duration=None, description=None, group_kind=pp, "
-    "input__shape=[1024, 1, 256], input__dtype=torch.float16)"
+    "stage:2:recv_forward(batch_id=3, mg_state=help, duration=None, description=None, group_kind=pp, input__shape=[1024, 1, 256], input__dtype=torch.float16)"
 )
 
 

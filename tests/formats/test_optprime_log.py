@@ -353,6 +353,13 @@ HEADER = "[rank:3 stage:3] transformer-block(module) forward time (no send/recv)
 EPOCH = "| epoch   1 |     1/  323 batches | lr 0.00 | ms/batch 7289.55 | loss 21.49 | ppl 2152814925.50"
 
 
+def test_epoch_progress_in_the_variants_the_example_scripts_print() -> None:
+    (scientific,) = parse_line(EPOCH.replace("lr 0.00", "lr 3.00e-05"))  # 'lr {:.2e}' of the fine-tuning scripts
+    assert (scientific.lr, scientific.ms_per_batch, scientific.elapsed_s) == (3e-05, 7289.55, None)
+    (elapsed,) = parse_line(EPOCH.replace("ms/batch 7289.55", "elapsed  7.29"))  # 'elapsed {:5.2f}' instead of ms/batch
+    assert (elapsed.ms_per_batch, elapsed.elapsed_s, elapsed.loss) == (None, 7.29, 21.49)
+
+
 @pytest.mark.parametrize(
     ("line", "at", "message", "rank"),
     [
@@ -367,6 +374,7 @@ EPOCH = "| epoch   1 |     1/  323 batches | lr 0.00 | ms/batch 7289.55 | loss 2
             None,
         ),
         (EPOCH.replace("    1/", "   1/"), "   1/", "expected a batch number right-aligned in 5 characters such as '    1', found a space", None),
+        (EPOCH.replace("ms/batch", "elapsd"), " | elapsd", "expected one of ' | elapsed ' or ' | ms/batch ', found a space", None),
         ("> GAS: 3x", "x", "expected end of line, found 'x'", None),
         ("> IR: IR_Anal.FOO", "IR_Anal", "expected IR_Anal.SEQUENTIAL, IR_Anal.PARALLEL or IR_Anal.SINGLE, found 'IR_Anal.FOO'", None),
         ("[rank:0, run completed ..", ", run", "expected ', run completed ...', found ','", 0),
@@ -512,6 +520,7 @@ _FIELDS: dict[str, st.SearchStrategy[object]] = {
     "avg_ms": _ms,
     "lr": _hundredths,
     "ms_per_batch": _hundredths | st.just(math.nan),
+    "elapsed_s": _hundredths,
     "loss": _readings,
     "ppl": _readings,
     "seconds": _ms,
@@ -566,6 +575,8 @@ def records(draw: st.DrawFn) -> Record:
         else:
             strategy = _KIND_FIELDS.get(kind, {}).get(spec.name, _FIELDS.get(spec.name, _ints))
         values[spec.name] = draw(strategy)
+    if kind == "epoch_progress":  # a script prints ms/batch or the seconds elapsed, never both
+        values["ms_per_batch" if draw(st.booleans()) else "elapsed_s"] = None
     return record_type(**values)  # type: ignore[arg-type]
 
 
