@@ -360,6 +360,14 @@ def test_epoch_progress_in_the_variants_the_example_scripts_print() -> None:
     assert (elapsed.ms_per_batch, elapsed.elapsed_s, elapsed.loss) == (None, 7.29, 21.49)
 
 
+def test_time_elapsed_with_or_without_the_trailing_space() -> None:
+    # the examples print 'Time elapsed: %.3f sec ' % …, demo/pp_train_gpt2.py f"Time elapsed: {…:.3f} sec"
+    assert [(item.kind, item.seconds) for line in ("Time elapsed: 37.576 sec ", "Time elapsed: 37.576 sec") for item in parse_line(line)] == [
+        ("time_elapsed", 37.576),
+        ("time_elapsed", 37.576),
+    ]
+
+
 @pytest.mark.parametrize(
     ("line", "at", "message", "rank"),
     [
@@ -378,7 +386,7 @@ def test_epoch_progress_in_the_variants_the_example_scripts_print() -> None:
         ("> GAS: 3x", "x", "expected end of line, found 'x'", None),
         ("> IR: IR_Anal.FOO", "IR_Anal", "expected IR_Anal.SEQUENTIAL, IR_Anal.PARALLEL or IR_Anal.SINGLE, found 'IR_Anal.FOO'", None),
         ("[rank:0, run completed ..", ", run", "expected ', run completed ...', found ','", 0),
-        ("Time elapsed: 37.576 sec", " sec", "expected ' sec ', found a space", None),
+        ("Time elapsed: 37.576 sec!", "!", "expected ' ', found '!'", None),
         ("> [rank:1] pp group:DeviceMesh('cuda', [0, 1), tp group:DeviceMesh('cuda', [1])", "), tp", "expected one of ', ' or ']', found ')'", 1),
         (" ### Rank:0, name:submod_0, move submod_0 to gpu:0", "gpu", "expected one of 'cpu' or 'cuda:', found 'gpu'", 0),
         ("[rank1]:[W1224 10:59:21.368045924 ProcessGroupNCCL.cpp:x] hi", "x]", "expected a non-negative integer, found 'x'", 1),
