@@ -360,6 +360,16 @@ def test_epoch_progress_in_the_variants_the_example_scripts_print() -> None:
     assert (elapsed.ms_per_batch, elapsed.elapsed_s, elapsed.loss) == (None, 7.29, 21.49)
 
 
+def test_the_fx_node_profilers_stage_lines_are_not_timing_records() -> None:
+    lines = [
+        "[rank:0 stage:0] NOTE: skipping DDP wrapping during FX-node profiling",
+        "[rank:1 stage:1] Layer profile saved to: /tmp/out/llama_A100_tp1_stage1.npy",
+        "[rank:1 stage:1] transformer-block(FX nodes) forward time (no send/recv) - step 1 (fx_graph_nodes=9, timed_nodes=7)",
+        "  layer[0]: total=10.500ms, fx_nodes=12",
+    ]
+    assert [item.kind for line in lines for item in parse_line(line)] == ["other"] * 4
+
+
 def test_time_elapsed_with_or_without_the_trailing_space() -> None:
     # the examples print 'Time elapsed: %.3f sec ' % …, demo/pp_train_gpt2.py f"Time elapsed: {…:.3f} sec"
     assert [(item.kind, item.seconds) for line in ("Time elapsed: 37.576 sec ", "Time elapsed: 37.576 sec") for item in parse_line(line)] == [
@@ -456,7 +466,7 @@ def test_detect_from_content() -> None:
     assert detect(lines_of(FAILED_RUN)[:5]) == "optprime-log"
     assert detect(["> GAS: 32", "GPU mode is used."]) == "optprime-log"
     assert detect(["> GAS: 32", "> GBS: 32"]) is None  # one kind of line only
-    assert detect(["> GAS: 3x", "[rank:3 stage:x] broken"]) == "optprime-log"  # broken lines of two kinds: report them
+    assert detect(["> GAS: 3x", "[rank:3 stage:x] transformer-block(module) broken"]) == "optprime-log"  # broken lines of two kinds: report them
 
 
 @pytest.mark.parametrize(
