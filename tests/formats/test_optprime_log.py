@@ -370,6 +370,11 @@ def test_the_fx_node_profilers_stage_lines_are_not_timing_records() -> None:
     assert [item.kind for line in lines for item in parse_line(line)] == ["other"] * 4
 
 
+def test_run_completed_with_a_closed_bracket() -> None:
+    # demo/pp_train_gpt2.py prints f"[rank:{optimus_p.get_rank()}] run completed ..."
+    assert [(item.kind, item.rank) for item in parse_line("[rank:3] run completed ...")] == [("run_completed", 3)]
+
+
 def test_time_elapsed_with_or_without_the_trailing_space() -> None:
     # the examples print 'Time elapsed: %.3f sec ' % …, demo/pp_train_gpt2.py f"Time elapsed: {…:.3f} sec"
     assert [(item.kind, item.seconds) for line in ("Time elapsed: 37.576 sec ", "Time elapsed: 37.576 sec") for item in parse_line(line)] == [
