@@ -140,7 +140,9 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "timing_header": lambda r: f"[rank:{r.rank} stage:{r.stage}] transformer-block(module) forward time (no send/recv) - step {r.step}",
     "layer_timing": lambda r: f"  layer[{r.layer}]: total={r.total_ms:.3f}ms, ops={r.ops}, avg/op={r.avg_ms:.3f}ms",
     "epoch_progress": lambda r: (
-        f"| epoch {r.epoch:3d} | {r.batch:5d}/{r.batches:5d} batches | lr {r.lr:02.2f} | ms/batch {r.ms_per_batch:5.2f} | loss {r.loss:5.2f} | ppl {r.ppl:8.2f}"
+        f"| epoch {r.epoch:3d} | {r.batch:5d}/{r.batches:5d} batches | lr {r.lr:02.2f} | "
+        + (f"ms/batch {r.ms_per_batch:5.2f}" if r.ms_per_batch is not None else f"elapsed {r.elapsed_s:5.2f}")
+        + f" | loss {r.loss:5.2f} | ppl {r.ppl:8.2f}"
     ),
     "run_completed": lambda r: f"[rank:{r.rank}, run completed ...",
     "time_elapsed": lambda r: f"Time elapsed: {r.seconds:.3f} sec ",

@@ -35,10 +35,11 @@ from lint.models.megatron_trace import (
 NAME = "megatron-trace"
 SYNTAX_CODE = "TL001"
 
-_HEAD = re.compile(r"rank:[0-9]+:[A-Za-z_][A-Za-z0-9_]*\(")
+# An op record starts `rank:R:op(`; a stage-keyed scheduling plan (layout SP) `stage:S:op(`.
+_HEAD = re.compile(r"(?:rank|stage):[0-9]+:[A-Za-z_][A-Za-z0-9_]*\(")
 _RANK = re.compile(r"rank:([0-9]+):")
 
-_VARIANT_RULES = {"record_v1": "V1", "record_v2": "V2", "record_v3": "V3", "record_v0": "V0", "ddp_grad_comm": "V3"}
+_VARIANT_RULES = {"record_v1": "V1", "record_v2": "V2", "record_v3": "V3", "record_v0": "V0", "ddp_grad_comm": "V3", "record_stage_plan": "SP"}
 _SUB_FIELDS = (
     "trace_src_func",
     "sub_duration",
@@ -50,13 +51,20 @@ _SUB_FIELDS = (
     "sub_comm_func",
     "sub_extra",
 )
-_RENAMED = {"description_v2": "description"}
-_LAYOUT_RULES = {"V0": "record_v0", "V1": "record_v1", "V2": "record_v2", "V3": "record_v3"}
+# Grammar fields printed under another record attribute: V2's description, and the stage-keyed plan's own
+# field rules (``plan_stage_id`` is ``stage_id``).
+_RENAMED = {"description_v2": "description"} | {
+    f"plan_{name}": name for name in ("stage_id", "batch_id", "mg_state", "duration", "description", "group_kind", "input__shape", "input__dtype")
+}
+_LAYOUT_RULES = {"V0": "record_v0", "V1": "record_v1", "V2": "record_v2", "V3": "record_v3", "SP": "record_stage_plan"}
+# How a layout opens a record and separates its keys (the stage-keyed plan writes no rank, and ", ").
+_HEAD_KEY = {"record_stage_plan": "stage_id"}
+_SEPARATOR = {"record_stage_plan": ", "}
 _KEYS = {("record_v2", "mg_state"): "stage"}  # a field printed under another key
 
 
 def detect(lines: list[str]) -> Evidence:
-    """Every line of a megatron-trace file is a ``rank:R:op(`` record: most of the first lines start one."""
+    """Every line of a megatron-trace file is a ``rank:R:op(`` (or ``stage:S:op(``) record: most of the first lines start one."""
     texts = [text for text in lines if text.strip()]
     return Evidence.majority(sum(1 for text in texts if _HEAD.match(text)), len(texts), "start a `rank:R:op(` record")
 
@@ -141,7 +149,7 @@ class Parser:
         kinds = self.grammar.alternatives(field_name)
         typed = [k for k in kinds if k != "NONE"]
         convert = _VALUE_CONVERTERS.get(typed[0], str) if len(typed) == 1 else str
-        if field_name in ("description", "description_v2") or "NONE" in kinds or convert is str:
+        if _RENAMED.get(field_name, field_name) == "description" or "NONE" in kinds or convert is str:
             convert = _none_or(convert) if convert is not str else _text_or_none
         if typed == ["NUMBER"]:
             return convert  # times: nearly every value is new
@@ -154,7 +162,9 @@ class Parser:
         rule = "ddp_grad_comm" if record.kind == "ddp_grad_comm" else _LAYOUT_RULES[record.variant]
         names = self.grammar.field_names(rule)
         values = [(_KEYS.get((rule, name), _RENAMED.get(name, name)), getattr(record, _RENAMED.get(name, name))) for name in names[2:]]
-        return f"rank:{record.rank}:{record.op}(" + ",".join(f"{key}={_render_value(value)}" for key, value in values) + ")"
+        head = _HEAD_KEY.get(rule, "rank")
+        opening = f"{head.removesuffix('_id')}:{getattr(record, head)}:{record.op}("
+        return opening + _SEPARATOR.get(rule, ",").join(f"{key}={_render_value(value)}" for key, value in values) + ")"
 
     # -- streaming ------------------------------------------------------------------------------
 
@@ -191,7 +201,7 @@ class Parser:
         except OverflowError:
             return self._overflow(number, text, tree)
         except ValueError as error:
-            op_column = text.index(":", len("rank:")) + 2
+            op_column = text.index(":", text.index(":") + 1) + 2
             return SyntaxProblem(number, op_column, SYNTAX_CODE, str(error), _rank_of(text))
 
     def _overflow(self, number: int, text: str, tree: Tree[Token]) -> SyntaxProblem:
@@ -214,6 +224,7 @@ class Parser:
             if op != "ddp_grad_comm":
                 raise ValueError(f"a record with the ddp_grad_comm keys must be named ddp_grad_comm, found '{op}'")
             return DdpGradCommRecord(line=number, column=1, **values)
+        values.setdefault("rank", None)  # the stage-keyed plan names no rank
         return OpRecord(line=number, column=1, variant=_VARIANT_RULES[rule], **values)
 
     def _sub_operations(self, text: str | list[tuple[str, ...]]) -> SubOperations:

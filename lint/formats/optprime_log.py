@@ -252,7 +252,7 @@ _INT_FIELDS = (
     "batch",
     "batches",
 )
-_FLOAT_FIELDS = ("total_ms", "avg_ms", "lr", "ms_per_batch", "loss", "ppl", "seconds")
+_FLOAT_FIELDS = ("total_ms", "avg_ms", "lr", "ms_per_batch", "elapsed_s", "loss", "ppl", "seconds")
 _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
     **{name: _int for name in _INT_FIELDS},
     **{name: _optional(float) for name in _FLOAT_FIELDS},

@@ -233,13 +233,14 @@ _MISSING: Any = object()
 
 @dataclass(slots=True)
 class OpRecord:
-    """One ``rank:R:op(...)`` line in layout V0, V1, V2 or V3."""
+    """One ``rank:R:op(...)`` line in layout V0, V1, V2 or V3, or a ``stage:S:op(...)`` line of a stage-keyed
+    scheduling plan (layout SP), which names no rank: ``rank`` is None there."""
 
     kind: ClassVar[str] = "op"
     line: int
     column: int
     variant: str
-    rank: int
+    rank: int | None
     op: str
     stage_id: int
     batch_id: int | None

@@ -427,16 +427,20 @@ class LayerTimingRecord(Record):
 
 @dataclass(slots=True)
 class EpochProgressRecord(Record):
-    """``| epoch   1 |     1/  323 batches | lr 0.00 | ms/batch 7289.55 | loss 21.49 | ppl 2152814925.50``."""
+    """``| epoch   1 |     1/  323 batches | lr 0.00 | ms/batch 7289.55 | loss 21.49 | ppl 2152814925.50``.
+
+    A script that prints ``elapsed`` (seconds since its previous progress line) instead of ``ms/batch`` leaves
+    ``ms_per_batch`` None and fills ``elapsed_s``."""
 
     kind: ClassVar[str] = "epoch_progress"
     epoch: int
     batch: int
     batches: int
     lr: Reading
-    ms_per_batch: Reading
+    ms_per_batch: Reading | None
     loss: Reading
     ppl: Reading
+    elapsed_s: Reading | None = None
 
     @property
     def finite(self) -> bool:
@@ -694,9 +698,10 @@ class EpochProgress(BaseModel):
     batch: int
     batches: int
     lr: Reading
-    ms_per_batch: Reading
+    ms_per_batch: Reading | None
     loss: Reading
     ppl: Reading
+    elapsed_s: Reading | None = None
 
 
 class Failure(BaseModel):
@@ -817,6 +822,7 @@ class _Summary:
                 "ms_per_batch": item.ms_per_batch,
                 "loss": item.loss,
                 "ppl": item.ppl,
+                "elapsed_s": item.elapsed_s,
             }
         )
         if not item.finite:

@@ -85,6 +85,14 @@ DDP = (
     "wait_end_timestamp_ms=102.0,logical_stream_role=comm,grad_dtype=torch.float32,data_parallel_world_size=4,"
     "duration=1.25,timestamp=102.0,sub_operations=[])"
 )
+# The stage-keyed scheduling plan (mg_scheduling/mg_scheduling_plan.py): "stage:S:", ", " between keys, no rank.
+SP = (
+    "stage:2:dp_allreduce(batch_id=0, mg_state=finalize, duration=None, description=finish_grad_sync(), over DP, "
+    "group_kind=dp, input__shape=None, input__dtype=None)"
+)
+SP_P2P = (
+    "stage:2:recv_forward(batch_id=3, mg_state=help, duration=None, description=None, group_kind=pp, input__shape=[1024, 1, 256], input__dtype=torch.float16)"
+)
 
 
 def test_v0_not_started_layout() -> None:
@@ -105,6 +113,22 @@ def test_v3_adds_command_metadata_and_marks_placeholders() -> None:
     record = parse_line(V3)
     assert isinstance(record, OpRecord) and record.variant == "V3"
     assert record.cmd_uid == "17" and record.finalize_base_duration_ms == 3.5 and record.is_placeholder
+
+
+def test_stage_keyed_scheduling_plan_layout() -> None:
+    record = parse_line(SP)
+    assert isinstance(record, OpRecord) and record.variant == "SP"
+    assert (record.rank, record.stage_id, record.op, record.batch_id) == (None, 2, "dp_allreduce", 0)
+    assert record.description == "finish_grad_sync(), over DP" and record.group_kind == "dp"
+    p2p = parse_line(SP_P2P)
+    assert isinstance(p2p, OpRecord) and p2p.mg_state == "help" and p2p.nbytes == 1024 * 256 * 2
+    assert p2p.timestamp is None and p2p.sub_operations == []
+
+
+def test_stage_keyed_plan_is_detected_and_its_errors_located() -> None:
+    assert detect([SP, SP_P2P]) == "megatron-trace"
+    problem = parse_line(SP_P2P.replace(", mg_state=", ",mg_state="))
+    assert isinstance(problem, SyntaxProblem) and problem.column == len("stage:2:recv_forward(batch_id=3") + 1
 
 
 def test_v3_ddp_grad_comm_record() -> None:
@@ -264,15 +288,16 @@ sub_operations = st.builds(
 
 @st.composite
 def op_records(draw: st.DrawFn) -> OpRecord:
-    variant = draw(st.sampled_from(["V0", "V1", "V2", "V3"]))
-    stop = ",sub_operations=" if variant == "V2" else ",group_kind="
+    variant = draw(st.sampled_from(["V0", "V1", "V2", "V3", "SP"]))
+    stop = {"V2": ",sub_operations=", "SP": ", group_kind="}.get(variant, ",group_kind=")
     description = draw(st.none() | _text.filter(lambda t: stop not in t and t != "None"))
-    full = variant != "V0"
+    full = variant not in ("V0", "SP")
+    tensor = variant != "V0"
     return OpRecord(
         line=1,
         column=1,
         variant=variant,
-        rank=draw(_ints),
+        rank=None if variant == "SP" else draw(_ints),
         op=draw(_names),
         stage_id=draw(_ints),
         batch_id=draw(st.none() | _ints),
@@ -280,8 +305,8 @@ def op_records(draw: st.DrawFn) -> OpRecord:
         duration=draw(st.none() | _floats),
         description=description,
         group_kind=draw(st.none() | _names),
-        input__shape=draw(st.none() | _shapes) if full else None,
-        input__dtype=draw(st.none() | _dtypes) if full else None,
+        input__shape=draw(st.none() | _shapes) if tensor else None,
+        input__dtype=draw(st.none() | _dtypes) if tensor else None,
         timestamp=draw(_floats) if full else None,
         sub_operations=draw(st.lists(sub_operations, max_size=3)) if full else [],
         cmd_uid=draw(st.none() | st.from_regex(r"[A-Za-z0-9_.:\-]{1,8}", fullmatch=True).filter(lambda s: s != "None")) if variant == "V3" else None,
@@ -327,7 +352,7 @@ _mutation_alphabet = st.sampled_from(list(",=[]'()_: \t\x00éNone0123456789.-abc
 
 @st.composite
 def mutated_seed_lines(draw: st.DrawFn) -> str:
-    line = draw(st.sampled_from(seed_lines(SEED_000) + seed_lines(SEED_001) + [V0, V2, V3, DDP]))
+    line = draw(st.sampled_from(seed_lines(SEED_000) + seed_lines(SEED_001) + [V0, V2, V3, DDP, SP, SP_P2P]))
     for _ in range(draw(st.integers(1, 3))):
         position = draw(st.integers(0, len(line)))
         action = draw(st.sampled_from(["insert", "delete", "replace"]))

@@ -353,6 +353,36 @@ HEADER = "[rank:3 stage:3] transformer-block(module) forward time (no send/recv)
 EPOCH = "| epoch   1 |     1/  323 batches | lr 0.00 | ms/batch 7289.55 | loss 21.49 | ppl 2152814925.50"
 
 
+def test_epoch_progress_in_the_variants_the_example_scripts_print() -> None:
+    (scientific,) = parse_line(EPOCH.replace("lr 0.00", "lr 3.00e-05"))  # 'lr {:.2e}' of the fine-tuning scripts
+    assert (scientific.lr, scientific.ms_per_batch, scientific.elapsed_s) == (3e-05, 7289.55, None)
+    (elapsed,) = parse_line(EPOCH.replace("ms/batch 7289.55", "elapsed  7.29"))  # 'elapsed {:5.2f}' instead of ms/batch
+    assert (elapsed.ms_per_batch, elapsed.elapsed_s, elapsed.loss) == (None, 7.29, 21.49)
+
+
+def test_the_fx_node_profilers_stage_lines_are_not_timing_records() -> None:
+    lines = [
+        "[rank:0 stage:0] NOTE: skipping DDP wrapping during FX-node profiling",
+        "[rank:1 stage:1] Layer profile saved to: /tmp/out/llama_A100_tp1_stage1.npy",
+        "[rank:1 stage:1] transformer-block(FX nodes) forward time (no send/recv) - step 1 (fx_graph_nodes=9, timed_nodes=7)",
+        "  layer[0]: total=10.500ms, fx_nodes=12",
+    ]
+    assert [item.kind for line in lines for item in parse_line(line)] == ["other"] * 4
+
+
+def test_run_completed_with_a_closed_bracket() -> None:
+    # demo/pp_train_gpt2.py prints f"[rank:{optimus_p.get_rank()}] run completed ..."
+    assert [(item.kind, item.rank) for item in parse_line("[rank:3] run completed ...")] == [("run_completed", 3)]
+
+
+def test_time_elapsed_with_or_without_the_trailing_space() -> None:
+    # the examples print 'Time elapsed: %.3f sec ' % …, demo/pp_train_gpt2.py f"Time elapsed: {…:.3f} sec"
+    assert [(item.kind, item.seconds) for line in ("Time elapsed: 37.576 sec ", "Time elapsed: 37.576 sec") for item in parse_line(line)] == [
+        ("time_elapsed", 37.576),
+        ("time_elapsed", 37.576),
+    ]
+
+
 @pytest.mark.parametrize(
     ("line", "at", "message", "rank"),
     [
@@ -367,10 +397,11 @@ EPOCH = "| epoch   1 |     1/  323 batches | lr 0.00 | ms/batch 7289.55 | loss 2
             None,
         ),
         (EPOCH.replace("    1/", "   1/"), "   1/", "expected a batch number right-aligned in 5 characters such as '    1', found a space", None),
+        (EPOCH.replace("ms/batch", "elapsd"), " | elapsd", "expected one of ' | elapsed ' or ' | ms/batch ', found a space", None),
         ("> GAS: 3x", "x", "expected end of line, found 'x'", None),
         ("> IR: IR_Anal.FOO", "IR_Anal", "expected IR_Anal.SEQUENTIAL, IR_Anal.PARALLEL or IR_Anal.SINGLE, found 'IR_Anal.FOO'", None),
-        ("[rank:0, run completed ..", ", run", "expected ', run completed ...', found ','", 0),
-        ("Time elapsed: 37.576 sec", " sec", "expected ' sec ', found a space", None),
+        ("[rank:0, run completed ..", " ..", "expected ' ...', found a space", 0),
+        ("Time elapsed: 37.576 sec!", "!", "expected ' ', found '!'", None),
         ("> [rank:1] pp group:DeviceMesh('cuda', [0, 1), tp group:DeviceMesh('cuda', [1])", "), tp", "expected one of ', ' or ']', found ')'", 1),
         (" ### Rank:0, name:submod_0, move submod_0 to gpu:0", "gpu", "expected one of 'cpu' or 'cuda:', found 'gpu'", 0),
         ("[rank1]:[W1224 10:59:21.368045924 ProcessGroupNCCL.cpp:x] hi", "x]", "expected a non-negative integer, found 'x'", 1),
@@ -440,7 +471,7 @@ def test_detect_from_content() -> None:
     assert detect(lines_of(FAILED_RUN)[:5]) == "optprime-log"
     assert detect(["> GAS: 32", "GPU mode is used."]) == "optprime-log"
     assert detect(["> GAS: 32", "> GBS: 32"]) is None  # one kind of line only
-    assert detect(["> GAS: 3x", "[rank:3 stage:x] broken"]) == "optprime-log"  # broken lines of two kinds: report them
+    assert detect(["> GAS: 3x", "[rank:3 stage:x] transformer-block(module) broken"]) == "optprime-log"  # broken lines of two kinds: report them
 
 
 @pytest.mark.parametrize(
@@ -512,6 +543,7 @@ _FIELDS: dict[str, st.SearchStrategy[object]] = {
     "avg_ms": _ms,
     "lr": _hundredths,
     "ms_per_batch": _hundredths | st.just(math.nan),
+    "elapsed_s": _hundredths,
     "loss": _readings,
     "ppl": _readings,
     "seconds": _ms,
@@ -566,6 +598,8 @@ def records(draw: st.DrawFn) -> Record:
         else:
             strategy = _KIND_FIELDS.get(kind, {}).get(spec.name, _FIELDS.get(spec.name, _ints))
         values[spec.name] = draw(strategy)
+    if kind == "epoch_progress":  # a script prints ms/batch or the seconds elapsed, never both
+        values["ms_per_batch" if draw(st.booleans()) else "elapsed_s"] = None
     return record_type(**values)  # type: ignore[arg-type]
 
 

@@ -68,7 +68,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
             layer_samples[f"layer {layer} forward"].append(total)
     timing = {key: Timing(samples=samples) for key, samples in layer_samples.items()}
     timing |= {f"stage {stage} forward": Timing(samples=samples) for stage, samples in sorted(stage_samples.items())}
-    batch_times = [epoch.ms_per_batch for epoch in log.epochs if math.isfinite(epoch.ms_per_batch)]
+    batch_times = [epoch.ms_per_batch for epoch in log.epochs if epoch.ms_per_batch is not None and math.isfinite(epoch.ms_per_batch)]
     if len(batch_times) > 1:
         batch_times = batch_times[1:]
     if batch_times:
