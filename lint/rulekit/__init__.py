@@ -12,6 +12,7 @@ from lint.models.common import rarely_repeat
 from lint.rule import Rule, RuleOptions, Violation, at
 
 T = TypeVar("T")
+S = TypeVar("S")
 
 
 class SameInEveryRecord(Rule):
@@ -74,8 +75,11 @@ class PerAlikeRow(dict[int, T]):
         return value
 
 
-def handled_by(rule: Rule, state: object, kinds: Iterable[str], method: str | None = None) -> None:
-    """Points the rule's ``check_<kind>`` at the shared ``state``'s (its ``method``, else its own
-    ``check_<kind>``): the engine calls a handler rules share once per record (Rule.share)."""
+def shared_state(rule: Rule, shared: dict[type, Any], own: S, kinds: Iterable[str], method: str | None = None) -> S:
+    """The one per-file state of ``own``'s type that the rules of a file share (``own`` for the first of
+    them, see Rule.share), with the rule's ``check_<kind>`` pointed at that state's (its ``method``, else
+    its own ``check_<kind>``): the engine calls a handler rules share once per record."""
+    state: S = shared.setdefault(type(own), own)
     for kind in kinds:
         setattr(rule, f"check_{kind}", getattr(state, method or f"check_{kind}"))
+    return state

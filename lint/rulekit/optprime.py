@@ -18,7 +18,7 @@ from lint.models.optprime_log import (
 )
 from lint.models.optprime_outcome import RunOutcome
 from lint.rule import Rule, RuleOptions, Violation
-from lint.rulekit import handled_by
+from lint.rulekit import shared_state
 
 # The timing groups of one module each: a stage runs it once per micro-batch.
 SINGLE_MODULE_GROUPS = ("embed", "lm_head")
@@ -152,8 +152,7 @@ class RankOutput(Rule):
         return self.output.observe(record)
 
     def share(self, shared: dict[type, Any]) -> None:
-        self.output = shared.setdefault(RankOutputs, self.output)
-        handled_by(self, self.output, _RECORD_KINDS, "observe")
+        self.output = shared_state(self, shared, self.output, _RECORD_KINDS, "observe")
 
     @property
     def outcome(self) -> RunOutcome:
@@ -232,8 +231,7 @@ class StepsByStage(OptprimeLayout):
         self.timings = StepTimings()
 
     def share(self, shared: dict[type, Any]) -> None:
-        self.timings = shared.setdefault(StepTimings, self.timings)
-        handled_by(self, self.timings, ("timing_header", "layer_timing"))
+        self.timings = shared_state(self, shared, self.timings, ("timing_header", "layer_timing"))
 
     def judge(self, step: int, stages: list[StageTimes], alike: str) -> Iterator[Violation]:
         """Findings of the step ``step``, which every stage timed; ``alike`` names the later steps like it."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lint.rule import Rule, RuleOptions, Violation, at
-from lint.rulekit import PerAlikeRow, handled_by
+from lint.rulekit import PerAlikeRow, shared_state
 
 if TYPE_CHECKING:
     from lint.models.simai_workload import Comm, Header, LayerCount, LayerRow
@@ -168,8 +168,7 @@ class LayerRowTally(Rule):
         self.tally = LayerRows()
 
     def share(self, shared: dict[type, Any]) -> None:
-        self.tally = shared.setdefault(LayerRows, self.tally)
-        handled_by(self, self.tally, ("layer_count", "layer_row"))
+        self.tally = shared_state(self, shared, self.tally, ("layer_count", "layer_row"))
 
     # What the engine calls when the rule was not given a shared tally (share points these at the tally's).
     def check_layer_count(self, record: LayerCount) -> tuple[()]:
