@@ -29,7 +29,7 @@ from lint.rule import Rule, Scope, Severity, Violation, catalog
 from lint.runs.assemble import LayoutSources, assemble, stated_layout_misfit
 from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, run_key, siblings, split_by_time
 from lint.runs.model import Run
-from lint.runs.summary import RankSummarizer, RankSummary
+from lint.runs.summary import RankSummarizer, RankSummary, steps_shared
 from lint.source import InputError, Source, printable_path
 from lint.walk import WalkOptions, expand
 
@@ -113,11 +113,12 @@ def _bounded(message: str) -> str:
 # -- one file --------------------------------------------------------------------------------------
 
 
-def check_file(source: Source, format_name: str, options: CheckOptions, *, rules: bool = True, summarize: bool = False) -> FileOutcome:
-    """Parse ``source`` once, through the file rules (unless ``rules`` is false) and the summarizer."""
+def check_file(source: Source, format_name: str, options: CheckOptions, *, rules: bool = True, summarize: bool = False, timed: bool = True) -> FileOutcome:
+    """Parse ``source`` once, through the file rules (unless ``rules`` is false) and the summarizer (its
+    steps with their times unless ``timed`` is false: see RankSummarizer)."""
     collector = _Collector(source.display, options.selection, options.max_findings)
     active = [r for r in options.selection.rules_for(format_name, Scope.FILE) if r.code not in collector.ignored] if rules else []
-    summarizer = RankSummarizer(source.display) if summarize and formats.named(format_name).runs else None
+    summarizer = RankSummarizer(source.display, timed=timed) if summarize and formats.named(format_name).runs else None
     records = formats.parser(format_name).parse(source.lines())
     if summarizer is not None:
         records = _summarized(records, summarizer)
@@ -370,7 +371,8 @@ def _run_task(options: CheckOptions, task: _Task) -> tuple[FileOutcome | None, s
         if options.use_cache and task.cache_entry is None and (hit := _cached(options, task, remembered_only=False)) is not None:
             return hit, None
         entry = task.cache_entry if options.use_cache else None
-        outcome = check_file(task.source, task.format, options, rules=task.asked, summarize=task.run is not None)
+        # Run rules read no times: without them the parent gets smaller summaries, alike for a stage's peers.
+        outcome = check_file(task.source, task.format, options, rules=task.asked, summarize=task.run is not None, timed=False)
         if entry is not None:
             cache.store(entry, task.source.display, outcome.result, outcome.findings, outcome.not_shown, outcome.summary)
             outcome.cache_entry = entry
@@ -406,7 +408,7 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
             {
                 "format": task.format,
                 "rules": task.asked,
-                "summary": task.run is not None,
+                "summary": "untimed" if task.run is not None else False,  # what _run_task stores
                 "severities": selection.severities,
                 "options": selection.options_json(task.format),
                 "ignored": sorted(ignored),
@@ -477,7 +479,7 @@ def check(paths: list[str], options: CheckOptions, progress: executor.Progress |
     report = CheckReport()
     _freeze_loaded_objects()  # before planning, whose thousands of sources would make collections walk it all
     tasks = _plan(paths, options, report)
-    with ExitStack() as paused:
+    with steps_shared(), ExitStack() as paused:  # the summaries of a stage's peers share their steps
         if options.backend.forks:  # forked workers read the files: this process only gathers what they send
             paused.enter_context(_collection_paused())
         runs = _gathered(tasks, _execute(tasks, options, progress), report)

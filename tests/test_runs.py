@@ -12,7 +12,10 @@ from typing import Any
 
 import pytest
 
+from lint import cache, engine
 from lint.cli import main
+from lint.engine import read_summary
+from lint.source import Source
 from tests.shared_corpus import corpus_dir
 from tests.synth.megatron_run import (
     Fault,
@@ -147,6 +150,34 @@ def test_a_check_leaves_garbage_collection_as_it_found_it(clean_run: Run, tmp_pa
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("served", ["checked-here", "by-workers", "from-the-cache"])
+def test_a_stages_peers_share_one_copy_of_their_steps(clean_run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: str) -> None:
+    """A check drops the steps' times, which no run rule reads: the DP and TP peers of a stage, whose files
+    are alike line for line, then hold one tuple of steps in the parent, however their summaries reach it."""
+    monkeypatch.setenv("TLINT_CACHE_DIR", str(tmp_path / "cache"))
+    directory = tmp_path / "run"
+    write_run(SPEC, directory, run=clean_run)
+    if served == "from-the-cache":  # the files' entries hold the summaries; the run's findings are not served
+        check(str(directory))
+        monkeypatch.setattr(cache, "load_findings", lambda entry: None)
+    checked = []
+    real = engine.check_run
+    monkeypatch.setattr(engine, "check_run", lambda run, *args: checked.append(run) or real(run, *args))
+    assert check(str(directory), "--jobs", "2" if served == "by-workers" else "1") == (0, [])
+    (run,) = checked
+    stages = [[summary.steps for summary in run.ranks.values() if summary.stage == stage] for stage in range(SPEC.pp)]
+    assert all(len(peers) == SPEC.tp * SPEC.dp and all(steps is peers[0] for steps in peers) for peers in stages)
+    assert len({id(peers[0]) for peers in stages}) == SPEC.pp
+    assert all((step.duration, step.end, step.layer_ends) == (None, None, ()) for peers in stages for step in peers[0])
+
+
+def test_diff_reads_steps_with_their_times(clean_run: Run, tmp_path: Path) -> None:
+    path = write_run(SPEC, tmp_path, run=clean_run)[0]
+    summary, _ = read_summary(Source(path, path.name), "megatron-trace")
+    assert all(step.duration is not None and step.end is not None for step in summary.steps)
+    assert any(step.layer_ends for step in summary.steps)
 
 
 def test_unrelated_files_in_one_directory_are_not_a_run(tmp_path: Path) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -49,7 +52,7 @@ class RankSummary(BaseModel):
     rank: int | None
     stage: int | None
     line_of_rank: int | None  # first record (where the rank and stage were read)
-    steps: list[OpStep]
+    steps: tuple[OpStep, ...]  # shared with the ranks whose steps are equal, in a check (see StepPool)
     iterations: int
 
     def ops(self, *names: str) -> list[OpStep]:
@@ -89,9 +92,9 @@ class RankSummary(BaseModel):
             stage=stage,
             line_of_rank=line_of_rank,
             iterations=iterations,
-            steps=[
+            steps=_shared(
                 OpStep._make((*step[:5], signatures[step[5]], *step[6:10], tuple(step[10]), collectives[step[11]] if step[11] >= 0 else None)) for step in steps
-            ],
+            ),
         )
 
 
@@ -99,7 +102,49 @@ _op_step = partial(tuple.__new__, OpStep)  # OpStep from a plain tuple, without 
 
 
 def _unpickled(path: str, rank: int | None, stage: int | None, line_of_rank: int | None, iterations: int, steps: list[tuple[Any, ...]]) -> RankSummary:
-    return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=list(map(_op_step, steps)))
+    return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=_shared(map(_op_step, steps)))
+
+
+class StepPool:
+    """The steps of a check's rank summaries as one process keeps them: equal steps are one object, and
+    equal step lists one tuple.
+
+    The DP and TP peers of a stage write line-for-line alike files, and a check drops the timings that tell
+    them apart (see :class:`RankSummarizer`): their summaries then hold the same steps, kept once instead of
+    once per rank (a step list is hashed once, when its summary arrives).  It lives as long as the check.
+    """
+
+    def __init__(self) -> None:
+        self.owner = os.getpid()  # forked workers inherit the pool, but what they summarize is sent away: not kept there
+        self._steps: dict[OpStep, OpStep] = {}
+        self._lists: dict[tuple[OpStep, ...], tuple[OpStep, ...]] = {}
+
+    def shared(self, steps: tuple[OpStep, ...]) -> tuple[OpStep, ...]:
+        known = self._lists.get(steps)
+        if known is None:
+            known = tuple(map(self._steps.setdefault, steps, steps))  # keyed by the shared tuple: ``steps`` is let go
+            self._lists[known] = known
+        return known
+
+
+_pool: StepPool | None = None
+
+
+@contextmanager
+def steps_shared() -> Iterator[None]:
+    """While in it, the rank summaries this process builds, unpacks or unpickles share equal steps (StepPool)."""
+    global _pool
+    outer, _pool = _pool, StepPool()
+    try:
+        yield
+    finally:
+        _pool = outer
+
+
+def _shared(steps: Iterable[OpStep]) -> tuple[OpStep, ...]:
+    listed = tuple(steps)
+    pool = _pool
+    return pool.shared(listed) if pool is not None and pool.owner == os.getpid() else listed
 
 
 def _collective(sub: SubCall) -> Collective:
@@ -120,10 +165,15 @@ def _intern(value: Any) -> Any:
 
 
 class RankSummarizer:
-    """Streams one file's records into a :class:`RankSummary` (record kinds as rules see them)."""
+    """Streams one file's records into a :class:`RankSummary` (record kinds as rules see them).
 
-    def __init__(self, path: str) -> None:
+    ``timed``: whether steps keep their times (``duration``, ``end``, ``layer_ends``), which `tlint diff`
+    compares and no run rule reads; without them, the steps of a stage's DP and TP peers are alike.
+    """
+
+    def __init__(self, path: str, *, timed: bool = True) -> None:
         self.path = path
+        self.timed = timed
         self.rank: int | None = None
         self.stage: int | None = None
         self.line_of_rank: int | None = None
@@ -137,7 +187,7 @@ class RankSummarizer:
         if record.group_kind is not None or record.op in P2P_OPS:  # the op's own collective comes first
             collectives = _intern((Collective(record.op, record.group_kind, record.input__shape, record.input__dtype), *collectives))
         layers = layer_collectives(record) if record.op in ("forward_step", "backward_step") else ()
-        start = None if record.is_placeholder else record.start
+        start = None if record.is_placeholder or not self.timed else record.start
         self.steps.append(
             OpStep(
                 self.iteration,
@@ -172,6 +222,6 @@ class RankSummarizer:
             rank=self.rank,
             stage=self.stage,
             line_of_rank=self.line_of_rank,
-            steps=self.steps,
+            steps=_shared(self.steps),
             iterations=self.iteration,
         )
