@@ -32,14 +32,16 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lint import __version__
 from lint.models.report import FileResult, Finding
 from lint.resources import grammar_path, rules_dir
 from lint.rule import Severity
-from lint.runs.summary import RankSummary
 from lint.source import Source
+
+if TYPE_CHECKING:
+    from lint.runs.summary import RankSummary
 
 LAYOUT = "v2"  # the directory of this entry format: an older tlint's entries are never read
 DEFAULT_MAX_MB = 512
@@ -224,6 +226,8 @@ def load(entry: str, display: str) -> Outcome | None:
 
 def summary(display: str, stored: StoredSummary) -> RankSummary | None:
     """The rank summary of a loaded entry (its path made ``display``); None when it is damaged or gone."""
+    from lint.runs.summary import RankSummary  # here: a warm check whose run findings are cached needs none
+
     try:
         return RankSummary.unpacked(display, json.loads(stored.read()))
     except _DAMAGED:
