@@ -13,6 +13,7 @@ from lint.runs.summary import OpStep
 _RECEIVER = {"send_forward": ("recv_forward", 1), "send_backward": ("recv_backward", -1)}
 _SENDER = {receive: (send, offset) for send, (receive, offset) in _RECEIVER.items()}
 _KEY = itemgetter(*(OpStep._fields.index(name) for name in ("op", "iteration", "batch_id")))  # a p2p step's key: what pairs it
+_Keyed = dict[tuple[str, int, int | None], OpStep]  # a rank's p2p steps by key (a key's last step)
 
 
 class P2pMismatch(Rule):
@@ -47,40 +48,63 @@ class P2pMismatch(Rule):
 
     def check_run(self, run: Run) -> Iterator[Violation]:
         per_stage = run.layout.ranks_per_stage
-        p2p = {rank: [s for s in summary.steps if s.op in P2P_OPS] for rank, summary in run.ranks.items()}
-        steps = {rank: dict(zip(map(_KEY, sent), sent, strict=True)) for rank, sent in p2p.items()}  # a key's last step, built in C
+        # The ranks of a stage whose steps are alike share one steps tuple (the parent interns them), so each
+        # distinct tuple's p2p steps are listed and keyed once, and shared: a rank whose own steps and peers'
+        # are the objects of a rank already found clean is clean too.
+        listed: dict[int, tuple[list[OpStep], _Keyed]] = {}
+        p2p: dict[int, list[OpStep]] = {}
+        steps: dict[int, _Keyed] = {}
+        for rank, summary in run.ranks.items():
+            found = listed.get(id(summary.steps))
+            if found is None:
+                sent = [s for s in summary.steps if s.op in P2P_OPS]
+                found = listed[id(summary.steps)] = (sent, dict(zip(map(_KEY, sent), sent, strict=True)))  # a key's last step, built in C
+            p2p[rank], steps[rank] = found
         activation = _Usual(steps)
+        clean: set[tuple[object, ...]] = set()
         for rank, by_key in sorted(steps.items()):
-            stage = run.stage_of(rank)
-            # In line order: the steps' own, unless a key came again (its last step then sits in its first one's place).
-            ordered = by_key.items() if len(by_key) == len(p2p[rank]) else sorted(by_key.items(), key=lambda item: item[1].line)
-            for (op, iteration, batch), step in ordered:
-                if op in _RECEIVER:
-                    receiver_op, offset = _RECEIVER[op]
-                    peer = rank + offset * per_stage
-                    if peer not in run.ranks:
-                        if not 0 <= peer < run.layout.world:
-                            yield self._at(
-                                run,
-                                rank,
-                                step,
-                                f"{op} of micro-batch {batch} (iteration {iteration}) has no receiver: stage {stage} has no {'next' if offset > 0 else 'previous'} stage",
-                            )
-                        continue
-                    received = steps[peer].get((receiver_op, iteration, batch))
-                    if received is None:
+            peers = tuple((id(steps[peer]) if peer in steps else None, 0 <= peer < run.layout.world) for peer in (rank + per_stage, rank - per_stage))
+            alike = (id(by_key), peers)
+            if alike in clean:
+                continue
+            found_any = False
+            for violation in self._check_rank(run, rank, by_key, len(p2p[rank]), steps, activation):
+                found_any = True
+                yield violation
+            if not found_any:
+                clean.add(alike)
+
+    def _check_rank(self, run: Run, rank: int, by_key: _Keyed, listed: int, steps: dict[int, _Keyed], activation: "_Usual") -> Iterator[Violation]:
+        """The findings of ``rank``'s p2p steps (``listed`` of them, ``by_key`` the last of each key)."""
+        per_stage = run.layout.ranks_per_stage
+        stage = run.stage_of(rank)
+        # In line order: the steps' own, unless a key came again (its last step then sits in its first one's place).
+        ordered = by_key.items() if len(by_key) == listed else sorted(by_key.items(), key=lambda item: item[1].line)
+        for (op, iteration, batch), step in ordered:
+            if op in _RECEIVER:
+                receiver_op, offset = _RECEIVER[op]
+                peer = rank + offset * per_stage
+                if peer not in run.ranks:
+                    if not 0 <= peer < run.layout.world:
                         yield self._at(
-                            run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never received: rank {peer} has no {receiver_op} of it"
+                            run,
+                            rank,
+                            step,
+                            f"{op} of micro-batch {batch} (iteration {iteration}) has no receiver: stage {stage} has no {'next' if offset > 0 else 'previous'} stage",
                         )
-                    elif _tensor_key(received) != _tensor_key(step):
-                        yield from self._mismatch(run, rank, step, peer, received, activation.tensor)
-                else:
-                    sender_op, offset = _SENDER[op]
-                    peer = rank - offset * per_stage
-                    if peer in run.ranks and (sender_op, iteration, batch) not in steps[peer]:
-                        yield self._at(
-                            run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never sent: rank {peer} has no {sender_op} of it"
-                        )
+                    continue
+                received = steps[peer].get((receiver_op, iteration, batch))
+                if received is None:
+                    yield self._at(
+                        run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never received: rank {peer} has no {receiver_op} of it"
+                    )
+                elif _tensor_key(received) != _tensor_key(step):
+                    yield from self._mismatch(run, rank, step, peer, received, activation.tensor)
+            else:
+                sender_op, offset = _SENDER[op]
+                peer = rank - offset * per_stage
+                if peer in run.ranks and (sender_op, iteration, batch) not in steps[peer]:
+                    yield self._at(run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never sent: rank {peer} has no {sender_op} of it")
 
     def _mismatch(self, run: Run, sender: int, send: OpStep, receiver: int, receive: OpStep, activation: object) -> Iterator[Violation]:
         sent, got = _tensor(send), _tensor(receive)
@@ -107,7 +131,7 @@ class P2pMismatch(Rule):
 class _Usual:
     """The run's usual activation (the tensor most p2p steps move): counted only when a pair of steps differs."""
 
-    def __init__(self, steps: dict[int, dict[tuple[str, int, int | None], OpStep]]) -> None:
+    def __init__(self, steps: dict[int, _Keyed]) -> None:
         self.steps = steps
 
     @cached_property
