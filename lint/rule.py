@@ -242,10 +242,11 @@ def catalog() -> dict[str, Listed]:
 
 
 def _catalog_key(code_fingerprint: str, modules: list[Path]) -> str:
-    """tlint's code, and the rule modules this registry loads (wherever they are) by name and text."""
+    """tlint's code (the rule modules' text among it: see :func:`lint.cache.code_fingerprint`) and the
+    names of the rule modules this registry loads."""
     digest = hashlib.sha256(b"rule catalog\0" + code_fingerprint.encode() + b"\0" + pydantic.VERSION.encode())  # pydantic dumps the defaults
     for path in modules:
-        digest.update(b"\0" + os.fsencode(path) + b"\0" + path.read_bytes())
+        digest.update(b"\0" + os.fsencode(path.name))
     return digest.hexdigest()
 
 
