@@ -23,7 +23,7 @@ from typing import Any
 
 from lint import cache, executor, formats
 from lint.config import ConfigError, Selection
-from lint.models.common import SyntaxProblem, rarely_repeat
+from lint.models.common import RowKeyed, SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
 from lint.rule import Rule, Scope, Severity, Violation, catalog
 from lint.runs.assemble import LayoutSources, assemble, stated_layout_misfit
@@ -207,7 +207,7 @@ def _summarized(records: Iterable[Any], summarizer: RankSummarizer) -> Iterator[
 _Handler = tuple[Rule, Callable[[Any], Iterable[Violation]]]
 
 
-class _Handlers(dict[tuple[str, str | None, int | None], list[_Handler]]):
+class _Handlers(RowKeyed[tuple[str, str | None, int | None], list[_Handler]]):
     """(record kind, op, alike) -> the (rule, bound check method) pairs that look at such a record (see
     Rule.ops and Rule.wants).
 
@@ -222,7 +222,6 @@ class _Handlers(dict[tuple[str, str | None, int | None], list[_Handler]]):
     def __init__(self, rules: list[Rule]) -> None:
         super().__init__()
         self.alike = self.ALIKE
-        self.distinct = 0  # rows listed by their ``alike``
         self.by_kind: dict[str, list[_Handler]] = {}
         for rule in rules:
             for kind, method in rule.handlers().items():
@@ -233,10 +232,8 @@ class _Handlers(dict[tuple[str, str | None, int | None], list[_Handler]]):
     def listing(self, key: tuple[str, str | None, int | None], record: Any) -> list[_Handler]:
         """The handlers of ``record``, whose key is not listed yet."""
         kind, op, alike = key
-        if alike is not None:
-            self.distinct += 1
-            if rarely_repeat(self.distinct, getattr(record, "line", None) or 0):
-                self.alike = ""  # records have no attribute "": the key of every row is (kind, op, None)
+        if alike is not None and not self.worth_remembering(getattr(record, "line", None) or 0):
+            self.alike = ""  # records have no attribute "": the key of every row is (kind, op, None)
         found = [
             (rule, method) for rule, method in self.by_kind.get(kind, ()) if (rule.ops is None or op in rule.ops) and (alike is None or _wants(rule, record))
         ]

@@ -7,6 +7,8 @@ from itertools import count
 from typing import ClassVar, TypeVar
 
 T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(slots=True)
@@ -19,6 +21,24 @@ class SyntaxProblem:
     code: str
     message: str
     rank: int | None = None
+
+
+class RowKeyed(dict[K, V]):
+    """What was made of the rows of a file, kept while it pays: once the rows rarely repeat
+    (:func:`rarely_repeat`) it is emptied and keeps nothing more."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.distinct = 0  # distinct rows met (remembered, or that would have been)
+        self.remembering = True
+
+    def worth_remembering(self, line: int) -> bool:
+        """Counts one more distinct row, met by ``line``: whether remembering rows still pays."""
+        self.distinct += 1
+        if self.remembering and rarely_repeat(self.distinct, line):
+            self.remembering = False
+            self.clear()
+        return self.remembering
 
 
 class TextMemo(dict[str | None, T]):
@@ -48,24 +68,12 @@ def rarely_repeat(distinct: int, line: int) -> bool:
     return distinct >= 4096 and 2 * distinct > line
 
 
-class RowMemo(TextMemo[T]):
+class RowMemo(TextMemo[T], RowKeyed[str | None, T]):
     """A :class:`TextMemo` of the rows of a table, by their text, that stops remembering (and stays
-    empty) in a file whose rows rarely repeat (:func:`rarely_repeat`): there a lookup never pays."""
-
-    def __init__(self, entries: int = 4096) -> None:
-        super().__init__(entries)
-        self.distinct = 0  # rows remembered (or that would have been)
-        self.remembering = True
+    empty) in a file whose rows rarely repeat (:class:`RowKeyed`): there a lookup never pays."""
 
     def remember_row(self, text: str, value: T, line: int) -> T:
-        self.distinct += 1
-        if not self.remembering:
-            return value
-        if rarely_repeat(self.distinct, line):
-            self.remembering = False
-            self.clear()
-            return value
-        return self.remember(text, value)
+        return self.remember(text, value) if self.worth_remembering(line) else value
 
 
 _alike_numbers = count()

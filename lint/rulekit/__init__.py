@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar, TypeVar
 
-from lint.models.common import rarely_repeat
+from lint.models.common import RowKeyed
 from lint.rule import Rule, RuleOptions, Violation, at
 
 T = TypeVar("T")
@@ -47,7 +47,7 @@ def quotient(dividend: int, divisor: int) -> str:
     return f"{dividend / divisor:.3f}".rstrip("0") if rest else str(whole)
 
 
-class PerAlikeRow(dict[int, T]):
+class PerAlikeRow(RowKeyed[int, T]):
     """What a rule concluded about a row, remembered for the rows alike (by their ``alike``, see
     :func:`lint.models.common.new_alike`): a workload repeats a few dozen rows over and over, so a rule
     judges each of them once.  Emptied when it holds too many: a file of endlessly new rows must not grow
@@ -56,22 +56,12 @@ class PerAlikeRow(dict[int, T]):
 
     ENTRIES = 4096
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.distinct = 0  # rows remembered (or that would have been)
-        self.remembering = True
-
     def remember(self, row: Any, value: T) -> T:
         """``value``, remembered for ``row`` (a record with ``alike`` and ``line``) and the rows alike."""
-        self.distinct += 1
-        if self.remembering:
-            if rarely_repeat(self.distinct, row.line):
-                self.remembering = False
+        if self.worth_remembering(row.line):
+            if len(self) >= self.ENTRIES:
                 self.clear()
-            else:
-                if len(self) >= self.ENTRIES:
-                    self.clear()
-                self[row.alike] = value
+            self[row.alike] = value
         return value
 
 
