@@ -580,13 +580,20 @@ def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: f
 
 
 def _summary_of(task: _Task, outcome: FileOutcome, options: CheckOptions) -> RankSummary | None:
-    """A rank's summary: as computed, else from its cache entry, else (a damaged entry) computed again."""
+    """A rank's summary: as computed, else from its cache entry, else (a damaged entry, or steps a worker named
+    by a digest not received) computed again."""
     if outcome.summary is None and outcome.packed_summary is not None:
         outcome.summary = cache.summary(task.source.display, outcome.packed_summary)
         if outcome.summary is None:
-            again, _ = _run_task(replace(options, use_cache=False), replace(task, asked=False))
-            outcome.summary = again.summary if again is not None else None
+            outcome.summary = _summarized_again(task, options)
+    elif outcome.summary is not None and outcome.summary.lost:
+        outcome.summary = _summarized_again(task, options)
     return outcome.summary
+
+
+def _summarized_again(task: _Task, options: CheckOptions) -> RankSummary | None:
+    again, _ = _run_task(replace(options, use_cache=False), replace(task, asked=False))
+    return again.summary if again is not None else None
 
 
 def check_run(run: Run, format_name: str, options: CheckOptions) -> list[Finding]:

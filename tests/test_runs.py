@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 import io
 import json
+import os
+import pickle
 import shutil
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ import pytest
 from lint import cache, engine
 from lint.cli import main
 from lint.engine import read_summary
+from lint.runs import summary as summary_module
 from lint.source import Source
 from tests.shared_corpus import corpus_dir
 from tests.synth.megatron_run import (
@@ -171,6 +174,35 @@ def test_a_stages_peers_share_one_copy_of_their_steps(clean_run: Run, tmp_path: 
     assert all(len(peers) == SPEC.tp * SPEC.dp and all(steps is peers[0] for steps in peers) for peers in stages)
     assert len({id(peers[0]) for peers in stages}) == SPEC.pp
     assert all((step.duration, step.end, step.layer_ends) == (None, None, ()) for peers in stages for step in peers[0])
+
+
+def test_a_worker_sends_each_distinct_step_list_once(clean_run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a forked worker, a summary whose steps that worker already sent travels as their digest alone, and
+    the parent gives it the steps it received first."""
+    path = write_run(SPEC, tmp_path, run=clean_run)[0]
+    summary, _ = read_summary(Source(path, path.name), "megatron-trace")
+    peer = summary.model_copy(update={"path": "peer", "rank": 99})
+    with summary_module.steps_shared():
+        monkeypatch.setattr(os, "getpid", lambda: -1)  # as in a worker process forked by the check
+        first, second = pickle.dumps(summary), pickle.dumps(peer)
+        monkeypatch.undo()
+        assert len(second) * 20 < len(first)
+        received, named = pickle.loads(first), pickle.loads(second)
+    assert received.steps == summary.steps and named.steps is received.steps
+    assert (named.path, named.rank, named.lost) == ("peer", 99, False)
+
+
+def test_steps_named_by_an_unknown_digest_are_read_again(clean_run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should a digest arrive before its steps, the parent reads that rank's file again: the report is the same."""
+    run, _ = mismatch_p2p_shape(clean_run, 4)
+    write_run(SPEC, tmp_path, run=run)
+    expected = check(str(tmp_path), "--jobs", "1", "--no-cache")
+    lost = []
+    real = engine._summarized_again
+    monkeypatch.setattr(summary_module.StepPool, "sent", lambda pool, digest: None)
+    monkeypatch.setattr(engine, "_summarized_again", lambda *args: lost.append(args) or real(*args))
+    assert check(str(tmp_path), "--jobs", "2", "--no-cache") == expected
+    assert lost  # the ranks whose alike steps their worker had sent already
 
 
 def test_diff_reads_steps_with_their_times(clean_run: Run, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -54,6 +55,7 @@ class RankSummary(BaseModel):
     line_of_rank: int | None  # first record (where the rank and stage were read)
     steps: tuple[OpStep, ...]  # shared with the ranks whose steps are equal, in a check (see StepPool)
     iterations: int
+    lost: bool = False  # its steps were sent as a digest this process does not know: the file must be read again
 
     def ops(self, *names: str) -> list[OpStep]:
         return [step for step in self.steps if step.op in names]
@@ -77,8 +79,18 @@ class RankSummary(BaseModel):
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled with its steps as plain tuples: a worker sends every rank's summary to the parent, and
-        pickling a named tuple costs three times a plain one's (equal collectives stay shared within one message)."""
-        return _unpickled, (self.path, self.rank, self.stage, self.line_of_rank, self.iterations, list(map(tuple, self.steps)))
+        pickling a named tuple costs three times a plain one's (equal collectives stay shared within one message).
+
+        A forked worker of a check sends each distinct step list once: a later summary with the same steps
+        names them by digest, which the parent resolves from the one it received (see :func:`steps_sent_once`).
+        """
+        digest = None
+        if _sent is not None and _pool is not None and _pool.owner != os.getpid():  # a worker forked by the check
+            digest = steps_digest(self.steps)
+            if digest in _sent:
+                return _unpickled, (self.path, self.rank, self.stage, self.line_of_rank, self.iterations, None, digest)
+            _sent.add(digest)
+        return _unpickled, (self.path, self.rank, self.stage, self.line_of_rank, self.iterations, list(map(tuple, self.steps)), digest)
 
     @classmethod
     def unpacked(cls, path: str, packed: list[Any]) -> RankSummary:
@@ -101,8 +113,24 @@ class RankSummary(BaseModel):
 _op_step = partial(tuple.__new__, OpStep)  # OpStep from a plain tuple, without a Python-level call per step
 
 
-def _unpickled(path: str, rank: int | None, stage: int | None, line_of_rank: int | None, iterations: int, steps: list[tuple[Any, ...]]) -> RankSummary:
-    return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=_shared(map(_op_step, steps)))
+def _unpickled(
+    path: str, rank: int | None, stage: int | None, line_of_rank: int | None, iterations: int, steps: list[tuple[Any, ...]] | None, digest: bytes | None
+) -> RankSummary:
+    if steps is None:  # sent before by the same worker, in an earlier summary of its messages
+        assert digest is not None
+        known = _pool.sent(digest) if _pool is not None else None
+        if known is None:  # not as the messages' order promises: the parent checks the file again (engine)
+            return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=(), lost=True)
+        return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=known)
+    shared = _shared(map(_op_step, steps))
+    if digest is not None and _pool is not None:
+        _pool.received(digest, shared)
+    return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=shared)
+
+
+def steps_digest(steps: tuple[OpStep, ...]) -> bytes:
+    """What names a step list between processes: a digest of its text (stable across processes, unlike hash())."""
+    return hashlib.blake2b(repr(tuple(map(tuple, steps))).encode(), digest_size=16).digest()
 
 
 class StepPool:
@@ -118,6 +146,7 @@ class StepPool:
         self.owner = os.getpid()  # forked workers inherit the pool, but what they summarize is sent away: not kept there
         self._steps: dict[OpStep, OpStep] = {}
         self._lists: dict[tuple[OpStep, ...], tuple[OpStep, ...]] = {}
+        self._by_digest: dict[bytes, tuple[OpStep, ...]] = {}  # the step lists workers sent, by digest
 
     def shared(self, steps: tuple[OpStep, ...]) -> tuple[OpStep, ...]:
         known = self._lists.get(steps)
@@ -126,19 +155,35 @@ class StepPool:
             self._lists[known] = known
         return known
 
+    def received(self, digest: bytes, steps: tuple[OpStep, ...]) -> None:
+        self._by_digest[digest] = steps
+
+    def sent(self, digest: bytes) -> tuple[OpStep, ...] | None:
+        return self._by_digest.get(digest)
+
 
 _pool: StepPool | None = None
 
 
+_sent: set[bytes] | None = None  # in a forked worker of a check: the digests of the step lists it sent
+
+
 @contextmanager
 def steps_shared() -> Iterator[None]:
-    """While in it, the rank summaries this process builds, unpacks or unpickles share equal steps (StepPool)."""
-    global _pool
+    """While in it, the rank summaries this process builds, unpacks or unpickles share equal steps (StepPool),
+    and the worker processes it forks send each distinct step list once (:meth:`RankSummary.__reduce__`).
+
+    Forked workers start with an empty set of digests sent, inherited from here (this process itself always
+    sends whole steps, and keeps the set empty).  Other workers (a Dask cluster's, which outlive a check and whose messages may arrive in
+    any order) always send the steps.
+    """
+    global _pool, _sent
     outer, _pool = _pool, StepPool()
+    outer_sent, _sent = _sent, set()
     try:
         yield
     finally:
-        _pool = outer
+        _pool, _sent = outer, outer_sent
 
 
 def _shared(steps: Iterable[OpStep]) -> tuple[OpStep, ...]:
