@@ -46,24 +46,24 @@ class CollectiveMismatch(Rule):
 
     def check_run(self, run: Run) -> Iterator[Violation]:
         for stage, ranks in run.stages().items():
-            leader = list(map(_COMPARED, run.ranks[ranks[0]].steps))
-            if all(list(map(_COMPARED, run.ranks[rank].steps)) == leader for rank in ranks[1:]):
+            groups = run.alike(ranks)  # the ranks of a stage whose steps are equal, judged once
+            leader = list(map(_COMPARED, groups[0][0].steps))
+            if all(list(map(_COMPARED, summary.steps)) == leader for summary, _ in groups[1:]):
                 continue  # the usual case, compared in C: the ranks of the stage run the same ops with the same collectives
-            steps: dict[StepKey, dict[int, OpStep]] = defaultdict(dict)
-            for rank in ranks:
+            steps: dict[StepKey, dict[int, OpStep]] = defaultdict(dict)  # key -> group -> its step
+            for index, (summary, _) in enumerate(groups):
                 occurrences: Counter[tuple[int, str, int | None]] = Counter()
-                for step in run.ranks[rank].steps:
+                for step in summary.steps:
                     if step.op in P2P_OPS or not step.collectives:
                         continue
                     base = (step.iteration, step.op, step.batch_id)
-                    steps[(*base, occurrences[base])][rank] = step
+                    steps[(*base, occurrences[base])][index] = step
                     occurrences[base] += 1
-            for by_rank in steps.values():
-                if len(by_rank) < 2:
-                    continue
-                first, *others = (step.collectives for step in by_rank.values())
+            for by_group in steps.values():
+                first, *others = (step.collectives for step in by_group.values())
                 if all(collectives == first for collectives in others):  # the usual case, without counting
                     continue
+                by_rank = dict(sorted((rank, by_group[index]) for index in by_group for rank in groups[index][1]))
                 expected, culprits = majority({rank: step.collectives for rank, step in by_rank.items()})
                 for rank in culprits:
                     peers = [r for r in by_rank if r != rank and (expected is None or by_rank[r].collectives == expected)]

@@ -40,16 +40,16 @@ class Schedule(Rule):
         pp = run.layout.pp
         for stage, ranks in run.stages().items():
             counts: dict[int, dict[int, int]] = defaultdict(dict)  # iteration -> rank -> forwards
+            judged: dict[int, tuple[dict[int, int], list[tuple[int, str]]]] = {}  # by steps: the ranks whose steps are equal, judged once
             for rank in ranks:
                 summary = run.ranks[rank]
-                iterations: dict[int, list[OpStep]] = defaultdict(list)
-                for step in summary.ops("forward_step", "backward_step"):
-                    iterations[step.iteration].append(step)
-                for iteration, steps in iterations.items():
-                    forwards = [s for s in steps if s.op == "forward_step"]
-                    counts[iteration][rank] = len(forwards)
-                    yield from self._order(run, rank, iteration, steps)
-                    yield from self._warm_up(run, rank, stage, pp, iteration, steps, len(forwards))
+                if id(summary.steps) not in judged:
+                    judged[id(summary.steps)] = _judged(summary.steps, stage, pp)
+                forwards, problems = judged[id(summary.steps)]
+                for iteration, count in forwards.items():
+                    counts[iteration][rank] = count
+                for line, message in problems:
+                    yield Violation(line, 1, message, rank, path=summary.path)
             for iteration, by_rank in sorted(counts.items()):
                 expected, culprits = majority(by_rank)
                 for rank in culprits:
@@ -63,31 +63,43 @@ class Schedule(Rule):
                         path=run.ranks[rank].path,
                     )
 
-    def _order(self, run: Run, rank: int, iteration: int, steps: list[OpStep]) -> Iterator[Violation]:
-        seen_forward: set[int | None] = set()
-        for step in steps:
-            if step.op == "forward_step":
-                seen_forward.add(step.batch_id)
-            elif step.batch_id not in seen_forward:
-                yield Violation(
-                    step.line,
-                    1,
-                    f"backward_step of micro-batch {step.batch_id} (iteration {iteration}) comes before its forward_step",
-                    rank,
-                    path=run.ranks[rank].path,
-                )
 
-    def _warm_up(self, run: Run, rank: int, stage: int, pp: int, iteration: int, steps: list[OpStep], forwards: int) -> Iterator[Violation]:
-        first_backward = next((i for i, s in enumerate(steps) if s.op == "backward_step"), None)
-        if first_backward is None:
-            return
-        expected = min(pp - stage, forwards)
-        if first_backward != expected:
-            yield Violation(
-                steps[first_backward].line,
-                1,
-                f"stage {stage} runs {first_backward} forwards before its first backward in iteration {iteration}; "
-                f"1F1B runs min(pp - stage, micro-batches) = {expected}",
-                rank,
-                path=run.ranks[rank].path,
-            )
+def _judged(steps: tuple[OpStep, ...], stage: int, pp: int) -> tuple[dict[int, int], list[tuple[int, str]]]:
+    """A rank's forward steps per iteration, and the (line, message) of each break of 1F1B in its steps."""
+    iterations: dict[int, list[OpStep]] = defaultdict(list)
+    for step in steps:
+        if step.op in ("forward_step", "backward_step"):
+            iterations[step.iteration].append(step)
+    forwards: dict[int, int] = {}
+    problems: list[tuple[int, str]] = []
+    for iteration, ordered in iterations.items():
+        forwards[iteration] = sum(1 for s in ordered if s.op == "forward_step")
+        problems += _order(iteration, ordered)
+        problems += _warm_up(stage, pp, iteration, ordered, forwards[iteration])
+    return forwards, problems
+
+
+def _order(iteration: int, steps: list[OpStep]) -> list[tuple[int, str]]:
+    seen_forward: set[int | None] = set()
+    problems = []
+    for step in steps:
+        if step.op == "forward_step":
+            seen_forward.add(step.batch_id)
+        elif step.batch_id not in seen_forward:
+            problems.append((step.line, f"backward_step of micro-batch {step.batch_id} (iteration {iteration}) comes before its forward_step"))
+    return problems
+
+
+def _warm_up(stage: int, pp: int, iteration: int, steps: list[OpStep], forwards: int) -> list[tuple[int, str]]:
+    first_backward = next((i for i, s in enumerate(steps) if s.op == "backward_step"), None)
+    if first_backward is None:
+        return []
+    expected = min(pp - stage, forwards)
+    if first_backward == expected:
+        return []
+    return [
+        (
+            steps[first_backward].line,
+            f"stage {stage} runs {first_backward} forwards before its first backward in iteration {iteration}; 1F1B runs min(pp - stage, micro-batches) = {expected}",
+        )
+    ]

@@ -42,7 +42,7 @@ class EmbeddingGroup(Rule):
         if pp < 2:
             return
         ends = {0, pp - 1}
-        embeddings = {rank: summary.ops("ep_allreduce") for rank, summary in run.ranks.items()}  # each a scan of all steps
+        embeddings = run.each_alike(lambda steps: [step for step in steps if step.op == "ep_allreduce"])  # each a scan of all steps
         if not any(embeddings.values()):
             return  # untied embeddings: no embedding group to reduce in
         shapes = Counter(step.collectives[0][2:] for steps in embeddings.values() for step in steps if step.collectives)

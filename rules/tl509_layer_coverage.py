@@ -42,19 +42,24 @@ class LayerCoverage(Rule):
 
     def check_run(self, run: Run) -> Iterator[Violation]:
         tp = run.layout.tp
-        has_tp_layers = any(step.layer_collectives for summary in run.ranks.values() for step in summary.ops("forward_step"))
+        forwards_of = run.each_alike(lambda steps: [step for step in steps if step.op == "forward_step"])  # each a scan of all steps
+        has_tp_layers = any(step.layer_collectives for forwards in forwards_of.values() for step in forwards)
         if tp == 1 or (tp is None and not has_tp_layers):
             return
+        odd_of = run.each_alike(lambda steps: [step for step in steps if step.op == "forward_step" and step.layer_collectives % 2])
         last = run.layout.pp - 1
         layers_of_stage: dict[int, int] = {}
         for stage, ranks in run.stages().items():
-            forwards = [(rank, step) for rank in ranks for step in run.ranks[rank].ops("forward_step")]
-            if not forwards:
+            groups = [(forwards_of[members[0]], members) for _, members in run.alike(ranks)]  # ranks alike, counted once
+            if not any(forwards for forwards, _ in groups):
                 continue
-            count = Counter(step.layer_collectives for _, step in forwards).most_common(1)[0][0]
-            layers_of_stage[stage] = count // 2
-            for rank, step in forwards:
-                if step.layer_collectives % 2:
+            counts: Counter[int] = Counter()
+            for forwards, members in groups:
+                for step in forwards:
+                    counts[step.layer_collectives] += len(members)
+            layers_of_stage[stage] = counts.most_common(1)[0][0] // 2
+            for rank in ranks:
+                for step in odd_of[rank]:
                     yield Violation(
                         step.line,
                         1,
@@ -62,11 +67,11 @@ class LayerCoverage(Rule):
                         rank,
                         path=run.ranks[rank].path,
                     )
-            losses = sum(step.loss_reductions for _, step in forwards)
-            if stage == last and not losses:
+            reducing = [(members[0], step) for forwards, members in groups for step in forwards if step.loss_reductions]
+            if stage == last and not reducing:
                 yield Violation(None, None, f"the last stage ({stage}) reduces no cross-entropy loss in its forward steps")
-            elif stage != last and losses:
-                rank, step = next((r, s) for r, s in forwards if s.loss_reductions)
+            elif stage != last and reducing:
+                rank, step = reducing[0]
                 yield Violation(
                     step.line, 1, f"stage {stage} reduces the cross-entropy loss; only the last stage ({last}) does", rank, path=run.ranks[rank].path
                 )

@@ -44,10 +44,15 @@ class StageStepCounts(Rule):
         for stage, ranks in run.stages().items():
             if len(ranks) < 2:
                 continue
-            leader = list(map(_ITERATION_AND_OP, run.ranks[ranks[0]].steps))
-            if all(list(map(_ITERATION_AND_OP, run.ranks[rank].steps)) == leader for rank in ranks[1:]):
+            groups = run.alike(ranks)  # the ranks of a stage whose steps are equal, counted once
+            leader = list(map(_ITERATION_AND_OP, groups[0][0].steps))
+            if all(list(map(_ITERATION_AND_OP, summary.steps)) == leader for summary, _ in groups[1:]):
                 continue  # the usual case, compared in C: the ranks of the stage run the same ops in the same order
-            ran = {rank: Counter(map(_ITERATION_AND_OP, run.ranks[rank].steps)) for rank in ranks}
+            ran: dict[int, Counter[tuple[int, str]]] = {}
+            for summary, members in groups:
+                counted = Counter(map(_ITERATION_AND_OP, summary.steps))
+                for rank in members:
+                    ran[rank] = counted
             seen = {key for counted in ran.values() for key in counted if key[1] not in _COUNTED_ELSEWHERE}
             counts: dict[tuple[int, str], dict[int, int]] = defaultdict(dict)  # (iteration, op) -> rank -> count
             forwards = {iteration: {rank: ran[rank][iteration, "forward_step"] for rank in ranks} for iteration in {i for i, _ in seen}}

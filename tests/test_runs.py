@@ -18,6 +18,7 @@ from lint import cache, engine
 from lint.cli import main
 from lint.engine import read_summary
 from lint.runs import summary as summary_module
+from lint.runs.model import Run as RunModel
 from lint.source import Source
 from tests.shared_corpus import corpus_dir
 from tests.synth.megatron_run import (
@@ -26,6 +27,7 @@ from tests.synth.megatron_run import (
     RunSpec,
     change_collective_dtype,
     change_collective_shape,
+    drop_layer_collective_pair,
     drop_tp_collective,
     generate_run,
     mismatch_p2p_shape,
@@ -203,6 +205,21 @@ def test_steps_named_by_an_unknown_digest_are_read_again(clean_run: Run, tmp_pat
     monkeypatch.setattr(engine, "_summarized_again", lambda *args: lost.append(args) or real(*args))
     assert check(str(tmp_path), "--jobs", "2", "--no-cache") == expected
     assert lost  # the ranks whose alike steps their worker had sent already
+
+
+def test_run_rules_judge_each_distinct_step_list_once(clean_run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The DP and TP peers of a stage hold one tuple of steps: the run rules that scan steps scan it once per
+    stage, not once per rank, and still report on every rank (here every forward step of stage 0 lost a layer
+    all-reduce)."""
+    write_run(SPEC, tmp_path, run=drop_layer_collective_pair(SPEC, clean_run, 0))
+    scanned = []
+    each_alike = RunModel.each_alike
+    monkeypatch.setattr(RunModel, "each_alike", lambda self, judge: each_alike(self, lambda steps: scanned.append(steps) or judge(steps)))
+    _, findings = check(str(tmp_path), "--select", "TL508,TL509", "--no-cache")
+    assert len(scanned) == 3 * SPEC.pp  # TL508 once and TL509 twice per stage
+    stage_0 = SPEC.tp * SPEC.dp
+    assert sorted(f["rank"] for f in findings) == sorted(list(range(stage_0)) * SPEC.micro_batches * SPEC.iterations)
+    assert {f["message"] for f in findings} == {f"forward_step holds {2 * SPEC.layers_per_stage - 1} TP layer all-reduces: a transformer layer all-reduces twice"}
 
 
 def test_diff_reads_steps_with_their_times(clean_run: Run, tmp_path: Path) -> None:

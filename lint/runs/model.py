@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from lint.runs.summary import RankSummary
+from lint.runs.summary import OpStep, RankSummary
 
 T = TypeVar("T", bound=Hashable)
+Judged = TypeVar("Judged")
 
 DIMENSIONS = ("tp", "pp", "dp", "ep", "world", "layers")
 
@@ -81,6 +82,30 @@ class Run(BaseModel):
 
     def stage_of(self, rank: int) -> int:
         return self.layout.expected_stage(rank)
+
+    def alike(self, ranks: Iterable[int]) -> list[tuple[RankSummary, list[int]]]:
+        """``ranks`` grouped by their steps, each group as its first rank's summary and its ranks, in the order
+        of their first ranks.
+
+        In a check, ranks whose steps are equal hold one tuple (see :class:`~lint.runs.summary.StepPool`), so
+        a run rule that judges each group once costs O(distinct step lists), not O(ranks × steps): a stage's
+        DP and TP peers are one group.  Elsewhere equal steps may be several groups, judged alike.
+        """
+        groups: dict[int, tuple[RankSummary, list[int]]] = {}
+        for rank in ranks:
+            summary = self.ranks[rank]
+            groups.setdefault(id(summary.steps), (summary, []))[1].append(rank)
+        return list(groups.values())
+
+    def each_alike(self, judge: Callable[[tuple[OpStep, ...]], Judged]) -> dict[int, Judged]:
+        """``judge(steps)`` of every rank, worked out once for the ranks whose steps are one tuple (see :meth:`alike`)."""
+        by_steps: dict[int, Judged] = {}
+        judged = {}
+        for rank, summary in self.ranks.items():
+            if id(summary.steps) not in by_steps:
+                by_steps[id(summary.steps)] = judge(summary.steps)
+            judged[rank] = by_steps[id(summary.steps)]
+        return judged
 
 
 def majority(values: Mapping[int, T]) -> tuple[T | None, list[int]]:
