@@ -219,7 +219,9 @@ def test_run_rules_judge_each_distinct_step_list_once(clean_run: Run, tmp_path: 
     assert len(scanned) == 3 * SPEC.pp  # TL508 once and TL509 twice per stage
     stage_0 = SPEC.tp * SPEC.dp
     assert sorted(f["rank"] for f in findings) == sorted(list(range(stage_0)) * SPEC.micro_batches * SPEC.iterations)
-    assert {f["message"] for f in findings} == {f"forward_step holds {2 * SPEC.layers_per_stage - 1} TP layer all-reduces: a transformer layer all-reduces twice"}
+    assert {f["message"] for f in findings} == {
+        f"forward_step holds {2 * SPEC.layers_per_stage - 1} TP layer all-reduces: a transformer layer all-reduces twice"
+    }
 
 
 def test_diff_reads_steps_with_their_times(clean_run: Run, tmp_path: Path) -> None:
