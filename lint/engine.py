@@ -235,7 +235,9 @@ class _Handlers(RowKeyed[tuple[str, str | None, int | None], list[_Handler]]):
         if alike is not None and not self.worth_remembering(getattr(record, "line", None) or 0):
             self.alike = ""  # records have no attribute "": the key of every row is (kind, op, None)
         found = [
-            (rule, method) for rule, method in self.by_kind.get(kind, ()) if (rule.ops is None or op in rule.ops) and (alike is None or _wants(rule, record))
+            (rule, method)
+            for rule, method in self.by_kind.get(kind, ())
+            if (op is None or rule.ops is None or op in rule.ops) and (alike is None or _wants(rule, record))
         ]
         if len(self) >= 4096:  # bounded: a file of endlessly new op names or rows must not grow memory
             self.clear()
@@ -519,21 +521,11 @@ def _check_runs(runs: dict[RunKey, list[tuple[_Task, FileOutcome]]], asked: froz
             report.summary.withheld.append(withheld)
 
 
-def _without_cascade(run: Run, findings: list[Finding], broken: set[int]) -> list[Finding]:
-    """The run findings that do not follow from a syntax error: a record a file lost to one (TL001) makes
-    its rank, and by comparison its stage peers, look wrong to every rule that counts records, so the
-    findings on ranks of the stages that hold such a file are left out until it is fixed."""
-    if not broken:
-        return findings
-    stages = {run.stage_of(rank) for rank in broken}
-    return [f for f in findings if f.rank is None or run.stage_of(f.rank) not in stages]
-
-
 def _withheld_note(run: Run, count: int, broken: set[int]) -> str:
     ranks = ", ".join(str(rank) for rank in sorted(broken))
     stages = ", ".join(str(stage) for stage in sorted({run.stage_of(rank) for rank in broken}))
     findings = f"{count} run finding{'s' if count != 1 else ''}"
-    return f"{run.label}: {findings} on stage {stages} not shown: they follow from the syntax errors in the file of rank {ranks}; fix those and check again"
+    return f"{run.label}: {findings} about stage {stages} not shown: they follow from the syntax errors in the file of rank {ranks}; fix those and check again"
 
 
 def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: frozenset[str], options: CheckOptions) -> tuple[list[Finding], str | None]:
@@ -570,10 +562,9 @@ def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: f
         return [], None
     if (misfit := stated_layout_misfit(run, options.layout.command_line)) is not None:
         raise ConfigError(misfit)
-    findings = check_run(run, members[0][0].format, options)
-    kept = _without_cascade(run, findings, broken)
-    if len(kept) < len(findings):
-        return kept, _withheld_note(run, len(findings) - len(kept), broken)
+    findings, withheld = check_run(run, members[0][0].format, options, frozenset(broken))
+    if withheld:
+        return findings, _withheld_note(run, withheld, broken)
     if entry is not None:
         cache.store_findings(entry, findings)
     return findings, None
@@ -596,13 +587,24 @@ def _summarized_again(task: _Task, options: CheckOptions) -> RankSummary | None:
     return again.summary if again is not None else None
 
 
-def check_run(run: Run, format_name: str, options: CheckOptions) -> list[Finding]:
-    """The run rules' findings; a finding on a file the user did not name is reported on the run."""
+def check_run(run: Run, format_name: str, options: CheckOptions, broken: frozenset[int] = frozenset()) -> tuple[list[Finding], int]:
+    """The run rules' findings, and how many were withheld because they follow from a syntax error.
+
+    A finding on a file the user did not name is reported on the run.  A record a file lost to a syntax
+    error (TL001, in the file of a ``broken`` rank) makes its rank look wrong to every rule that counts
+    records, and by comparison its stage peers and the ranks it pairs with: the findings on the ranks of
+    the stages that hold such a file, and those about a pair with one of their ranks, wait until it is fixed.
+    """
     collector = _Collector(run.label, options.selection, options.max_findings)
+    cascading = {run.stage_of(rank) for rank in broken}
+    withheld = 0
     for rule in options.selection.rules_for(format_name, Scope.RUN):
         try:
             # Run rules define check_run; Rule does not declare it (a RunRule base the tl5* rules derive from would).
             for violation in rule.check_run(run):  # type: ignore[attr-defined]
+                if cascading and any(rank is not None and run.stage_of(rank) in cascading for rank in (violation.rank, violation.peer)):
+                    withheld += 1
+                    continue
                 if violation.path is not None and violation.path not in run.asked:
                     where = f" ({violation.path}, line {violation.line})" if violation.line else f" ({violation.path})"
                     violation = Violation(None, None, violation.message + where, violation.rank)
@@ -611,4 +613,4 @@ def check_run(run: Run, format_name: str, options: CheckOptions) -> list[Finding
                 collector.add(rule.code, rule.name, violation)
         except Exception as error:
             _report_crash(collector, rule, error, None)
-    return collector.findings
+    return collector.findings, withheld

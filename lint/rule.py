@@ -59,6 +59,7 @@ class Violation:
     message: str
     rank: int | None = None
     path: str | None = None  # run rules name the rank file they blame
+    peer: int | None = None  # run rules: the other rank of a pair the finding is about (a send's receiver)
 
 
 def at(record: Any, message: str, column: int | None = None) -> Violation:
@@ -86,8 +87,9 @@ class Rule:
     formats: ClassVar[tuple[str, ...]]
     scope: ClassVar[Scope] = Scope.FILE
     aliases: ClassVar[tuple[str, ...]] = ()  # former codes or names that still select this rule
-    # The ``op`` values of the records the rule looks at (None: every record): the engine does not call
-    # the rule on the others, which on a trace of millions of records saves most of its calls.
+    # The ``op`` values of the op records the rule looks at (None: every record): the engine does not call
+    # the rule on the others, which on a trace of millions of records saves most of its calls.  Records
+    # of no op (syntax problems, say) still reach the rule's handler of their kind.
     ops: ClassVar[frozenset[str] | None] = None
     Options: ClassVar[type[RuleOptions]] = RuleOptions
 

@@ -1,6 +1,7 @@
 from collections import Counter, deque
 from collections.abc import Iterator
 
+from lint.models.common import SyntaxProblem
 from lint.models.megatron_trace import OpRecord, layer_tensors
 from lint.rule import Rule, Severity, Violation, at
 from lint.rulekit import format_shape
@@ -16,6 +17,9 @@ class MissingBackwardTwin(Rule):
     all-reduces as its ``forward_step``, with the same shapes and dtypes (seed 000: 20 ``linear_fwd`` and
     20 ``normlinear_bwd`` of [4096, 5120]).  The loss's cross-entropy reductions and the embedding's
     backward all-reduce are not layer collectives.  Forward and backward steps pair by ``batch_id``.
+    A forward step before a line that is no record (TL001) is not reported for lacking its backward step:
+    that may have been on the line, or after it in a file cut short while it was written
+    (``write_list_to_file`` in ``megatron/profiler/cmd.py`` writes the whole trace when training ends).
 
     Writer: the traced ``_reduce``/``allreduce`` of every layer are called in both passes
     (``megatron/core/tensor_parallel/mappings.py``, ``layers.py``), so this is an error.  The last
@@ -43,6 +47,7 @@ class MissingBackwardTwin(Rule):
         super().__init__(options)
         self.forwards: dict[int | None, deque[tuple[OpRecord, Counter[TensorKey]]]] = {}
         self.seen_backward = False
+        self.last_unreadable = 0  # the last line that is no record (a syntax error, TL001)
 
     def check_op(self, record: OpRecord) -> list[Violation] | tuple[()]:
         if record.is_placeholder:
@@ -68,10 +73,16 @@ class MissingBackwardTwin(Rule):
             if forward_tensors[key] != tensors[key]
         ]
 
+    def check_syntax(self, problem: SyntaxProblem) -> tuple[()]:
+        self.last_unreadable = problem.line
+        return ()
+
     def finish(self) -> Iterator[Violation]:
         if not self.seen_backward:
             return  # a forward-only (inference) trace
         for pending in self.forwards.values():
             for forward, tensors in pending:
-                if tensors:
+                # A backward step after an unreadable line may have been on it - or after it, in a file cut
+                # short while it was written (its last line then is the unreadable one): TL001 says so, once.
+                if tensors and forward.line > self.last_unreadable:
                     yield at(forward, f"forward_step of micro-batch {forward.batch_id} has {sum(tensors.values())} TP layer all-reduces but no backward_step")

@@ -96,7 +96,7 @@ class P2pMismatch(Rule):
                 received = steps[peer].get((receiver_op, iteration, batch))
                 if received is None:
                     yield self._at(
-                        run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never received: rank {peer} has no {receiver_op} of it"
+                        run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never received: rank {peer} has no {receiver_op} of it", peer
                     )
                 elif _tensor_key(received) != _tensor_key(step):
                     yield from self._mismatch(run, rank, step, peer, received, activation.tensor)
@@ -104,7 +104,9 @@ class P2pMismatch(Rule):
                 sender_op, offset = _SENDER[op]
                 peer = rank - offset * per_stage
                 if peer in run.ranks and (sender_op, iteration, batch) not in steps[peer]:
-                    yield self._at(run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never sent: rank {peer} has no {sender_op} of it")
+                    yield self._at(
+                        run, rank, step, f"{op} of micro-batch {batch} (iteration {iteration}) is never sent: rank {peer} has no {sender_op} of it", peer
+                    )
 
     def _mismatch(self, run: Run, sender: int, send: OpStep, receiver: int, receive: OpStep, activation: object) -> Iterator[Violation]:
         sent, got = _tensor(send), _tensor(receive)
@@ -114,6 +116,7 @@ class P2pMismatch(Rule):
                 receiver,
                 receive,
                 f"{receive.op} of micro-batch {receive.batch_id} (iteration {receive.iteration}) receives {got} from rank {sender}, which sends {sent} (line {send.line})",
+                sender,
             )
         else:
             yield self._at(
@@ -121,11 +124,12 @@ class P2pMismatch(Rule):
                 sender,
                 send,
                 f"{send.op} of micro-batch {send.batch_id} (iteration {send.iteration}) sends {sent} to rank {receiver}, which receives {got} (line {receive.line})",
+                receiver,
             )
 
     @staticmethod
-    def _at(run: Run, rank: int, step: OpStep, message: str) -> Violation:
-        return Violation(step.line, 1, message, rank, path=run.ranks[rank].path)
+    def _at(run: Run, rank: int, step: OpStep, message: str, peer: int | None = None) -> Violation:
+        return Violation(step.line, 1, message, rank, path=run.ranks[rank].path, peer=peer)
 
 
 class _Usual:

@@ -201,9 +201,9 @@ def test_a_syntax_error_is_reported_once_not_again_as_run_findings(tmp_path: Pat
     result = tlint("check", "run", cwd=tmp_path)
     codes = [line.split(": ")[1].split()[0] for line in result.stdout.splitlines()]
     assert codes == ["TL001"], result.stdout
-    assert "run findings on stage 0 not shown: they follow from the syntax errors in the file of rank 1" in result.stderr
+    assert "run findings about stage 0 not shown: they follow from the syntax errors in the file of rank 1" in result.stderr
     full = tlint("check", "run", "--output-format", "full", cwd=tmp_path)
-    assert "run findings on stage 0 not shown" in full.stderr and "TL507" not in full.stdout
+    assert "run findings about stage 0 not shown" in full.stderr and "TL507" not in full.stdout
 
 
 def test_stated_sizes_the_world_cannot_hold_exit_2(tmp_path: Path) -> None:

@@ -345,3 +345,48 @@ def test_a_record_dropped_from_a_rank_of_a_real_run_is_a_finding(tmp_path_factor
     damaged.write_text("\n".join(lines[:dropped] + lines[dropped + 1 :]), encoding="utf-8")
     code, found, _ = findings(str(run))
     assert code == 1 and any(f["severity"] == "error" for f in found), (damaged.name, dropped + 1)
+
+
+@pytest.mark.skipif(not _megatron_runs(), reason=f"{SHARED} is absent: the real runs are read in place from there")
+@fuzz_settings(8)
+@given(data=st.data())
+def test_a_rank_file_of_a_real_run_cut_short_is_one_finding(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    # The writer writes a rank's whole trace when training ends (write_list_to_file, megatron/profiler/cmd.py):
+    # a job killed meanwhile, or a copy cut short, leaves a file whose last line breaks off.  That is one
+    # root cause, so one finding: the syntax error, not the steps lost after it, nor its pipeline neighbours'
+    # sends and receives that now find no partner in it.
+    source = data.draw(st.sampled_from(_megatron_runs()), label="run")
+    run = tmp_path_factory.mktemp("cut") / source.name
+    run.mkdir()
+    for file in source.glob("*.txt"):
+        (run / file.name).write_bytes(file.read_bytes())
+    damaged = data.draw(st.sampled_from(sorted(run.glob("*.txt"))), label="file")
+    text = damaged.read_bytes()
+    cut = data.draw(st.integers(len(text) // 4, len(text) - 2), label="cut")
+    assume(text[cut - 1 : cut] != b"\n")  # a cut at a line's end leaves a file that only lacks records
+    damaged.write_bytes(text[:cut])
+    code, found, _ = findings(str(run))
+    assert code == 1
+    assert [(f["path"], f["line"], f["code"]) for f in found] == [(str(damaged), text[:cut].count(b"\n") + 1, "TL001")]
+
+
+def test_a_forward_step_after_a_broken_line_still_needs_its_backward_step(tmp_path: Path) -> None:
+    def step(op: str, batch: int, time: float, func: str) -> str:
+        return (
+            f"rank:3:{op}(stage_id=1,batch_id={batch},mg_state=steady,duration=5.0,description=None,group_kind=None,input__shape=None,input__dtype=None,"
+            f"timestamp={time},sub_operations=['trace_src_func=allreduce,duration=0.1,timestamp={time - 4},input__shape=[4096, 128],"
+            f"input__dtype=torch.float32,func_name={func},group=tp,comm_func=allreduce'])"
+        )
+
+    path = tmp_path / "trace_rank3.txt"
+    lines = [
+        step("forward_step", 0, 10.0, "linear_fwd"),
+        step("backward_step", 0, 20.0, "normlinear_bwd"),
+        "rank:3:loss_func(stage_id=1,",
+        step("forward_step", 1, 30.0, "linear_fwd"),
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, found, _ = findings(str(path))
+    assert code == 1
+    assert [(f["line"], f["code"]) for f in found] == [(3, "TL001"), (4, "TL115")]
+    assert found[1]["message"] == "forward_step of micro-batch 1 has 1 TP layer all-reduces but no backward_step"

@@ -153,6 +153,30 @@ _GENERIC_KINDS = frozenset(
         "tee_prefix",
     }
 )
+# What torchrun itself prints for whatever program it launches - its log lines, and the report of a failed
+# worker (``torch/distributed/elastic/multiprocessing/errors``) - is part of an optprime log, but a Megatron or
+# any other console log of a torchrun job has it too: alone, it takes a sign that OptimusPrime ran (_OPTIMUS).
+_LAUNCHER_KINDS = frozenset(
+    {
+        "torch_log",
+        "c10_log",
+        "child_failed",
+        "closing_signal",
+        "death_signal",
+        "failure_title",
+        "failure_section",
+        "no_other_failures",
+        "failure_index",
+        "failure_rank",
+        "failure_exitcode",
+        "failure_signal",
+        "failure_field",
+    }
+)
+# The package (``opt_prime``, in a traceback's frames or an import) and its training scripts (``pp_train_*.py``
+# upstream, ``train_llama.py`` in eungyeonglee-dev/aicomp's examples; Megatron's is ``pretrain_llama.py``), named
+# by torchrun's failure report: a run that failed before printing any record of its own names them.
+_OPTIMUS = re.compile(r"opt_prime|pp_train_\w*\.py|(?<!\w)train_llama\.py")
 _DETECT_KINDS = 2
 # An optprime log interleaves other output (model prints, warnings) with its records, but not by far so much
 # as a note or a source file that quotes a few of them.
@@ -169,12 +193,12 @@ def detect(lines: list[str]) -> Evidence:
     kinds = set().union(*kinds_per_line)
     holding = sum(1 for line_kinds in kinds_per_line if line_kinds)
     share = holding / len(texts) if texts else 0.0
-    return Evidence(
-        len(kinds) >= _DETECT_KINDS and share >= _DETECT_SHARE,
-        share,
-        f"{holding} of {len(texts)} non-empty lines hold opt_prime records, of {len(kinds)} kind{'' if len(kinds) == 1 else 's'}"
-        f" (an optprime log has at least {_DETECT_KINDS} kinds, on {_DETECT_SHARE:.0%} of its lines or more)",
-    )
+    seen = f"{holding} of {len(texts)} non-empty lines hold opt_prime records, of {len(kinds)} kind{'' if len(kinds) == 1 else 's'}"
+    if len(kinds) < _DETECT_KINDS or share < _DETECT_SHARE:
+        return Evidence(False, share, f"{seen} (an optprime log has at least {_DETECT_KINDS} kinds, on {_DETECT_SHARE:.0%} of its lines or more)")
+    if kinds <= _LAUNCHER_KINDS and not any(_OPTIMUS.search(text) for text in texts):
+        return Evidence(False, share, f"{seen}, all of them torchrun's, and no line names OptimusPrime (opt_prime, its training scripts)")
+    return Evidence(True, share, seen)
 
 
 def _specific_kinds(kinds: set[str]) -> set[str]:

@@ -496,6 +496,39 @@ def test_detect_does_not_claim_arbitrary_text(head: list[str]) -> None:
     assert not claims_optprime_log(head)
 
 
+def _torchrun_failure(script: str, frames: list[str]) -> list[str]:
+    """A console log of a torchrun job whose workers failed at start-up: torchrun's warning, the workers'
+    tracebacks, and torchrun's failure report (torch/distributed/elastic/multiprocessing/errors)."""
+    report = ["=" * 60, f"{script} FAILED", "-" * 60, "Failures:", "  <NO_OTHER_FAILURES>", "-" * 60, "Root Cause (first observed failure):"]
+    report += ["[0]:", "  time      : 2025-05-13_16:37:31", "  host      : node7", "  rank      : 0 (local_rank: 0)", "  exitcode  : 1 (pid: 2500983)"]
+    return [
+        "W0513 16:37:11.803000 2500900 torch/distributed/run.py:792] *****************************************",
+        "Traceback (most recent call last):",
+        *frames,
+        "AssertionError",
+        *report,
+        "=" * 60,
+    ]
+
+
+def test_a_torchrun_failure_report_alone_is_not_an_optprime_log() -> None:
+    """A Megatron job launched by torchrun fails with the same report: only a sign of OptimusPrime makes it one."""
+    megatron = _torchrun_failure(
+        "/work/Megatron-LM/pretrain_gpt.py",
+        ['  File "/work/Megatron-LM/megatron/training/arguments.py", line 282, in validate_args', "    assert not args.bf16"],
+    )
+    assert not claims_optprime_log(megatron)
+    evidence = claims_optprime_log(megatron)
+    assert evidence.seen.endswith("all of them torchrun's, and no line names OptimusPrime (opt_prime, its training scripts)")
+    assert not claims_optprime_log([line.replace("pretrain_gpt.py", "pretrain_llama.py") for line in megatron])
+    optimus = _torchrun_failure(
+        "/workspace/aicomp/opt_prime/pp_train_llama.py", ['  File "/workspace/aicomp/opt_prime/pp_train_llama.py", line 30, in <module>']
+    )
+    assert detect(optimus) == "optprime-log"
+    assert detect([line.replace("/workspace/aicomp/opt_prime/", "/work/") for line in optimus]) == "optprime-log"  # the script named
+    assert detect([line.replace("/workspace/aicomp/opt_prime/pp_train_llama.py", "train_llama.py") for line in optimus]) == "optprime-log"
+
+
 # -- generated records: render -> parse is the identity; the fast path is the grammar ---------------
 
 _ints = st.integers(min_value=0, max_value=10**6)
