@@ -35,8 +35,10 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from functools import cached_property
+from operator import itemgetter
 from pathlib import Path
 from statistics import median
+from typing import NamedTuple
 
 from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Items, Profile, Timing, put, typical_message
@@ -234,9 +236,13 @@ def _structure(view: _RunView, structure: Items) -> None:
         iterations = [iteration for _, iteration in view.stage_iterations(stage)]
         ops = sorted({step.op for iteration in iterations for step in iteration})
         calls_of: dict[str, list[Counter[str]]] = defaultdict(list)
+        counted: dict[tuple[str, int], Counter[str]] = {}  # by op and collectives (one tuple for equal ones): read, never changed
         for iteration in iterations:
             for step in iteration:
-                calls_of[step.op].append(Counter(_name(c) for c in step.collectives if c.kind != step.op))
+                key = (step.op, id(step.collectives))
+                if key not in counted:
+                    counted[key] = Counter(_name(c) for c in step.collectives if c.kind != step.op)
+                calls_of[step.op].append(counted[key])
         for op in ops:
             put(structure, f"stage {stage} {op}", per_step=_majority(sum(s.op == op for s in it) for it in iterations))
             calls = calls_of[op]
@@ -252,12 +258,40 @@ def _name(collective: Collective) -> str:
 # -- comm -----------------------------------------------------------------------------------------
 
 
+class _Tally(NamedTuple):
+    """One iteration's traffic, by collective name."""
+
+    calls: Counter[str]
+    moved: Counter[str]  # bytes (a tensor of unknown size counts 0)
+    sizes: dict[str, Counter[int]]  # the message sizes it moves, where known
+    dtypes: dict[str, Counter[str]]
+
+
+def _tally(iteration: Iteration) -> _Tally:
+    tally = _Tally(Counter(), Counter(), defaultdict(Counter), defaultdict(Counter))
+    for step in iteration:
+        for c in step.collectives:
+            name = _name(c)
+            size = tensor_bytes(c.shape, c.dtype)
+            tally.calls[name] += 1
+            tally.moved[name] += size or 0
+            if size is not None:
+                tally.sizes[name][size] += 1
+            if c.dtype:
+                tally.dtypes[name][_short(c.dtype) or ""] += 1
+    return tally
+
+
+_COLLECTIVES = itemgetter(OpStep._fields.index("collectives"))
+
+
 def _comm(view: _RunView, comm: Items) -> float:
     """Fills ``comm``; returns the bytes per step of all kinds together."""
     step_bytes: dict[str, float] = defaultdict(float)  # sums of medians
     step_calls: dict[str, float] = defaultdict(float)
-    messages: dict[str, list[int]] = defaultdict(list)
+    messages: dict[str, Counter[int]] = defaultdict(Counter)
     dtypes: dict[str, Counter[str]] = defaultdict(Counter)
+    tallies: dict[tuple[int, ...], _Tally] = {}  # by the iteration's tuples of collectives (equal ones are one tuple)
     for stage in view.stages:
         per_rank_bytes: dict[str, list[float]] = defaultdict(list)
         per_rank_calls: dict[str, list[float]] = defaultdict(list)
@@ -265,21 +299,17 @@ def _comm(view: _RunView, comm: Items) -> float:
             bytes_per_step: dict[str, list[int]] = defaultdict(list)
             calls_per_step: dict[str, list[int]] = defaultdict(list)
             for iteration in view.iterations[rank]:
-                moved: Counter[str] = Counter()
-                calls: Counter[str] = Counter()
-                for step in iteration:
-                    for c in step.collectives:
-                        name = _name(c)
-                        size = tensor_bytes(c.shape, c.dtype)
-                        calls[name] += 1
-                        moved[name] += size or 0
-                        if size is not None:
-                            messages[name].append(size)
-                        if c.dtype:
-                            dtypes[name][_short(c.dtype) or ""] += 1
-                for name in calls:
-                    bytes_per_step[name].append(moved[name])
-                    calls_per_step[name].append(calls[name])
+                signature = tuple(map(id, map(_COLLECTIVES, iteration)))  # in C: ranks of a stage repeat their iterations
+                tally = tallies.get(signature)
+                if tally is None:
+                    tally = tallies[signature] = _tally(iteration)
+                for name, sizes in tally.sizes.items():
+                    messages[name].update(sizes)
+                for name, counted in tally.dtypes.items():
+                    dtypes[name].update(counted)
+                for name, count in tally.calls.items():
+                    bytes_per_step[name].append(tally.moved[name])
+                    calls_per_step[name].append(count)
             for name in calls_per_step:
                 per_rank_bytes[name].append(median(bytes_per_step[name]))
                 per_rank_calls[name].append(median(calls_per_step[name]))
@@ -292,7 +322,7 @@ def _comm(view: _RunView, comm: Items) -> float:
             name,
             bytes_per_step=step_bytes[name] or None,
             calls_per_step=step_calls[name],
-            message_bytes=typical_message(messages[name]),
+            message_bytes=typical_message(messages[name].elements()),
             dtype=dtypes[name].most_common(1)[0][0] if dtypes[name] else None,
         )
     return float(sum(step_bytes.values()))
