@@ -328,18 +328,23 @@ def _megatron_runs() -> list[Path]:
     return sorted(run for run in folder.iterdir() if run.is_dir()) if folder.is_dir() else []
 
 
+def _copied_run_and_a_file(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> tuple[Path, Path]:
+    """A copy of one of the real runs (to damage; the originals stay as they are), and one of its files."""
+    source = data.draw(st.sampled_from(_megatron_runs()), label="run")
+    run = tmp_path_factory.mktemp("run") / source.name
+    run.mkdir()
+    for file in source.glob("*.txt"):
+        (run / file.name).write_bytes(file.read_bytes())
+    return run, data.draw(st.sampled_from(sorted(run.glob("*.txt"))), label="file")
+
+
 @pytest.mark.skipif(not _megatron_runs(), reason=f"{SHARED} is absent: the real runs are read in place from there")
 @fuzz_settings(8)
 @given(data=st.data())
 def test_a_record_dropped_from_a_rank_of_a_real_run_is_a_finding(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
     # The schedule fixes how often each step runs per micro-batch and what it calls (TL116, TL117), and the
     # ranks of a stage run the same steps (TL510, TL505): whichever record is lost, the run says so.
-    source = data.draw(st.sampled_from(_megatron_runs()), label="run")
-    run = tmp_path_factory.mktemp("drop") / source.name
-    run.mkdir()
-    for file in source.glob("*.txt"):
-        (run / file.name).write_bytes(file.read_bytes())
-    damaged = data.draw(st.sampled_from(sorted(run.glob("*.txt"))), label="file")
+    run, damaged = _copied_run_and_a_file(tmp_path_factory, data)
     lines = damaged.read_text(encoding="utf-8").split("\n")
     dropped = data.draw(st.sampled_from([i for i, line in enumerate(lines) if line.strip()]), label="line")
     damaged.write_text("\n".join(lines[:dropped] + lines[dropped + 1 :]), encoding="utf-8")
@@ -355,12 +360,7 @@ def test_a_rank_file_of_a_real_run_cut_short_is_one_finding(tmp_path_factory: py
     # a job killed meanwhile, or a copy cut short, leaves a file whose last line breaks off.  That is one
     # root cause, so one finding: the syntax error, not the steps lost after it, nor its pipeline neighbours'
     # sends and receives that now find no partner in it.
-    source = data.draw(st.sampled_from(_megatron_runs()), label="run")
-    run = tmp_path_factory.mktemp("cut") / source.name
-    run.mkdir()
-    for file in source.glob("*.txt"):
-        (run / file.name).write_bytes(file.read_bytes())
-    damaged = data.draw(st.sampled_from(sorted(run.glob("*.txt"))), label="file")
+    run, damaged = _copied_run_and_a_file(tmp_path_factory, data)
     text = damaged.read_bytes()
     cut = data.draw(st.integers(len(text) // 4, len(text) - 2), label="cut")
     assume(text[cut - 1 : cut] != b"\n")  # a cut at a line's end leaves a file that only lacks records
