@@ -107,19 +107,23 @@ class _Walker:
             chain = chains.pop(here_absolute, [])
             if self.options.respect_gitignore and GITIGNORE in filenames:
                 chain = [*chain, (here_absolute, _read_gitignore(here / GITIGNORE))]
+            # What the patterns match is each entry's path relative to a base directory: the part up to this
+            # directory is worked out once for all its entries (a run directory holds thousands of files).
+            exclude_base = base or (self.root if here_absolute.is_relative_to(self.root) else top_absolute)
+            place = (_prefix(here_absolute, exclude_base), [(_prefix(here_absolute, folder), spec) for folder, spec in chain])
             kept = []
             for name in sorted(dirnames):
-                if not name.startswith(".") and not self._left_out(here_absolute / name, top_absolute, chain, directory=True, base=base):
+                if not name.startswith(".") and not self._left_out_here(place, name + "/"):  # gitignore's `name/` matches directories only
                     kept.append(name)
                     chains[here_absolute / name] = chain
             dirnames[:] = kept
             for name in sorted(filenames):
-                if name.startswith(".") or self._left_out(here_absolute / name, top_absolute, chain, directory=False, base=base):
+                if name.startswith(".") or self._left_out_here(place, name):
                     continue
                 path = here / name
-                if path.is_file():
+                if os.path.isfile(path):
                     self.found.sources.append(Source(path, printable_path(str(path))))
-                elif path.is_symlink():
+                elif os.path.islink(path):
                     self.found.errors.append(f"{printable_path(str(path))}: a broken symbolic link or a symbolic link loop")
 
     def _left_out(self, absolute: Path, top: Path, chain: _Chain, *, directory: bool, base: Path | None = None) -> bool:
@@ -129,6 +133,12 @@ class _Walker:
             base = self.root if absolute.is_relative_to(self.root) else top  # outside the project: the walked directory
         relative = absolute.relative_to(base).as_posix()
         return self.exclude.match_file(relative + suffix) or _gitignored(absolute, suffix, chain)
+
+    def _left_out_here(self, place: tuple[str, list[tuple[str, GitIgnoreSpec]]], entry: str) -> bool:
+        """:meth:`_left_out` of an entry of the directory ``place`` describes: the path to it from the exclude
+        patterns' base, and from each .gitignore's directory (see :func:`_prefix`)."""
+        exclude_prefix, ignores = place
+        return self.exclude.match_file(exclude_prefix + entry) or _ignored(entry, ignores)
 
     def _enclosing_gitignores(self, top: Path) -> _Chain:
         """The .gitignore files of ``top``'s parents up to the repository's top, shallowest first (none outside a repository)."""
@@ -147,12 +157,24 @@ _Chain = list[tuple[Path, GitIgnoreSpec]]  # (directory, its .gitignore), shallo
 
 def _gitignored(absolute: Path, suffix: str, chain: _Chain) -> bool:
     """The last verdict of the chain's files on ``absolute``: a deeper file overrides a shallower one."""
+    return _ignored(absolute.name + suffix, [(_prefix(absolute.parent, folder), spec) for folder, spec in chain])
+
+
+def _ignored(entry: str, ignores: list[tuple[str, GitIgnoreSpec]]) -> bool:
+    """The last verdict on ``entry`` of the .gitignore files (each with the path to the entry's directory from
+    its own, see :func:`_prefix`): a deeper file overrides a shallower one."""
     verdict = False
-    for base, spec in chain:
-        include = spec.check_file(absolute.relative_to(base).as_posix() + suffix).include
+    for prefix, spec in ignores:
+        include = spec.check_file(prefix + entry).include
         if include is not None:
             verdict = include
     return verdict
+
+
+def _prefix(directory: Path, base: Path) -> str:
+    """What comes before an entry's name in its path relative to ``base``: ``a/b/`` for ``base/a/b``, ``""`` for ``base``."""
+    relative = directory.relative_to(base).as_posix()
+    return "" if relative == "." else relative + "/"
 
 
 def _absolute(path: Path) -> Path:
