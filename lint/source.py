@@ -141,9 +141,10 @@ class Source:
         data = b""
         with self.open() as stream:
             try:
-                # Small reads: a damaged stream loses only the chunk it breaks in, so a truncated file whose
-                # readable part is short is still detected (and lines() then reports the damage).
-                while len(data) < HEAD_BYTES and (chunk := stream.read(min(_HEAD_CHUNK, HEAD_BYTES - len(data)))):
+                # Small reads of a compressed stream: a damaged one loses only the chunk it breaks in, so a
+                # truncated file whose readable part is short is still detected (and lines() then reports the damage).
+                size = _HEAD_CHUNK if self.compression is not None else HEAD_BYTES
+                while len(data) < HEAD_BYTES and (chunk := stream.read(min(size, HEAD_BYTES - len(data)))):
                     data += chunk
             except _DAMAGED as error:
                 if self.compression is None:
