@@ -46,7 +46,7 @@ def findings(checked: Path) -> list[dict[str, Any]]:
     code, out, _ = run("check", str(checked), "--output-format", "json")
     document = read_json_report(out)
     assert code == 1 and document["summary"]["skipped"] == [str(checked / "notes.md")]
-    found = document["findings"]
+    found: list[dict[str, Any]] = document["findings"]
     assert {"error", "warning"} == {f["severity"] for f in found}
     assert any(f["line"] is None and f["path"] == str(checked / "trace_rank*") for f in found)
     return found

@@ -82,7 +82,7 @@ def materialize(case: dict[str, Any], directory: Path) -> list[Path]:
         return paths
     target = directory / case.get("file", "input.txt")
     if "bytes" in case:
-        target.write_bytes(codecs.escape_decode(case["bytes"].encode())[0])  # type: ignore[attr-defined]
+        target.write_bytes(codecs.escape_decode(case["bytes"].encode())[0])
     elif "base" in case:
         lines = (FIXTURES / case["base"]).read_text(encoding="utf-8").split("\n")
         for edit in case.get("edits", []):
@@ -112,7 +112,8 @@ def report(paths: list[Path], case: dict[str, Any], *extra: str) -> list[dict[st
     out = io.StringIO()
     code = main(argv, stdout=out, stderr=io.StringIO())
     assert code in (0, 1), f"exit code {code}"
-    return json.loads(out.getvalue())["findings"]
+    found: list[dict[str, Any]] = json.loads(out.getvalue())["findings"]
+    return found
 
 
 def run_case(code: str, case: dict[str, Any], tmp_path: Path) -> tuple[list[Path], list[str], list[dict[str, Any]]]:

@@ -52,7 +52,7 @@ def test_files_without_a_time_stamp_form_one_run() -> None:
 
 
 def _summary(rank: int, stage: int) -> RankSummary:
-    return RankSummary.model_construct(path=f"r{rank}.txt", rank=rank, stage=stage, line_of_rank=1, steps=[], iterations=1)
+    return RankSummary.model_construct(path=f"r{rank}.txt", rank=rank, stage=stage, line_of_rank=1, steps=(), iterations=1)
 
 
 def test_one_sampled_rank_per_stage_gives_the_world_from_ranks_and_stages_not_the_file_count() -> None:
