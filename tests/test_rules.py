@@ -51,7 +51,12 @@ def _edit(lines: list[str], edit: dict[str, Any]) -> None:
 def materialize_run(case: dict[str, Any], directory: Path) -> list[Path]:
     from tests.synth.megatron_run import RunSpec, write_run
 
-    paths = {int(re.search(r"rank([0-9]+)", p.name).group(1)): p for p in write_run(RunSpec(**case["synth"]), directory)}  # type: ignore[union-attr]
+    def rank_of(path: Path) -> int:
+        found = re.search(r"rank([0-9]+)", path.name)
+        assert found is not None, path  # write_run names each file after its rank
+        return int(found.group(1))
+
+    paths = {rank_of(p): p for p in write_run(RunSpec(**case["synth"]), directory)}
     for rank, path in paths.items():
         lines = path.read_text(encoding="utf-8").split("\n")
         for edit in (e for e in case.get("edits", []) if e["rank"] == rank):
