@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the generator lives in the checkout's test tree
 
-from tests.synth.megatron_run import RunSpec, write_run
+from tests.synth.megatron_run import RunSpec
+from tests.synth.megatron_run import write_run as write_run  # the benchmarks write their runs through this module
 
-# A 7B-class GPT (32 layers, hidden 4096) in bfloat16.
-MODEL = {"layers": 32, "hidden": 4096, "seq": 2048, "micro_batch_size": 1, "vocab": 50432, "dtype": "torch.bfloat16"}
+# A 7B-class GPT (32 layers, hidden 4096) in bfloat16; spec_from gives it the layout asked for.
+MODEL = RunSpec(layers=32, hidden=4096, seq=2048, micro_batch_size=1, vocab=50432, dtype="torch.bfloat16")
 LAYOUT_DEFAULTS = {"tp": 4, "pp": 8, "dp": 8, "micro_batches": 16, "iterations": 2}
 
 
@@ -24,7 +26,7 @@ def add_layout_arguments(arguments: argparse.ArgumentParser) -> None:
 
 
 def spec_from(args: argparse.Namespace) -> RunSpec:
-    return RunSpec(**MODEL, **{name: getattr(args, name) for name in LAYOUT_DEFAULTS})
+    return replace(MODEL, **{name: getattr(args, name) for name in LAYOUT_DEFAULTS})
 
 
 def run_name(spec: RunSpec) -> str:

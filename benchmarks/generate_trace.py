@@ -18,7 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the generator lives in the checkout's test tree
 
-from lint.formats import parser
+from lint.formats.megatron_trace import Parser
+from tests.narrow import typed_parser
 from tests.synth.megatron_run import RunSpec, rank_records, write_records
 
 MB = 10**6
@@ -28,7 +29,7 @@ TRACE_RANK = 7
 
 def write_trace(path: Path, size_mb: float) -> int:
     """Writes at least ``size_mb`` MB (10^6 bytes) of whole iterations to ``path``; returns its size in bytes."""
-    render = parser("megatron-trace").render
+    render = typed_parser("megatron-trace", Parser).render
     iteration_bytes = sum(len(render(record)) + 1 for record in rank_records(TRACE_SPEC, TRACE_RANK))
     iterations = max(1, math.ceil(size_mb * MB / iteration_bytes))
     write_records(path, rank_records(replace(TRACE_SPEC, iterations=iterations), TRACE_RANK))

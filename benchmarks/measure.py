@@ -77,8 +77,8 @@ def run_measured(command: list[str], cpu: int | None = None, env: dict[str, str]
         child.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         stdout = out.read().decode("utf-8", "replace")
-    cpu = usage.ru_utime + usage.ru_stime  # wait4 counts the child's reaped descendants with it
-    return Measurement(seconds, usage.ru_maxrss / 1024, child.returncode, stdout, watcher.peak_mib, cpu, watcher.cpu_seconds)
+    cpu_seconds = usage.ru_utime + usage.ru_stime  # wait4 counts the child's reaped descendants with it
+    return Measurement(seconds, usage.ru_maxrss / 1024, child.returncode, stdout, watcher.peak_mib, cpu_seconds, watcher.cpu_seconds)
 
 
 class _PeakWatcher(threading.Thread):

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lint.formats import parser
+from lint.formats import simai_workload
 from lint.models.neusight_tsv import COLUMNS, HeaderRecord, LayerRecord
 from lint.models.optprime_log import SETTINGS, DeviceMesh, Record
 from lint.models.simai_workload import CHECKPOINT_KEYS, SETTING_FIELDS, Header, LayerCount, LayerRow, TrailingText
+from tests.narrow import typed_parser
 
 # -- neusight-tsv ---------------------------------------------------------------------------------
 
@@ -38,7 +39,7 @@ def render_simai(record: Header | LayerCount | LayerRow | TrailingText) -> str:
     if isinstance(record, TrailingText):
         return record.text
     rule = "row" if record.parallelism is None else "customized_row"
-    columns = [str(getattr(record, name)) for name in parser("simai-workload").grammar.field_names(rule)]
+    columns = [str(getattr(record, name)) for name in typed_parser("simai-workload", simai_workload.Parser).grammar.field_names(rule)]
     return "\t".join([*columns, *record.extra_columns])
 
 

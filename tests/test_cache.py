@@ -17,6 +17,9 @@ from lint import cache, engine
 from lint.cli import main
 from lint.models.report import FileResult, Finding
 from lint.rule import Severity
+from lint.runs.assemble import assemble
+from lint.source import Source
+from tests.spy import spy
 from tests.synth.megatron_run import RunSpec, generate_run, mismatch_p2p_shape, write_run
 
 SPEC = RunSpec(tp=2, pp=2, dp=2, micro_batches=2, layers=4, hidden=64, seq=16, vocab=512)
@@ -34,7 +37,7 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files parsed (not served by the cache) from now on, in this process (--jobs 1)."""
     calls: list[str] = []
     real = engine.check_file
-    monkeypatch.setattr(engine, "check_file", lambda source, *a, **k: calls.append(source.display) or real(source, *a, **k))
+    monkeypatch.setattr(engine, "check_file", spy(real, lambda source, *a, **k: calls.append(source.display)))
     return calls
 
 
@@ -68,8 +71,7 @@ def test_an_unchanged_run_takes_its_run_findings_from_the_cache(tmp_path: Path, 
     run_with_a_fault(tmp_path)
     first = check(str(tmp_path))
     assembled: list[object] = []
-    real = engine.assemble
-    monkeypatch.setattr(engine, "assemble", lambda *a, **k: assembled.append(a) or real(*a, **k))
+    monkeypatch.setattr(engine, "assemble", spy(assemble, lambda *a, **k: assembled.append(a)))
     assert check(str(tmp_path)) == first and assembled == []
     assert check(str(tmp_path), "--ignore", "TL112") == first and len(assembled) == 1  # other settings: run again
 
@@ -182,8 +184,7 @@ def test_an_unchanged_file_is_not_detected_again_and_a_changed_one_is(tmp_path: 
     shutil.copyfile(examples / "megatron-trace_rank7.txt", target)
     first = check(str(target))
     heads: list[str] = []
-    real = engine.Source.head
-    monkeypatch.setattr(engine.Source, "head", lambda self: heads.append(self.display) or real(self))
+    monkeypatch.setattr(Source, "head", spy(Source.head, lambda self: heads.append(self.display)))
     assert check(str(target)) == first and heads == []  # the format remembered for the unchanged file
 
     shutil.copyfile(examples / "neusight-gpt2-large.tsv", target)  # another format under the same name

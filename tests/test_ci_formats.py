@@ -46,7 +46,7 @@ def findings(checked: Path) -> list[dict[str, Any]]:
     code, out, _ = run("check", str(checked), "--output-format", "json")
     document = read_json_report(out)
     assert code == 1 and document["summary"]["skipped"] == [str(checked / "notes.md")]
-    found = document["findings"]
+    found: list[dict[str, Any]] = document["findings"]
     assert {"error", "warning"} == {f["severity"] for f in found}
     assert any(f["line"] is None and f["path"] == str(checked / "trace_rank*") for f in found)
     return found
@@ -187,5 +187,6 @@ def test_junit_reports_an_unreadable_path_as_an_error_and_stays_well_formed(tmp_
     code, out, _ = run("check", str(trace), str(tmp_path / "missing.txt"), "--output-format", "junit")
     suite = read_junit(out).find("testsuite")
     assert code == 2 and suite is not None and suite.get("errors") == "1"
-    assert "missing.txt: no such file or directory" in (suite.find("testcase/error").get("message") or "")  # type: ignore[union-attr]
+    error = suite.find("testcase/error")
+    assert error is not None and "missing.txt: no such file or directory" in (error.get("message") or "")
     assert suite.find("testcase/failure") is not None

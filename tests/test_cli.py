@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -109,10 +110,10 @@ def test_unreadable_directory_exits_2(tmp_path: Path, monkeypatch: pytest.Monkey
     locked.mkdir()
     real_scandir = os.scandir
 
-    def scandir(path: object) -> object:
+    def scandir(path: str | os.PathLike[str]) -> Iterator[os.DirEntry[str]]:
         if Path(str(path)) == locked:
             raise PermissionError(13, "Permission denied", str(path))
-        return real_scandir(path)  # type: ignore[arg-type]
+        return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
     code, _, err = run("check", str(locked))

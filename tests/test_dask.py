@@ -12,6 +12,7 @@ import pytest
 
 from lint import executor
 from lint.cli import main
+from tests.spy import spy
 from tests.synth.megatron_run import RunSpec, change_collective_dtype, generate_run, mismatch_p2p_shape, write_run
 
 distributed = pytest.importorskip("distributed", reason="the Dask backend's tests need the 'distributed' package (pip install '.[test]')")
@@ -31,7 +32,7 @@ def dask_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The scheduler addresses work was sent to: proof that a report came from the cluster."""
     calls: list[str] = []
     real = executor._on_dask
-    monkeypatch.setattr(executor, "_on_dask", lambda work, shared, items, address, *a: calls.append(address) or real(work, shared, items, address, *a))
+    monkeypatch.setattr(executor, "_on_dask", spy(real, lambda work, shared, items, address, *a: calls.append(address)))
     return calls
 
 

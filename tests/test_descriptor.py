@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import sys
 import types
 from collections.abc import Iterable, Iterator
@@ -18,6 +19,7 @@ from lint.diff.sides import SideOptions, load_side
 from lint.formats import Evidence, descriptor
 from lint.formats.descriptor import Format
 from lint.models.report import CheckReport
+from tests.narrow import typed_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = Format(
@@ -49,10 +51,9 @@ def _fake_load(path: str, sources: list[Any], options: SideOptions) -> Profile:
 def fake_format(monkeypatch: pytest.MonkeyPatch) -> Format:
     """A fifth format, added the way a real one is: one descriptor, and the modules it names."""
     parser_module = types.ModuleType(FAKE.parser)
-    parser_module.detect = _fake_detect  # type: ignore[attr-defined]
-    parser_module.Parser = _FakeParser  # type: ignore[attr-defined]
+    vars(parser_module).update(detect=_fake_detect, Parser=_FakeParser)
     adapter_module = types.ModuleType(FAKE.diff_adapter)
-    adapter_module.load = _fake_load  # type: ignore[attr-defined]
+    vars(adapter_module).update(load=_fake_load)
     monkeypatch.setitem(sys.modules, FAKE.parser, parser_module)
     monkeypatch.setitem(sys.modules, FAKE.diff_adapter, adapter_module)
     monkeypatch.setattr(descriptor, "FORMATS", (FAKE, *descriptor.FORMATS))
@@ -65,7 +66,8 @@ def test_the_descriptors_name_each_format_once_with_modules_that_exist() -> None
     assert formats.FORMAT_NAMES == formats.names() == tuple(names)
     for described in descriptor.FORMATS:
         assert (ROOT / "grammars" / f"{described.grammar}.lark").is_file()
-        assert formats.parser(described.name).grammar.name == described.grammar  # type: ignore[attr-defined]
+        parser_class = importlib.import_module(described.parser).Parser
+        assert typed_parser(described.name, parser_class).grammar.name == described.grammar
         for module in (described.parser, described.model, described.diff_adapter):
             assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), module
 

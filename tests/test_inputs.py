@@ -9,8 +9,9 @@ import json
 import lzma
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import pytest
 import zstandard
@@ -18,6 +19,7 @@ import zstandard
 from lint import engine, source
 from lint.cli import main
 from lint.report import progress
+from tests.spy import spy
 
 SEED_TRACE = Path(__file__).parent / "fixtures" / "seeds" / "000_14848477538be528.txt"
 
@@ -42,7 +44,7 @@ def broken_trace(tmp_path: Path) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-COMPRESSORS = {
+COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
     "gz": lambda data: gzip.compress(data),
     "bz2": bz2.compress,
     "xz": lzma.compress,
@@ -109,7 +111,7 @@ def test_an_unchanged_file_is_not_parsed_again(tmp_path: Path, broken_trace: byt
     first = findings(str(path))
     calls: list[Any] = []
     real = engine.check_file
-    monkeypatch.setattr(engine, "check_file", lambda *a, **k: calls.append(a) or real(*a, **k))
+    monkeypatch.setattr(engine, "check_file", spy(real, lambda *a, **k: calls.append(a)))
     assert findings(str(path)) == first and calls == []
     assert findings(str(path), "--no-cache") == first and len(calls) == 1
     assert findings(str(path), "--ignore", "TL112") != first and len(calls) == 2  # another configuration
@@ -160,7 +162,8 @@ def test_an_unchanged_file_is_not_even_hashed_again(tmp_path: Path, broken_trace
     def recording_open(*args: Any, **kwargs: Any) -> IO[Any]:
         if Path(args[0]) == path:  # not the cache's own files
             hashed.append(args)
-        return open(*args, **kwargs)
+        # a file object, of a mode open()'s overloads cannot pick from forwarded arguments
+        return cast(IO[Any], open(*args, **kwargs))
 
     monkeypatch.setattr("lint.cache.open", recording_open, raising=False)
     assert findings(str(path)) == first and hashed == []

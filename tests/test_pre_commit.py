@@ -16,6 +16,7 @@ SEED_TRACE = ROOT / "tests" / "fixtures" / "seeds" / "000_14848477538be528.txt"
 
 def hook() -> dict[str, object]:
     (definition,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert isinstance(definition, dict)
     return definition
 
 

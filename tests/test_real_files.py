@@ -9,6 +9,7 @@ import io
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from lint.cli import main
 from tests.shared_corpus import corpus_dir
@@ -16,7 +17,7 @@ from tests.shared_corpus import corpus_dir
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def check(*paths: Path) -> tuple[int, dict]:  # type: ignore[type-arg]
+def check(*paths: Path) -> tuple[int, dict[str, Any]]:
     out = io.StringIO()
     code = main(["check", *map(str, paths), "--output-format", "json", "--max-findings", "0"], stdout=out, stderr=io.StringIO())
     return code, json.loads(out.getvalue())

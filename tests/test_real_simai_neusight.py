@@ -30,7 +30,8 @@ TABLES = ("real", "neusight-tsv")
 def check(*paths: Path) -> list[dict[str, Any]]:
     out = io.StringIO()
     main(["check", *map(str, paths), "--output-format", "json", "--max-findings", "0"], stdout=out, stderr=io.StringIO())
-    return json.loads(out.getvalue())["findings"]
+    found: list[dict[str, Any]] = json.loads(out.getvalue())["findings"]
+    return found
 
 
 def errors(*paths: Path) -> list[tuple[str, int | None, str, str]]:

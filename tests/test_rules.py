@@ -51,7 +51,12 @@ def _edit(lines: list[str], edit: dict[str, Any]) -> None:
 def materialize_run(case: dict[str, Any], directory: Path) -> list[Path]:
     from tests.synth.megatron_run import RunSpec, write_run
 
-    paths = {int(re.search(r"rank([0-9]+)", p.name).group(1)): p for p in write_run(RunSpec(**case["synth"]), directory)}  # type: ignore[union-attr]
+    def rank_of(path: Path) -> int:
+        found = re.search(r"rank([0-9]+)", path.name)
+        assert found is not None, path  # write_run names each file after its rank
+        return int(found.group(1))
+
+    paths = {rank_of(p): p for p in write_run(RunSpec(**case["synth"]), directory)}
     for rank, path in paths.items():
         lines = path.read_text(encoding="utf-8").split("\n")
         for edit in (e for e in case.get("edits", []) if e["rank"] == rank):
@@ -82,7 +87,7 @@ def materialize(case: dict[str, Any], directory: Path) -> list[Path]:
         return paths
     target = directory / case.get("file", "input.txt")
     if "bytes" in case:
-        target.write_bytes(codecs.escape_decode(case["bytes"].encode())[0])  # type: ignore[attr-defined]
+        target.write_bytes(codecs.escape_decode(case["bytes"].encode())[0])
     elif "base" in case:
         lines = (FIXTURES / case["base"]).read_text(encoding="utf-8").split("\n")
         for edit in case.get("edits", []):
@@ -112,7 +117,8 @@ def report(paths: list[Path], case: dict[str, Any], *extra: str) -> list[dict[st
     out = io.StringIO()
     code = main(argv, stdout=out, stderr=io.StringIO())
     assert code in (0, 1), f"exit code {code}"
-    return json.loads(out.getvalue())["findings"]
+    found: list[dict[str, Any]] = json.loads(out.getvalue())["findings"]
+    return found
 
 
 def run_case(code: str, case: dict[str, Any], tmp_path: Path) -> tuple[list[Path], list[str], list[dict[str, Any]]]:

@@ -10,14 +10,13 @@ from pathlib import Path
 
 from lint.cli import main
 from lint.runs.assemble import LayoutSources, assemble
-from lint.runs.discovery import DEFAULT_RANK_REGEX, RunKey, name_layout, run_key, split_by_time
+from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, name_layout, run_key, split_by_time
 from lint.runs.summary import RankSummary
+from tests.narrow import each
 
 
-def _named(*names: str) -> list:  # type: ignore[type-arg]
-    found = [run_key(Path("traces") / name, DEFAULT_RANK_REGEX) for name in names]
-    assert all(found)
-    return found
+def _named(*names: str) -> list[NamedFile]:
+    return each(NamedFile, (run_key(Path("traces") / name, DEFAULT_RANK_REGEX) for name in names))
 
 
 def _runs(*names: str) -> list[list[str]]:
@@ -52,7 +51,7 @@ def test_files_without_a_time_stamp_form_one_run() -> None:
 
 
 def _summary(rank: int, stage: int) -> RankSummary:
-    return RankSummary.model_construct(path=f"r{rank}.txt", rank=rank, stage=stage, line_of_rank=1, steps=[], iterations=1)
+    return RankSummary.model_construct(path=f"r{rank}.txt", rank=rank, stage=stage, line_of_rank=1, steps=(), iterations=1)
 
 
 def test_one_sampled_rank_per_stage_gives_the_world_from_ranks_and_stages_not_the_file_count() -> None:

@@ -21,6 +21,7 @@ from lint.runs import summary as summary_module
 from lint.runs.model import Run as RunModel
 from lint.source import Source
 from tests.shared_corpus import corpus_dir
+from tests.spy import spy
 from tests.synth.megatron_run import (
     Fault,
     Run,
@@ -169,7 +170,7 @@ def test_a_stages_peers_share_one_copy_of_their_steps(clean_run: Run, tmp_path: 
         monkeypatch.setattr(cache, "load_findings", lambda entry: None)
     checked = []
     real = engine.check_run
-    monkeypatch.setattr(engine, "check_run", lambda run, *args: checked.append(run) or real(run, *args))
+    monkeypatch.setattr(engine, "check_run", spy(real, lambda run, *args: checked.append(run)))
     assert check(str(directory), "--jobs", "2" if served == "by-workers" else "1") == (0, [])
     (run,) = checked
     stages = [[summary.steps for summary in run.ranks.values() if summary.stage == stage] for stage in range(SPEC.pp)]
@@ -202,7 +203,7 @@ def test_steps_named_by_an_unknown_digest_are_read_again(clean_run: Run, tmp_pat
     lost = []
     real = engine._summarized_again
     monkeypatch.setattr(summary_module.StepPool, "sent", lambda pool, digest: None)
-    monkeypatch.setattr(engine, "_summarized_again", lambda *args: lost.append(args) or real(*args))
+    monkeypatch.setattr(engine, "_summarized_again", spy(real, lambda *args: lost.append(args)))
     assert check(str(tmp_path), "--jobs", "2", "--no-cache") == expected
     assert lost  # the ranks whose alike steps their worker had sent already
 
@@ -212,9 +213,9 @@ def test_run_rules_judge_each_distinct_step_list_once(clean_run: Run, tmp_path: 
     stage, not once per rank, and still report on every rank (here every forward step of stage 0 lost a layer
     all-reduce)."""
     write_run(SPEC, tmp_path, run=drop_layer_collective_pair(SPEC, clean_run, 0))
-    scanned = []
+    scanned: list[tuple[summary_module.OpStep, ...]] = []
     each_alike = RunModel.each_alike
-    monkeypatch.setattr(RunModel, "each_alike", lambda self, judge: each_alike(self, lambda steps: scanned.append(steps) or judge(steps)))
+    monkeypatch.setattr(RunModel, "each_alike", lambda self, judge: each_alike(self, spy(judge, scanned.append)))
     _, findings = check(str(tmp_path), "--select", "TL508,TL509", "--no-cache")
     assert len(scanned) == 3 * SPEC.pp  # TL508 once and TL509 twice per stage
     stage_0 = SPEC.tp * SPEC.dp
@@ -252,8 +253,8 @@ def test_custom_rank_regex(clean_run: Run, tmp_path: Path) -> None:
     for rank, records in clean_run.items():
         write_run(SPEC, tmp_path, run={rank: records})
     for path in tmp_path.iterdir():
-        rank = path.name.split("_rank")[1].split("_")[0]
-        path.rename(tmp_path / f"job-{rank}.log")
+        number = path.name.split("_rank")[1].split("_")[0]
+        path.rename(tmp_path / f"job-{number}.log")
     (tmp_path / "job-13.log").unlink()
     _, findings = check(str(tmp_path), "--rank-regex", r"job-(?P<rank>\d+)")
     assert [(f["code"], f["rank"]) for f in findings] == [("TL502", 13)]

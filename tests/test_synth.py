@@ -10,17 +10,20 @@ import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lint.engine import CheckOptions, check
-from lint.formats import parser
+from lint.formats import megatron_trace, parser
 from lint.models.megatron_trace import OpRecord, tensor_bytes
+from tests.narrow import each, typed_parser
 from tests.synth.megatron_run import (
     DP_DESCRIPTION,
     LOSS_DESCRIPTION,
+    Fault,
     Run,
     RunSpec,
     change_collective_dtype,
@@ -47,7 +50,7 @@ SPECS = {
     "no-pipeline": dataclasses.replace(SMALL, pp=1, layers=3, tp=1, dp=3),
     "two-stages": dataclasses.replace(SMALL, pp=2, tp=4, dp=1, micro_batches=1, iterations=3),
 }
-PARSER = parser("megatron-trace")
+PARSER = typed_parser("megatron-trace", megatron_trace.Parser)
 
 
 @cache
@@ -55,8 +58,8 @@ def generated(spec: RunSpec) -> Run:
     return generate_run(spec)
 
 
-def parse_file(path: Path) -> list[object]:
-    return list(PARSER.parse(enumerate(path.read_text(encoding="utf-8").splitlines(), 1)))
+def parse_file(path: Path) -> list[OpRecord]:
+    return each(OpRecord, PARSER.parse(enumerate(path.read_text(encoding="utf-8").splitlines(), 1)))
 
 
 def untimed(record: OpRecord) -> tuple[object, ...]:
@@ -76,8 +79,15 @@ def iterations(records: list[OpRecord]) -> list[list[OpRecord]]:
     return split
 
 
-def ticks(value: float) -> int:
+def ticks(value: float | None) -> int:
+    assert value is not None, "the generator times every op and sub-operation"
     return round(value * 100)
+
+
+def record_index(fault: Fault) -> int:
+    """The index, in its rank's records, of the record ``fault`` changed."""
+    assert fault.line is not None, f"{fault} is on no line"
+    return fault.line - 1
 
 
 # -- fidelity -----------------------------------------------------------------------------------
@@ -119,7 +129,8 @@ def test_generation_is_deterministic_and_the_seed_moves_only_timings() -> None:
 @pytest.mark.parametrize("field, value", [("layers", 6), ("hidden", 33), ("vocab", 1001), ("micro_batches", 0)])
 def test_spec_refuses_impossible_layouts(field: str, value: int) -> None:
     with pytest.raises(ValueError, match=field):
-        dataclasses.replace(SMALL, **{field: value})
+        changes: dict[str, Any] = {field: value}  # RunSpec's fields differ in type: any of them may be named
+        dataclasses.replace(SMALL, **changes)
 
 
 # -- structural invariants, on fixed layouts and on any layout ----------------------------------
@@ -159,7 +170,7 @@ def assert_layer_collectives(spec: RunSpec, run: Run) -> None:
             names = [s.func_name for s in record.sub_operations]
             if record.op == "forward_step":
                 assert names.count("linear_fwd") == 2 * spec.layers_per_stage
-                assert sum(name.startswith("crossEntropy_fwd_") for name in names) == (3 if last else 0)
+                assert sum(name.startswith("crossEntropy_fwd_") for name in each(str, names)) == (3 if last else 0)
             if record.op == "backward_step":
                 assert names.count("normlinear_bwd") == 2 * spec.layers_per_stage
                 assert names.count("embedding_bwd_async") == last
@@ -199,7 +210,7 @@ def assert_time_runs_forward(spec: RunSpec, run: Run) -> None:
         previous_end = None
         for record in records:
             start, end = ticks(record.timestamp) - ticks(record.duration), ticks(record.timestamp)
-            assert record.duration >= 0 and (previous_end is None or start >= previous_end), f"rank {rank} line {record.line}"
+            assert record.duration is not None and record.duration >= 0 and (previous_end is None or start >= previous_end), f"rank {rank} line {record.line}"
             previous_sub_end = start
             for sub in record.sub_operations:
                 assert sub.duration >= 0
@@ -271,7 +282,7 @@ def test_any_layout_keeps_every_invariant(spec: RunSpec) -> None:
 
 def differences(before: Run, after: Run) -> set[tuple[int, int | None, str]]:
     """(rank, line, field) of every field that differs; (rank, None, 'file') for a file gone or added."""
-    found = {(rank, None, "file") for rank in before.keys() ^ after.keys()}
+    found: set[tuple[int, int | None, str]] = {(rank, None, "file") for rank in before.keys() ^ after.keys()}
     for rank in before.keys() & after.keys():
         assert len(before[rank]) == len(after[rank])
         for line, (old, new) in enumerate(zip(before[rank], after[rank], strict=True), 1):
@@ -294,7 +305,7 @@ def run() -> Run:
 def test_change_collective_shape_changes_one_size(run: Run) -> None:
     faulty, fault = change_collective_shape(run, 5, occurrence=3)
     assert differences(run, faulty) == {(5, fault.line, "sub_operations")}
-    old, new = run[5][fault.line - 1], faulty[5][fault.line - 1]
+    old, new = run[5][record_index(fault)], faulty[5][record_index(fault)]
     assert old.op == "forward_step"
     assert changed_sub_operation(old, new) == ({"input__shape": (32, 64)}, {"input__shape": (64, 64)})
 
@@ -302,7 +313,7 @@ def test_change_collective_shape_changes_one_size(run: Run) -> None:
 def test_change_collective_dtype_changes_one_dtype(run: Run) -> None:
     faulty, fault = change_collective_dtype(run, 2, occurrence=1, func_name="normlinear_bwd")
     assert differences(run, faulty) == {(2, fault.line, "sub_operations")}
-    old, new = run[2][fault.line - 1], faulty[2][fault.line - 1]
+    old, new = run[2][record_index(fault)], faulty[2][record_index(fault)]
     assert old.op == "backward_step"
     assert changed_sub_operation(old, new) == ({"input__dtype": "torch.float32"}, {"input__dtype": "torch.bfloat16"})
 
@@ -310,7 +321,7 @@ def test_change_collective_dtype_changes_one_dtype(run: Run) -> None:
 def test_drop_tp_collective_removes_one_forward_collective(run: Run) -> None:
     faulty, fault = drop_tp_collective(run, 6, occurrence=SMALL.layers_per_stage * 2 + 1)  # in the second forward_step
     assert differences(run, faulty) == {(6, fault.line, "sub_operations")}
-    old, new = run[6][fault.line - 1], faulty[6][fault.line - 1]
+    old, new = run[6][record_index(fault)], faulty[6][record_index(fault)]
     assert old.op == "forward_step" and old.batch_id == 1
     assert len(new.sub_operations) == len(old.sub_operations) - 1
     assert [s.func_name for s in new.sub_operations].count("linear_fwd") == 2 * SMALL.layers_per_stage - 1
@@ -330,7 +341,8 @@ def test_put_rank_in_wrong_stage_moves_every_line(run: Run) -> None:
 def test_mismatch_p2p_shape_breaks_one_pair(run: Run, rank: int, peer: int, receive: str) -> None:
     faulty, fault = mismatch_p2p_shape(run, rank, occurrence=2)
     assert differences(run, faulty) == {(rank, fault.line, "input__shape")}
-    send, broken = run[rank][fault.line - 1], faulty[rank][fault.line - 1]
+    send, broken = run[rank][record_index(fault)], faulty[rank][record_index(fault)]
+    assert fault.counterpart is not None
     peer_rank, peer_line = fault.counterpart
     matching = faulty[peer_rank][peer_line - 1]
     assert peer_rank == peer and matching.op == receive and matching.batch_id == send.batch_id
@@ -350,7 +362,7 @@ def test_faults_leave_their_input_alone_and_land_on_the_line_they_name(tmp_path:
     assert run == generate_run(SMALL)
     assert len(paths) == SMALL.world_size - 1 and not any("_rank0_" in path.name for path in paths)
     (path,) = [path for path in paths if "_rank3_" in path.name]
-    assert parse_file(path)[fault.line - 1] == faulty[3][fault.line - 1] != run[3][fault.line - 1]
+    assert parse_file(path)[record_index(fault)] == faulty[3][record_index(fault)] != run[3][record_index(fault)]
 
 
 # -- whole-run changes --------------------------------------------------------------------------

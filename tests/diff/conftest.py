@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from lint.diff import DiffOptions, diff_paths
 from lint.models.diff import Change, DiffReport
@@ -12,8 +13,8 @@ SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seeds"
 CORPUS = SHARED_CORPUS / "simai_workload"  # read in place; tests that need it skip where it is absent
 
 
-def diff_of(a: Path | str, b: Path | str, **options: object) -> DiffReport:
-    return diff_paths(str(a), str(b), options=DiffOptions(**options))  # type: ignore[arg-type]
+def diff_of(a: Path | str, b: Path | str, **options: Any) -> DiffReport:  # DiffOptions' fields, of their several types
+    return diff_paths(str(a), str(b), options=DiffOptions(**options))
 
 
 def significant(report: DiffReport, category: str | None = None) -> list[Change]:

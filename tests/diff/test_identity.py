@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lint.models.neusight_tsv import COLUMNS, HeaderRecord, LayerRecord
+from lint.models.neusight_tsv import COLUMNS, CommType, HeaderRecord, LayerRecord
 from lint.models.simai_workload import Header, LayerCount, LayerRow
 from tests.diff.conftest import diff_of
 from tests.render import render_neusight, render_simai
@@ -47,9 +47,9 @@ sizes = st.integers(0, 2**34)
 
 @st.composite
 def simai_rows(draw: st.DrawFn) -> LayerRow:
-    comms = [value for _ in range(3) for value in (draw(comm_types), draw(sizes))]
+    (fwd_type, fwd_size), (ig_type, ig_size), (wg_type, wg_size) = [(draw(comm_types), draw(sizes)) for _ in range(3)]
     times = [draw(st.integers(0, 10**8)) for _ in range(3)]
-    return LayerRow(0, 1, draw(names), -1, times[0], *comms[0:2], times[1], *comms[2:4], times[2], *comms[4:6], 100)
+    return LayerRow(0, 1, draw(names), -1, times[0], fwd_type, fwd_size, times[1], ig_type, ig_size, times[2], wg_type, wg_size, 100)
 
 
 @settings(max_examples=15, deadline=None)
@@ -68,7 +68,7 @@ neusight_names = st.builds(
     st.sampled_from(["", "_grad"]),
 ) | st.sampled_from(["getitem", "addmm", "matmul"])
 times = st.floats(0, 50, allow_nan=False)
-neusight_comm = st.sampled_from([(None, 0), ("ALLREDUCE", 4096), ("ALLREDUCE_ASYNC", 2560), ("SENDRECV", 1024)])
+neusight_comm: st.SearchStrategy[tuple[CommType | None, int]] = st.sampled_from([(None, 0), ("ALLREDUCE", 4096), ("ALLREDUCE_ASYNC", 2560), ("SENDRECV", 1024)])
 
 
 @st.composite

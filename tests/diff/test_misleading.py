@@ -10,6 +10,7 @@ import itertools
 import json
 import math
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -30,7 +31,7 @@ GPT_175B = "TyKuro9+SimAI__my_workloads__H100-gpt_175B-world_size{}-tp8-pp8-ep1-
 GPT2_TP2 = "MegatronLM__realistic_trace__wd4_tp2_pp2_numl40_GPT2_20250320144110"
 LLAMA_TP2 = "MegatronLM__realistic_trace__wd4_tp2_pp2_numl40_LLaMa_20250320141611"
 GPT_TP1 = "MegatronLM__realistic_trace__wd4_tp1_pp2_numl4_20250401230426"
-SMALL = {"micro_batches": 4, "layers": 4, "hidden": 32, "seq": 8, "vocab": 64}
+SMALL = RunSpec(micro_batches=4, layers=4, hidden=32, seq=8, vocab=64)  # each test gives it its layout
 
 
 def real(path: Path) -> Path:
@@ -95,8 +96,8 @@ def test_a_real_tp_change_is_reported() -> None:
 
 
 def test_tp_2_pp_4_against_tp_4_reports_the_tp_change_not_only_the_world(tmp_path: Path) -> None:
-    write_run(RunSpec(tp=2, pp=4, dp=1, **SMALL), tmp_path / "tp2")
-    write_run(RunSpec(tp=4, pp=4, dp=1, **SMALL), tmp_path / "tp4")
+    write_run(replace(SMALL, tp=2, pp=4, dp=1), tmp_path / "tp2")
+    write_run(replace(SMALL, tp=4, pp=4, dp=1), tmp_path / "tp4")
     report = diff_of(tmp_path / "tp2", tmp_path / "tp4")
     found = changes_of(report)
     assert found["config", "layout", "tp"] == (2, 4) and found["config", "layout", "world"] == (8, 16)
@@ -109,7 +110,7 @@ def test_tp_2_pp_4_against_tp_4_reports_the_tp_change_not_only_the_world(tmp_pat
 def test_the_message_of_a_kind_is_one_that_exists(tmp_path: Path) -> None:
     # Stage 0 holds the embeddings: its gradient all-reduce is larger than stage 1's.  A median of the
     # two was their mean: a message neither run has.
-    spec = RunSpec(tp=1, pp=2, dp=1, **SMALL)
+    spec = replace(SMALL, tp=1, pp=2, dp=1)
     write_run(spec, tmp_path / "run")
     sizes = {4 * spec.stage_parameters(stage) for stage in range(spec.pp)}
     assert len(sizes) == 2
@@ -142,7 +143,7 @@ def test_the_headline_names_a_significant_stage_when_the_step_test_falls_short(t
 
 
 def test_diffing_a_run_with_syntax_errors_warns(tmp_path: Path) -> None:
-    spec = RunSpec(tp=1, pp=2, dp=1, **SMALL)
+    spec = replace(SMALL, tp=1, pp=2, dp=1)
     write_run(spec, tmp_path / "a")
     paths = write_run(spec, tmp_path / "b")
     lines = paths[1].read_text(encoding="utf-8").splitlines()

@@ -21,11 +21,12 @@ from lint import formats
 from lint.formats import neusight_tsv, optprime_log, simai_workload
 from lint.source import Source
 from tests.fuzz.budget import fuzz_settings
+from tests.narrow import typed_parser
 from tests.shared_corpus import CORPUS, corpus_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMATS = ("simai-workload", "neusight-tsv", "optprime-log")
-GRAMMAR_ONLY = {
+GRAMMAR_ONLY: dict[str, simai_workload.Parser | neusight_tsv.Parser | optprime_log.Parser] = {
     "simai-workload": simai_workload.Parser(fast=False),
     "neusight-tsv": neusight_tsv.Parser(fast=False),
     "optprime-log": optprime_log.Parser(fast=False),
@@ -46,7 +47,7 @@ def assert_paths_agree(name: str, numbered: list[tuple[int, str]]) -> None:
 
 
 def test_the_default_parsers_take_the_fast_path() -> None:
-    assert all(formats.parser(name).fast for name in FORMATS)
+    assert all(typed_parser(name, type(GRAMMAR_ONLY[name])).fast for name in FORMATS)
 
 
 # -- the real files -----------------------------------------------------------------------------

@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lint.formats import detect, parser
+from lint.formats import detect
+from lint.formats.megatron_trace import Parser
 from lint.models.common import SyntaxProblem, TextMemo
-from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation, tensor_bytes
+from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation, SubOperations, tensor_bytes
+from tests.narrow import each, typed_parser
 
 SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seeds"
 SEED_000 = SEEDS / "000_14848477538be528.txt"
 SEED_001 = SEEDS / "001_0e8fa2e5d125871b.txt"
-PARSER = parser("megatron-trace")
+PARSER = typed_parser("megatron-trace", Parser)
 
 
-def parse_line(text: str) -> object:
+def parse_line(text: str) -> OpRecord | DdpGradCommRecord | SyntaxProblem:
     (item,) = list(PARSER.parse([(1, text)]))
     return item
 
@@ -39,7 +42,7 @@ def test_seed_parses_without_syntax_problems(seed: Path) -> None:
 
 
 def test_seed_000_facts_from_formats_md() -> None:
-    records = {r.op: r for r in PARSER.parse(enumerate(seed_lines(SEED_000), 1))}
+    records = {r.op: r for r in each(OpRecord, PARSER.parse(enumerate(seed_lines(SEED_000), 1)))}
     forward, backward = records["forward_step"], records["backward_step"]
     layer_collectives = [s for s in forward.sub_operations if s.func_name == "linear_fwd"]
     assert len(layer_collectives) == 20 and {s.input__shape for s in layer_collectives} == {(4096, 5120)}
@@ -51,7 +54,7 @@ def test_seed_000_facts_from_formats_md() -> None:
 
 
 def test_seed_001_simulation_placeholder_and_missing_func_name() -> None:
-    records = list(PARSER.parse(enumerate(seed_lines(SEED_001), 1)))
+    records = each(OpRecord, PARSER.parse(enumerate(seed_lines(SEED_001), 1)))
     placeholder = records[2]
     assert placeholder.op == "dp_allreduce" and placeholder.is_placeholder and placeholder.timestamp == 0
     all_to_all = records[0].sub_operations[1]
@@ -146,7 +149,7 @@ def test_ddp_keys_under_another_op_name_are_rejected() -> None:
 def test_unknown_sub_operation_keys_are_kept() -> None:
     line = seed_lines(SEED_000)[3].replace("comm_func=allreduce'", "comm_func=allreduce,stream=2,async_op=True'")
     record = parse_line(line)
-    assert record.sub_operations[0].extra == {"stream": "2", "async_op": "True"}
+    assert isinstance(record, OpRecord) and record.sub_operations[0].extra == {"stream": "2", "async_op": "True"}
 
 
 # -- precise errors -----------------------------------------------------------------------------
@@ -195,7 +198,7 @@ def test_a_rank_beyond_an_int64_is_a_finding_on_no_rank() -> None:
     problem = parse_line(line)
     assert isinstance(problem, SyntaxProblem) and (problem.column, problem.rank) == (6, None)
     assert problem.message.endswith("which overflows a 64-bit integer")
-    assert parse_line(line.replace("stage_id=3", "stage_id=x")).rank is None  # type: ignore[attr-defined]
+    assert parse_line(line.replace("stage_id=3", "stage_id=x")).rank is None
 
 
 def test_error_inside_a_sub_operation_points_into_the_list() -> None:
@@ -222,7 +225,9 @@ def test_steps_that_make_the_same_calls_share_them_and_keep_their_own_times() ->
     assert second.sub_operations.calls is first.sub_operations.calls
     assert second.sub_operations.durations[0] == 12345.5 != first.sub_operations.durations[0]
     assert second.sub_operations.durations[1:] == first.sub_operations.durations[1:]
-    assert second.sub_operations[0].duration == 12345.5 and second.sub_operations == PARSER._parse_slowly(1, later).sub_operations
+    slowly = PARSER._parse_slowly(1, later)
+    assert isinstance(slowly, OpRecord)
+    assert second.sub_operations[0].duration == 12345.5 and second.sub_operations == slowly.sub_operations
 
 
 @pytest.mark.parametrize("timing", ["duration=1_0", "duration=0x1", "duration= 1", "timestamp=Infinity", "timestamp=1.5e"])
@@ -235,7 +240,7 @@ def test_a_sub_operation_time_the_grammar_rejects_is_a_syntax_error(timing: str)
     assert isinstance(parse_line(line), OpRecord)  # its calls are known now: the bad time must still be caught
     problem = parse_line(bad)
     assert isinstance(problem, SyntaxProblem) and problem.code == "TL001"
-    assert problem.column == PARSER._parse_slowly(1, bad).column  # type: ignore[union-attr]
+    assert problem.column == PARSER._parse_slowly(1, bad).column
 
 
 def test_a_sub_operation_key_named_like_a_time_goes_to_the_grammar() -> None:
@@ -308,7 +313,7 @@ def op_records(draw: st.DrawFn) -> OpRecord:
         input__shape=draw(st.none() | _shapes) if tensor else None,
         input__dtype=draw(st.none() | _dtypes) if tensor else None,
         timestamp=draw(_floats) if full else None,
-        sub_operations=draw(st.lists(sub_operations, max_size=3)) if full else [],
+        sub_operations=SubOperations.of(draw(st.lists(sub_operations, max_size=3)) if full else []),
         cmd_uid=draw(st.none() | st.from_regex(r"[A-Za-z0-9_.:\-]{1,8}", fullmatch=True).filter(lambda s: s != "None")) if variant == "V3" else None,
         op_semantics=draw(st.none() | _names) if variant == "V3" else None,
         finalize_base_duration_ms=draw(st.none() | _floats) if variant == "V3" else None,
@@ -317,13 +322,14 @@ def op_records(draw: st.DrawFn) -> OpRecord:
 
 @st.composite
 def ddp_records(draw: st.DrawFn) -> DdpGradCommRecord:
-    values: dict[str, object] = {"line": 1, "column": 1}
+    # field -> drawn value, of whatever type the field has: Any, as the record's constructor takes them
+    values: dict[str, Any] = {"line": 1, "column": 1}
     for spec in dataclasses.fields(DdpGradCommRecord):
         if spec.name in values:
             continue
         kind = str(spec.type)
         if spec.name == "sub_operations":
-            values[spec.name] = draw(st.lists(sub_operations, max_size=2))
+            values[spec.name] = SubOperations.of(draw(st.lists(sub_operations, max_size=2)))
         elif kind == "bool":
             values[spec.name] = draw(st.booleans())
         elif "int" in kind:
@@ -336,7 +342,7 @@ def ddp_records(draw: st.DrawFn) -> DdpGradCommRecord:
             values[spec.name] = draw(st.none() | _dtypes)
         else:
             values[spec.name] = draw(st.none() | _names)
-    return DdpGradCommRecord(**values)  # type: ignore[arg-type]
+    return DdpGradCommRecord(**values)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

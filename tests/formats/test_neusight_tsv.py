@@ -9,16 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lint.formats import detect, neusight_tsv, parser
+from lint.formats import detect, neusight_tsv
 from lint.models.common import SyntaxProblem
 from lint.models.neusight_tsv import COLUMNS, CommType, HeaderRecord, LayerRecord, NeusightTable
 from lint.source import Source
+from tests.narrow import typed_parser
 from tests.render import render_neusight
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SEED_003 = FIXTURES / "seeds" / "003_891053d3e8445d09.txt"
 OTHER_FORMAT_FILES = sorted(p for p in FIXTURES.glob("**/*.txt") if p != SEED_003)
-PARSER = parser("neusight-tsv")
+PARSER = typed_parser("neusight-tsv", neusight_tsv.Parser)
 
 HEADER = "\t".join(COLUMNS)
 GRAD_ROW = "transformer_wte_grad\t0\tNone\t0\t0\tALLREDUCE_ASYNC\t1310720\t0\tNone\t0\t0"

@@ -7,34 +7,49 @@ import math
 from collections import defaultdict
 from itertools import groupby
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
 from lark.exceptions import UnexpectedInput
 
-from lint.formats import detect, parser
+from lint.formats import detect
+from lint.formats.optprime_log import Parser as OptprimeLogParser
 from lint.formats.optprime_log import detect as claims_optprime_log
 from lint.models.common import SyntaxProblem
 from lint.models.dump import dump_record
 from lint.models.optprime_log import (
     RECORD_TYPES,
     SETTINGS,
+    C10LogRecord,
+    ChildFailedRecord,
+    ConfigRecord,
+    DeathSignalRecord,
     DeviceMesh,
+    EpochProgressRecord,
     ExceptionRecord,
     LayerTimingRecord,
+    LogRecord,
     OptprimeLog,
     OtherRecord,
+    ProcessGroupsRecord,
+    PythonLogRecord,
+    RankPrefixRecord,
     Record,
+    SpecialNodesRecord,
+    TimeElapsedRecord,
+    TorchLogRecord,
     layer_position,
 )
+from tests.narrow import each, typed_parser
 from tests.render import render_optprime
 from tests.shared_corpus import corpus_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SEED_002 = FIXTURES / "seeds" / "002_cbcb88115115ad29.txt"
 FAILED_RUN = FIXTURES / "optprime" / "failed_run.log"
-PARSER = parser("optprime-log")
+PARSER = typed_parser("optprime-log", OptprimeLogParser)
 
 
 def lines_of(path: Path) -> list[str]:
@@ -64,8 +79,8 @@ def test_seed_has_no_syntax_problem_and_no_foreign_text() -> None:
 def test_every_line_is_the_concatenation_of_its_records(path: Path) -> None:
     lines = lines_of(path)
     items = parse_lines(lines)
-    for number, records in groupby(items, key=lambda item: item.line):
-        records = list(records)
+    for number, group in groupby(items, key=lambda item: item.line):
+        records = each(Record, group)
         assert "".join(render_optprime(record) for record in records) == lines[number - 1], number
         columns = [record.column for record in records]
         assert columns == sorted(set(columns))
@@ -73,7 +88,10 @@ def test_every_line_is_the_concatenation_of_its_records(path: Path) -> None:
 
 def test_seed_two_timing_headers_on_one_line_and_their_layers_attributed_by_value() -> None:
     assert on_line(SEED, 373) == [("timing_header", 1, 0), ("timing_header", 80, 3)]
-    pairs = {number: [(item.rank, item.step, item.layer, item.column) for item in SEED if item.line == number] for number in (375, 377, 379)}
+    pairs = {
+        number: [(item.rank, item.step, item.layer, item.column) for item in each(LayerTimingRecord, (item for item in SEED if item.line == number))]
+        for number in (375, 377, 379)
+    }
     assert pairs == {
         375: [(0, 2, "embed", 1), (3, 2, "5", 54)],
         377: [(0, 2, "0", 1), (3, 2, "6", 52)],
@@ -87,8 +105,8 @@ def test_seed_special_nodes_blocks_split_mid_line() -> None:
     assert on_line(SEED, 298) == [("special_nodes", 1, 4), ("cross_ref_header", 222, 3)]
     assert on_line(SEED, 301) == [("cross_ref_header", 1, 0), ("special_nodes", 61, 3)]
     assert on_line(SEED, 311) == [("special_nodes", 1, 1), ("special_nodes", 222, 5)]
-    special = [item for item in SEED if item.kind == "special_nodes"]
-    assert sorted(item.rank for item in special) == list(range(8))
+    special = each(SpecialNodesRecord, (item for item in SEED if item.kind == "special_nodes"))
+    assert sorted(each(int, (item.rank for item in special))) == list(range(8))
     assert special[0].nodes["getitem_3"] == (1, 7) and special[0].nodes["submod_0"] == (0, 1)
 
 
@@ -96,17 +114,18 @@ def test_seed_every_layer_group_belongs_to_its_stage_in_every_step() -> None:
     groups: dict[int, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     for item in SEED:
         if isinstance(item, LayerTimingRecord):
+            assert item.rank is not None and item.step is not None, item  # every layer group of the seed is attributed
             groups[item.rank][item.step].append(item.layer)
     expected = {0: ["embed", "0", "1"], 7: ["13", "14", "15", "lm_head"], **{r: [str(2 * r - 1), str(2 * r), str(2 * r + 1)] for r in range(1, 7)}}
     assert {rank: dict(steps) for rank, steps in groups.items()} == {rank: {step: layers for step in range(1, 21)} for rank, layers in expected.items()}
 
 
 def test_seed_c10d_warnings_carry_rank_and_message() -> None:
-    warnings = [item for item in SEED if item.kind == "c10_log"]
-    assert len(warnings) == 16 and sorted({w.rank for w in warnings}) == list(range(8))
+    warnings = each(C10LogRecord, (item for item in SEED if item.kind == "c10_log"))
+    assert len(warnings) == 16 and sorted(each(int, {w.rank for w in warnings})) == list(range(8))
     last = warnings[-1]
     assert (last.line, last.column, last.rank, last.level, last.source, last.source_line) == (1014, 9, 1, "W", "ProcessGroupNCCL.cpp", 1250)
-    assert last.message.startswith("Warning: WARNING: process group has NOT been destroyed")
+    assert last.message is not None and last.message.startswith("Warning: WARNING: process group has NOT been destroyed")
 
 
 SUMMARY = OptprimeLog.from_records(SEED)
@@ -140,13 +159,16 @@ def test_seed_summary() -> None:
 
 
 def test_seed_holds_the_invariants_formats_md_lists() -> None:
-    config = SUMMARY.config
+    names = ("world_size", "pp", "dp", "tp", "gbs", "gas", "mbs", "nbatches", "data_size")
+    config = dict(zip(names, each(int, (SUMMARY.config[name] for name in names)), strict=True))
+    stage2rank = SUMMARY.stage2rank
+    assert stage2rank is not None
     assert config["world_size"] == config["pp"] * config["dp"] * config["tp"]
     assert config["gbs"] == config["gas"] * config["mbs"] * config["dp"]
     assert config["nbatches"] == math.ceil(config["data_size"] / config["gbs"])
     full_ops: dict[tuple[int, str], int] = defaultdict(int)
     for step in SUMMARY.steps:
-        assert step.rank in SUMMARY.stage2rank[step.stage]
+        assert step.rank in stage2rank[step.stage]
         order = [layer_position(name) for name in step.layers]
         assert order == sorted(order)
         for name, total, ops, avg in zip(step.layers, step.total_ms, step.ops, step.avg_ms, strict=True):
@@ -256,32 +278,36 @@ def parse_line(text: str) -> list[Record | SyntaxProblem]:
 )
 def test_device_mesh_repr_of_each_torch_version(text: str, expected: DeviceMesh) -> None:
     line = f"> [rank:2] pp group:{text}"
-    (record,) = parse_line(line)
+    (record,) = each(ProcessGroupsRecord, parse_line(line))
     assert record.rank == 2 and record.groups == [expected]
     assert render_optprime(record) == line
 
 
 def test_upstream_settings_map_to_the_same_names() -> None:
     lines = ["total process count: 4", "batch size: 16", "num of mbatch: 4", "> Data Parallel Size: 2", ">>>> self.tpl.tp_mesh.size(): 2"]
-    assert [(r.setting, r.value) for r in parse_lines(lines)] == [("world_size", 4), ("gbs", 16), ("gas", 4), ("dp", 2), ("tp", 2)]
+    assert [(r.setting, r.value) for r in each(ConfigRecord, parse_lines(lines))] == [("world_size", 4), ("gbs", 16), ("gas", 4), ("dp", 2), ("tp", 2)]
     assert set(SETTINGS.values()) >= {"world_size", "gas", "gbs", "mbs", "tp", "dp", "pp", "data_size", "nbatches"}
 
 
 def test_a_rank_prefix_gives_its_rank_to_the_rest_of_the_line() -> None:
     items = parse_line("[rank2]:W0105 09:12:01.512000 4250 torch/_dynamo/utils.py:12] recompiling")
     assert [(i.kind, i.column, i.rank) for i in items] == [("rank_prefix", 1, 2), ("torch_log", 9, 2)]
-    assert (items[0].spaced, items[1].message, items[1].source_line) == (False, "recompiling", 12)
+    prefix, log = items
+    assert isinstance(prefix, RankPrefixRecord) and isinstance(log, TorchLogRecord)
+    assert (prefix.spaced, log.message, log.source_line) == (False, "recompiling", 12)
 
 
 def test_python_logging_layout_and_the_failure_it_reports() -> None:
     items = parse_line("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 2 (pid: 77) of binary: /usr/bin/python3")
     assert [i.kind for i in items] == ["python_log", "child_failed"]
-    assert items[0].message is None and (items[1].exitcode, items[1].local_rank, items[1].pid) == (-9, 2, 77)
+    log, failed = items
+    assert isinstance(log, PythonLogRecord) and isinstance(failed, ChildFailedRecord)
+    assert log.message is None and (failed.exitcode, failed.local_rank, failed.pid) == (-9, 2, 77)
 
 
 @pytest.mark.parametrize("signal", ["Signals.SIGTERM", "15"])
 def test_death_signal_as_each_python_version_prints_it(signal: str) -> None:
-    (record,) = parse_line(f"Received {signal} death signal, shutting down workers")
+    (record,) = each(DeathSignalRecord, parse_line(f"Received {signal} death signal, shutting down workers"))
     assert record.kind == "death_signal" and record.signal == signal
 
 
@@ -304,7 +330,7 @@ def test_an_exception_line_counts_only_where_a_traceback_of_that_process_ends() 
 def test_foreign_text_before_a_record_of_another_process_is_split_off() -> None:
     items = parse_line("Loading checkpoint shards: 100%|###| 2/2[rank:3 stage:3] transformer-block(module) forward time (no send/recv) - step 4")
     assert [(i.kind, i.column) for i in items] == [("other", 1), ("timing_header", 41)]
-    assert items[0].text == "Loading checkpoint shards: 100%|###| 2/2"
+    assert isinstance(items[0], OtherRecord) and items[0].text == "Loading checkpoint shards: 100%|###| 2/2"
 
 
 def test_foreign_text_with_a_record_look_alike_inside_is_not_split() -> None:
@@ -342,7 +368,7 @@ def test_layers_sharing_a_line_go_to_the_stage_that_reported_them_before() -> No
 
 
 def test_a_layer_group_without_any_header_stays_unattributed() -> None:
-    (record,) = parse_line("  layer[3]: total=1.000ms, ops=1, avg/op=1.000ms")
+    (record,) = each(LayerTimingRecord, parse_line("  layer[3]: total=1.000ms, ops=1, avg/op=1.000ms"))
     assert record.rank is None and record.step is None
     assert OptprimeLog.from_records([record]).unattributed_layers == 1
 
@@ -354,9 +380,9 @@ EPOCH = "| epoch   1 |     1/  323 batches | lr 0.00 | ms/batch 7289.55 | loss 2
 
 
 def test_epoch_progress_in_the_variants_the_example_scripts_print() -> None:
-    (scientific,) = parse_line(EPOCH.replace("lr 0.00", "lr 3.00e-05"))  # 'lr {:.2e}' of the fine-tuning scripts
+    (scientific,) = each(EpochProgressRecord, parse_line(EPOCH.replace("lr 0.00", "lr 3.00e-05")))  # 'lr {:.2e}' of the fine-tuning scripts
     assert (scientific.lr, scientific.ms_per_batch, scientific.elapsed_s) == (3e-05, 7289.55, None)
-    (elapsed,) = parse_line(EPOCH.replace("ms/batch 7289.55", "elapsed  7.29"))  # 'elapsed {:5.2f}' instead of ms/batch
+    (elapsed,) = each(EpochProgressRecord, parse_line(EPOCH.replace("ms/batch 7289.55", "elapsed  7.29")))  # 'elapsed {:5.2f}' instead of ms/batch
     assert (elapsed.ms_per_batch, elapsed.elapsed_s, elapsed.loss) == (None, 7.29, 21.49)
 
 
@@ -377,7 +403,9 @@ def test_run_completed_with_a_closed_bracket() -> None:
 
 def test_time_elapsed_with_or_without_the_trailing_space() -> None:
     # the examples print 'Time elapsed: %.3f sec ' % …, demo/pp_train_gpt2.py f"Time elapsed: {…:.3f} sec"
-    assert [(item.kind, item.seconds) for line in ("Time elapsed: 37.576 sec ", "Time elapsed: 37.576 sec") for item in parse_line(line)] == [
+    assert [
+        (item.kind, item.seconds) for line in ("Time elapsed: 37.576 sec ", "Time elapsed: 37.576 sec") for item in each(TimeElapsedRecord, parse_line(line))
+    ] == [
         ("time_elapsed", 37.576),
         ("time_elapsed", 37.576),
     ]
@@ -620,12 +648,13 @@ def _config_value(label: str) -> st.SearchStrategy[object]:
 def records(draw: st.DrawFn) -> Record:
     record_type = draw(st.sampled_from(RECORD_TYPES))
     kind = record_type.kind
-    values: dict[str, object] = {"line": 1, "column": 1, "rank": draw(_ints) if kind in _RANK_IN_TEXT else None}
+    # field -> drawn value, of whatever type the record type's field has: Any, as the record's constructor takes them
+    values: dict[str, Any] = {"line": 1, "column": 1, "rank": draw(_ints) if kind in _RANK_IN_TEXT else None}
     for spec in dataclasses.fields(record_type):
         if spec.name in values or (kind, spec.name) == ("layer_timing", "step"):  # attributed, not printed
             continue
         if kind == "config" and spec.name == "value":
-            strategy = _config_value(values["label"])  # type: ignore[arg-type]
+            strategy = _config_value(values["label"])
         elif kind == "process_groups":
             strategy = st.lists(meshes(), min_size=1, max_size=3)
         else:
@@ -633,7 +662,7 @@ def records(draw: st.DrawFn) -> Record:
         values[spec.name] = draw(strategy)
     if kind == "epoch_progress":  # a script prints ms/batch or the seconds elapsed, never both
         values["ms_per_batch" if draw(st.booleans()) else "elapsed_s"] = None
-    return record_type(**values)  # type: ignore[arg-type]
+    return record_type(**values)
 
 
 @st.composite
@@ -661,14 +690,18 @@ def fast_rule(text: str) -> str | None:
     start = PARSER._starts.match(text)
     if start is None:
         return "exception" if PARSER._patterns["exception"].fullmatch(text) else None
-    match = PARSER._patterns[start.lastgroup].match(text)
-    return start.lastgroup if match is not None else f"rejected by {start.lastgroup}"
+    rule = start.lastgroup
+    assert rule is not None  # each start is a group named after its rule
+    match = PARSER._patterns[rule].match(text)
+    return rule if match is not None else f"rejected by {rule}"
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records())
 def test_generated_records_render_and_parse_back(record: Record) -> None:
-    assume(record.kind not in ("torch_log", "c10_log", "python_log") or PARSER._starts.match(record.message) is None)
+    if isinstance(record, LogRecord):  # torch_log, c10_log and python_log
+        assert record.message is not None  # records() draws a log's message from _words
+        assume(PARSER._starts.match(record.message) is None)
     assert dump_record(reparsed(record)) == dump_record(record)
     rule = fast_rule(render_optprime(record))
     assert (rule is None) == (record.kind == "other")
@@ -701,8 +734,10 @@ def test_mutated_seed_lines_yield_records_or_problems_in_column_order(line: str)
 @given(mutated_lines())
 def test_the_derived_regex_accepts_exactly_what_the_grammar_accepts(line: str) -> None:
     start = PARSER._starts.match(line)
-    assume(start is not None)
+    if start is None:
+        reject()
     rule = start.lastgroup
+    assert rule is not None  # each start is a group named after its rule
     try:
         PARSER.grammar.lark.parse(line, start=rule)
         accepted = True

@@ -10,12 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lint.formats import detect, parser, simai_workload
+from lint.formats import detect, simai_workload
 from lint.models.common import SyntaxProblem
 from lint.models.dump import dump_record, load_record
 from lint.models.simai_workload import CHECKPOINT_KEYS, KINDS, SETTING_FIELDS, Header, LayerCount, LayerRow, TrailingText, Workload
 from lint.source import Source
 from tests.golden.regenerate import GOLDEN
+from tests.narrow import each, typed_parser
 from tests.render import render_simai
 from tests.shared_corpus import corpus_files
 
@@ -24,18 +25,19 @@ SEEDS = FIXTURES / "seeds"
 SEED_004 = SEEDS / "004_e7a75019e7d30864.txt"
 REAL_FILES = [SEED_004, *corpus_files("simai_workload"), *corpus_files("real", "simai-workload")]
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-PARSER = parser("simai-workload")
+PARSER = typed_parser("simai-workload", simai_workload.Parser)
 ITEM_TYPES = (Header, LayerCount, LayerRow, TrailingText, SyntaxProblem)
+Item = Header | LayerCount | LayerRow | TrailingText | SyntaxProblem  # what the parser yields
 
 GEN2_HEADER = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 2 ga: 4 all_gpus: 64 checkpoints: 0 checkpoint_initiates: 0"
 ROW = "attention_layer\t-1\t3422000\tALLREDUCE\t33554432\t3422000\tALLREDUCE\t33554432\t1\tNONE\t0\t100"
 
 
-def parse_file(path: Path) -> list[object]:
+def parse_file(path: Path) -> list[Item]:
     return list(PARSER.parse(Source(path, str(path)).lines()))
 
 
-def parse_lines(*lines: str) -> list[object]:
+def parse_lines(*lines: str) -> list[Item]:
     return list(PARSER.parse(enumerate(lines, 1)))
 
 
@@ -45,7 +47,7 @@ def parse_header(text: str) -> Header | SyntaxProblem:
     return item
 
 
-def parse_rows(*rows: str, header: str = GEN2_HEADER) -> list[object]:
+def parse_rows(*rows: str, header: str = GEN2_HEADER) -> list[Item]:
     """The items the rows give in a file with this header and a matching row count."""
     return parse_lines(header, str(len(rows)), *rows)[2:]
 
@@ -195,7 +197,7 @@ def test_unknown_kind_parses_and_is_marked_unknown() -> None:
     header, count, row = parse_lines("HYBRID_FUTURE model_parallel_NPU_group: 2", "1", ROW)
     assert isinstance(header, Header) and header.parallelism == "HYBRID_FUTURE" and not header.known_kind
     assert isinstance(count, LayerCount) and isinstance(row, LayerRow)
-    assert all(parse_header(kind).known_kind for kind in KINDS)
+    assert all(header.known_kind for header in each(Header, map(parse_header, KINDS)))
 
 
 # -- layout quirks of real files ----------------------------------------------------------------
@@ -241,7 +243,7 @@ def test_ga_zero_with_no_rows() -> None:
 def test_hybrid_customized_rows_end_with_the_layer_parallelism() -> None:
     rows = parse_rows(ROW + " HYBRID_DATA_MODEL", ROW + "\t DATA ", header="HYBRID_CUSTOMIZED\t\t\t")
     assert [row.parallelism for row in rows if isinstance(row, LayerRow)] == ["HYBRID_DATA_MODEL", "DATA"]
-    assert render_simai(rows[0]).endswith("\t100\tHYBRID_DATA_MODEL")
+    assert isinstance(rows[0], LayerRow) and render_simai(rows[0]).endswith("\t100\tHYBRID_DATA_MODEL")
 
 
 @pytest.mark.parametrize(
@@ -454,7 +456,8 @@ def workloads(draw: st.DrawFn) -> tuple[Header, LayerCount, LayerRow]:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(workloads())
 def test_generated_records_round_trip(records: tuple[Header, LayerCount, LayerRow]) -> None:
-    assert parse_lines(*map(render_simai, records)) == list(records)
+    header, count, row = records
+    assert parse_lines(render_simai(header), render_simai(count), render_simai(row)) == list(records)
 
 
 # -- no input makes the parser raise ----------------------------------------------------------------

@@ -30,8 +30,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from lint.formats import parser
-from lint.models.megatron_trace import OpRecord, SubOperation
+from lint.formats.megatron_trace import Parser
+from lint.models.megatron_trace import OpRecord, SubOperation, SubOperations
+from tests.narrow import typed_parser
 
 Run = dict[int, list[OpRecord]]
 """Every rank's records, in file order (record ``i`` is line ``i + 1`` of the rank's file)."""
@@ -278,7 +279,7 @@ def rank_records(spec: RunSpec, rank: int) -> Iterator[OpRecord]:
                 input__shape=template.shape,
                 input__dtype=template.dtype,
                 timestamp=clock.now / TICKS_PER_MS,
-                sub_operations=sub_operations,
+                sub_operations=SubOperations.of(sub_operations),
             )
             batch_ids[op] += 1
 
@@ -297,7 +298,7 @@ def trace_file_name(prefix: str, rank: int, started: datetime) -> str:
 
 def write_records(path: Path, records: Iterable[OpRecord]) -> None:
     """Streams ``records`` to ``path``, one rendered line each."""
-    render = parser("megatron-trace").render
+    render = typed_parser("megatron-trace", Parser).render
     with open(path, "w", encoding="utf-8", newline="\n") as out:
         for record in records:
             out.write(render(record) + "\n")
@@ -347,6 +348,13 @@ def _doubled(shape: tuple[int, ...]) -> tuple[int, ...]:
     return (2 * shape[0], *shape[1:])
 
 
+def _shape(described: OpRecord | SubOperation) -> tuple[int, ...]:
+    """The input shape of ``described``, which every collective and p2p op the generator writes has."""
+    if described.input__shape is None:
+        raise ValueError(f"{described!r} has no input shape to change")
+    return described.input__shape
+
+
 def _collective(run: Run, rank: int, func_name: str, occurrence: int) -> tuple[int, int]:
     """(record index, sub-operation index) of ``rank``'s ``occurrence``-th ``func_name`` collective."""
     sites = [(index, position) for index, record in enumerate(run[rank]) for position, sub in enumerate(record.sub_operations) if sub.func_name == func_name]
@@ -358,16 +366,17 @@ def _collective(run: Run, rank: int, func_name: str, occurrence: int) -> tuple[i
 def _splice(run: Run, rank: int, index: int, position: int, replacement: list[SubOperation]) -> Run:
     record = run[rank][index]
     subs = record.sub_operations
-    return _with_record(run, rank, index, replace(record, sub_operations=subs[:position] + replacement + subs[position + 1 :]))
+    return _with_record(run, rank, index, replace(record, sub_operations=SubOperations.of(subs[:position] + replacement + subs[position + 1 :])))
 
 
 def change_collective_shape(run: Run, rank: int, occurrence: int = 0, func_name: str = "linear_fwd") -> tuple[Run, Fault]:
     """Doubles the first dimension of ``rank``'s ``occurrence``-th ``func_name`` collective: its TP peers' keep theirs."""
     index, position = _collective(run, rank, func_name, occurrence)
     sub = run[rank][index].sub_operations[position]
-    shape = _doubled(sub.input__shape)
+    old = _shape(sub)
+    shape = _doubled(old)
     faulty = _splice(run, rank, index, position, [replace(sub, input__shape=shape)])
-    return faulty, Fault(rank, index + 1, f"{func_name} collective {occurrence}: shape {list(sub.input__shape)} -> {list(shape)}")
+    return faulty, Fault(rank, index + 1, f"{func_name} collective {occurrence}: shape {list(old)} -> {list(shape)}")
 
 
 def change_collective_dtype(run: Run, rank: int, occurrence: int = 0, func_name: str = "linear_fwd") -> tuple[Run, Fault]:
@@ -407,9 +416,10 @@ def mismatch_p2p_shape(run: Run, rank: int, occurrence: int = 0) -> tuple[Run, F
     peer = rank + stage_step * ranks_per_stage
     sends_before = sum(1 for r in records[:index] if r.op == send.op)
     peer_index = _nth((i for i, r in enumerate(run[peer]) if r.op == receive_op), sends_before, f"rank {peer} lacks the matching {receive_op}")
-    shape = _doubled(send.input__shape)
+    old = _shape(send)
+    shape = _doubled(old)
     faulty = _with_record(run, rank, index, replace(send, input__shape=shape))
-    what = f"{send.op} shape {list(send.input__shape)} -> {list(shape)}; rank {peer} line {peer_index + 1} {receive_op} still expects {list(send.input__shape)}"
+    what = f"{send.op} shape {list(old)} -> {list(shape)}; rank {peer} line {peer_index + 1} {receive_op} still expects {list(old)}"
     return faulty, Fault(rank, index + 1, what, counterpart=(peer, peer_index + 1))
 
 
@@ -453,7 +463,7 @@ def rescale_durations(run: Run, factor: Callable[[int, OpRecord], float]) -> Run
                 subs.append(replace(sub, duration=sub_duration / TICKS_PER_MS, timestamp=(sub_start + sub_duration) / TICKS_PER_MS))
             end = new_start + duration
             shift = end - _ticks(record.timestamp)
-            out.append(replace(record, duration=duration / TICKS_PER_MS, timestamp=end / TICKS_PER_MS, sub_operations=subs))
+            out.append(replace(record, duration=duration / TICKS_PER_MS, timestamp=end / TICKS_PER_MS, sub_operations=SubOperations.of(subs)))
         rescaled[rank] = out
     return rescaled
 
@@ -475,7 +485,7 @@ def drop_layer_collective_pair(spec: RunSpec, run: Run, layer: int) -> Run:
     def without(record: OpRecord, func_name: str, index: int) -> OpRecord:
         positions = [i for i, sub in enumerate(record.sub_operations) if sub.func_name == func_name]
         dropped = positions[index]
-        return replace(record, sub_operations=[s for i, s in enumerate(record.sub_operations) if i != dropped])
+        return replace(record, sub_operations=SubOperations.of(s for i, s in enumerate(record.sub_operations) if i != dropped))
 
     changed: Run = {}
     for rank, records in run.items():
