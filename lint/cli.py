@@ -219,8 +219,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from lint.report import HUMAN_FORMATS, check_reporter
     from lint.report.progress import progress_bar
     from lint.rule import Severity
-    from lint.runs.assemble import LayoutSources
     from lint.runs.discovery import RankRegexError, compile_rank_regex
+    from lint.runs.sources import LayoutSources
     from lint.walk import DEFAULT_EXCLUDE, WalkOptions, expand
 
     paths = args.paths or ["."]

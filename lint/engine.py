@@ -19,19 +19,23 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lint import cache, executor, formats
 from lint.config import ConfigError, Selection
 from lint.models.common import RowKeyed, SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
 from lint.rule import Rule, Scope, Severity, Violation, catalog
-from lint.runs.assemble import LayoutSources, assemble, stated_layout_misfit
 from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, run_key, siblings, split_by_time
-from lint.runs.model import Run
-from lint.runs.summary import RankSummarizer, RankSummary, steps_shared
+from lint.runs.sources import LayoutSources
 from lint.source import InputError, Source, printable_path
 from lint.walk import WalkOptions, expand
+
+if TYPE_CHECKING:
+    # Imported where a file is read or a run assembled: a check served from the cache does neither, and
+    # the models of runs need pydantic, whose import costs more than the rest of such a check.
+    from lint.runs.model import Run
+    from lint.runs.summary import RankSummarizer, RankSummary
 
 INTERNAL_ERROR = ("TL000", "internal-error")
 INVALID_SYNTAX = "TL001"
@@ -118,7 +122,11 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     steps with their times unless ``timed`` is false: see RankSummarizer)."""
     collector = _Collector(source.display, options.selection, options.max_findings)
     active = [r for r in options.selection.rules_for(format_name, Scope.FILE) if r.code not in collector.ignored] if rules else []
-    summarizer = RankSummarizer(source.display, timed=timed) if summarize and formats.named(format_name).runs else None
+    summarizer = None
+    if summarize and formats.named(format_name).runs:
+        from lint.runs.summary import RankSummarizer
+
+        summarizer = RankSummarizer(source.display, timed=timed)
     records = formats.parser(format_name).parse(source.lines())
     if summarizer is not None:
         records = _summarized(records, summarizer)
@@ -446,7 +454,26 @@ def _collection_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progress | None) -> list[tuple[FileOutcome | None, str | None]]:
+@dataclass
+class _StepSharing:
+    """Enters :func:`lint.runs.summary.steps_shared` (the summaries of a stage's peers share their steps) for
+    the rest of ``scope`` when a summary is first to be built or unpacked: a check served from the cache
+    builds none, and does not import them."""
+
+    scope: ExitStack
+    entered: bool = False
+
+    def __call__(self) -> None:
+        if not self.entered:
+            from lint.runs.summary import steps_shared
+
+            self.scope.enter_context(steps_shared())
+            self.entered = True
+
+
+def _execute(
+    tasks: list[_Task], options: CheckOptions, progress: executor.Progress | None, sharing: _StepSharing
+) -> list[tuple[FileOutcome | None, str | None]]:
     """Every task's outcome: unchanged files from the cache, read here; the others checked on the backend."""
     outcomes: list[tuple[FileOutcome | None, str | None]] = [(None, None)] * len(tasks)
     misses: list[int] = []
@@ -456,6 +483,8 @@ def _execute(tasks: list[_Task], options: CheckOptions, progress: executor.Progr
             misses.append(index)
         else:
             outcomes[index] = (hit, None)
+    if misses:
+        sharing()
     if len(misses) > 1 and options.backend.forks:
         # Built and loaded before workers are forked, which then inherit them; only for the formats that will be read.
         for format_name in sorted({tasks[index].format for index in misses}):
@@ -478,12 +507,13 @@ def check(paths: list[str], options: CheckOptions, progress: executor.Progress |
     report = CheckReport()
     _freeze_loaded_objects()  # before planning, whose thousands of sources would make collections walk it all
     tasks = _plan(paths, options, report)
-    with steps_shared(), ExitStack() as paused:  # the summaries of a stage's peers share their steps
+    with ExitStack() as scope:
+        sharing = _StepSharing(scope)
         if options.backend.forks:  # forked workers read the files: this process only gathers what they send
-            paused.enter_context(_collection_paused())
-        runs = _gathered(tasks, _execute(tasks, options, progress), report)
-        paused.enter_context(_collection_paused())
-        _check_runs(runs, frozenset(task.source.display for task in tasks if task.asked), options, report)
+            scope.enter_context(_collection_paused())
+        runs = _gathered(tasks, _execute(tasks, options, progress, sharing), report)
+        scope.enter_context(_collection_paused())
+        _check_runs(runs, frozenset(task.source.display for task in tasks if task.asked), options, report, sharing)
     report.findings.sort(key=Finding.sort_key)
     report.count_severities()
     return report
@@ -511,11 +541,13 @@ def _gathered(tasks: list[_Task], outcomes: list[tuple[FileOutcome | None, str |
     return runs
 
 
-def _check_runs(runs: dict[RunKey, list[tuple[_Task, FileOutcome]]], asked: frozenset[str], options: CheckOptions, report: CheckReport) -> None:
+def _check_runs(
+    runs: dict[RunKey, list[tuple[_Task, FileOutcome]]], asked: frozenset[str], options: CheckOptions, report: CheckReport, sharing: _StepSharing
+) -> None:
     """The run rules' findings on each run; a run's summaries are let go once it is checked (and all of them
     before garbage collection resumes, whose first pass would otherwise walk them all)."""
     for key in sorted(runs):
-        findings, withheld = _checked_run(key, runs.pop(key), asked, options)
+        findings, withheld = _checked_run(key, runs.pop(key), asked, options, sharing)
         report.findings.extend(findings)
         if withheld is not None:
             report.summary.withheld.append(withheld)
@@ -528,7 +560,9 @@ def _withheld_note(run: Run, count: int, broken: set[int]) -> str:
     return f"{run.label}: {findings} about stage {stages} not shown: they follow from the syntax errors in the file of rank {ranks}; fix those and check again"
 
 
-def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: frozenset[str], options: CheckOptions) -> tuple[list[Finding], str | None]:
+def _checked_run(
+    key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: frozenset[str], options: CheckOptions, sharing: _StepSharing
+) -> tuple[list[Finding], str | None]:
     """The run rules' findings on one run, and a note on those withheld as following from syntax errors.
 
     From the cache when neither its files nor what else they depend on changed.  A run with broken files
@@ -549,6 +583,9 @@ def _checked_run(key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: f
         )
         if (hit := cache.load_findings(entry)) is not None:
             return hit, None
+    from lint.runs.assemble import assemble, stated_layout_misfit
+
+    sharing()
     summaries: list[tuple[RankSummary, int]] = []
     broken: set[int] = set()  # ranks whose files have syntax errors
     for task, outcome in members:

@@ -55,9 +55,10 @@ def test_checking_a_file_loads_only_the_rules_and_models_of_its_format() -> None
     assert not {name for name in modules if name.startswith(("lint.models.optprime", "lint.models.simai"))}
 
 
-def test_a_check_served_from_the_cache_loads_no_rule_and_no_parser(tmp_path: Path) -> None:
+def test_a_check_served_from_the_cache_loads_no_rule_no_parser_and_no_pydantic(tmp_path: Path) -> None:
     cache = {"TLINT_CACHE_DIR": str(tmp_path / "cache")}
     imported_by("check", str(EXAMPLE), "--jobs", "1", env=cache)
-    modules = imported_by("check", str(EXAMPLE), "--jobs", "1", env=cache)
-    assert not {name for name in modules if name.startswith(("lint_rules.", "lint.formats.", "lint.grammar"))} - {"lint.formats.descriptor"}
-    assert "lark" not in top_level(modules)
+    for output_format in ("concise", "json"):  # the project's pyproject.toml, a plain [tool.tlint], is read too
+        modules = imported_by("check", str(EXAMPLE), "--jobs", "1", "--output-format", output_format, env=cache)
+        assert not {name for name in modules if name.startswith(("lint_rules.", "lint.formats.", "lint.grammar"))} - {"lint.formats.descriptor"}
+        assert top_level(modules).isdisjoint({"lark", "pydantic", "pydantic_core"})
