@@ -483,7 +483,7 @@ def _execute(
             misses.append(index)
         else:
             outcomes[index] = (hit, None)
-    if misses:
+    if any(tasks[index].run is not None for index in misses):  # only the files of runs are summarized
         sharing()
     if len(misses) > 1 and options.backend.forks:
         # Built and loaded before workers are forked, which then inherit them; only for the formats that will be read.

@@ -12,10 +12,8 @@ workers, which must see the files at the paths the client names (a shared file s
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import CancelledError, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -61,13 +59,19 @@ def run_all(
     if backend.dask_scheduler is not None:
         return _on_dask(work, shared, items, backend.dask_scheduler, progress, cleanup)
     jobs = min(backend.jobs, len(items))
-    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or not _can_fork():
         results = _counted((work(shared, item) for item in items), len(items), progress)
     else:
         results = _forked(work, shared, items, jobs, progress)
     if cleanup is not None:
         cleanup()
     return results
+
+
+def _can_fork() -> bool:
+    import multiprocessing  # here: a check of one file, or served from the cache, starts no worker
+
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 def _counted(results: Iterable[Result], total: int, progress: Progress | None) -> list[Result]:
@@ -90,6 +94,9 @@ def _run_inherited(start: int, stop: int) -> list[Any]:
 
 def _forked(work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item], jobs: int, progress: Progress | None) -> list[Result]:
     """Fork after the caller loaded what the work needs: workers inherit it, and only indexes and results travel."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     global _inherited
     _inherited = (work, shared, items)
     try:
@@ -139,6 +146,8 @@ def _on_dask(
     progress: Progress | None,
     cleanup: Callable[[], object] | None,
 ) -> list[Result]:
+    from concurrent.futures import CancelledError
+
     try:
         from distributed import Client, KilledWorker
     except ImportError:
