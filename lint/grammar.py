@@ -14,15 +14,18 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Any
-
-import lark
-from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.lexer import PatternStr
+from importlib.util import find_spec
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from lint.pyliteral import read_literal
 from lint.resources import grammar_path
+
+if TYPE_CHECKING:
+    # Lark is imported where a line is parsed or a grammar read afresh: a file whose lines all take the fast
+    # path, with the grammar's rules remembered (see _ebnf), needs none of it.
+    from lark import Lark, Token, Tree
+    from lark.exceptions import UnexpectedInput
 
 _EXPECT_COMMENT = re.compile(r"^//\s*expect\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*(?P<words>.+?)\s*$", re.M)
 _FOUND_WORD = re.compile(r"[^\s,()'\[\]{}=:]+")
@@ -71,6 +74,8 @@ class Grammar:
     @cached_property
     def lark(self) -> Lark:
         """The LALR parser, built on first use: a file whose lines all take the fast path never needs it."""
+        from lark import Lark
+
         return Lark(self.text, parser="lalr", lexer="contextual", maybe_placeholders=False, **self._lark_options)
 
     def terminal_regex(self, name: str) -> str:
@@ -78,6 +83,8 @@ class Grammar:
 
     def parse(self, text: str, start: str | None = None) -> Any:
         """Parse ``text`` or raise :class:`GrammarSyntaxError`."""
+        from lark.exceptions import UnexpectedInput
+
         try:
             return self.lark.parse(text, start=start)
         except UnexpectedInput as exc:
@@ -86,6 +93,8 @@ class Grammar:
     # -- errors ---------------------------------------------------------------------------------
 
     def explain(self, exc: UnexpectedInput, text: str) -> GrammarSyntaxError:
+        from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
         if isinstance(exc, UnexpectedCharacters):
             names = exc.allowed or set()
             column = exc.column
@@ -117,6 +126,8 @@ class Grammar:
             return "end of line"
         if name in self._expect_words:
             return self._expect_words[name]
+        from lark.lexer import PatternStr
+
         try:
             pattern = self.lark.get_terminal(name).pattern
         except KeyError:
@@ -149,7 +160,7 @@ class Grammar:
         body = _ebnf(self.text).rules[rule]
         symbols = []
         for alternative in body.children if body.data == "expansions" else [body]:
-            if not (isinstance(alternative, Tree) and alternative.data == "name"):
+            if not (isinstance(alternative, _Node) and alternative.data == "name"):
                 raise ValueError(f"grammar {self.name!r}: rule {rule!r} is not a choice of single symbols")
             symbols.append(str(alternative.children[0]))
         return tuple(symbols)
@@ -190,7 +201,7 @@ class _Deriver:
             return f"(?P<{name}>{body})"
         return f"(?:{body})"
 
-    def _node(self, node: Tree[Token], stack: tuple[str, ...], repeated: bool) -> str:
+    def _node(self, node: _Node, stack: tuple[str, ...], repeated: bool) -> str:
         def name_regex(name: str, inner_repeated: bool) -> str:
             if _is_rule(name):
                 return self._rule(name, stack, inner_repeated)
@@ -204,16 +215,54 @@ def _is_rule(name: str) -> bool:
     return name.lstrip("_")[:1].islower()
 
 
-def _names_in(node: Tree[Token]) -> list[str]:
+def _names_in(node: _Node) -> list[str]:
     """The rule and terminal names ``node`` refers to, in order."""
     if node.data == "name":
         return [str(node.children[0])]
-    return [name for child in node.children if isinstance(child, Tree) for name in _names_in(child)]
+    return [name for child in node.children if isinstance(child, _Node) for name in _names_in(child)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Node:
+    """A node of an EBNF tree, as Lark's grammar of grammars parses a grammar (Lark's ``Tree``, without Lark)."""
+
+    data: str
+    children: list[_Node | _Word]
+
+
+class _Word(str):
+    """A token of an EBNF tree: its text, and the name of its terminal (Lark's ``Token``, without Lark)."""
+
+    type: str
+
+    def __new__(cls, text: str, type_: str) -> _Word:
+        word = super().__new__(cls, text)
+        word.type = type_
+        return word
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Word) and str.__eq__(self, other) and self.type == other.type
+
+    __hash__ = str.__hash__
+
+    def __reduce__(self) -> tuple[type[_Word], tuple[str, str]]:
+        return _Word, (str(self), self.type)
+
+
+def _light(node: Tree[Token] | Token) -> _Node | _Word:
+    """Lark's tree of a grammar as :class:`_Node` and :class:`_Word`: what the derivation reads, remembered or not."""
+    from lark import Token, Tree
+
+    if isinstance(node, Token):
+        return _Word(str(node), node.type)
+    if isinstance(node, Tree) and isinstance(node.data, str):
+        return _Node(str(node.data), [_light(child) for child in node.children])
+    raise NotRegularError(f"not a tree of Lark's grammar of grammars: {node!r}")
 
 
 @dataclass(frozen=True)
 class _Ebnf:
-    rules: dict[str, Tree[Token]]  # rule name -> its EBNF tree, as Lark's own grammar of grammars parses it
+    rules: dict[str, _Node]  # rule name -> its EBNF tree, as Lark's own grammar of grammars parses it
     terminals: dict[str, str]  # terminal name -> its regex
 
     def as_json(self) -> bytes:
@@ -227,13 +276,11 @@ class _Ebnf:
         return cls({name: _tree_from_json(tree) for name, tree in rules.items()}, terminals)
 
 
-def _tree_as_json(node: Tree[Token] | Token) -> Any:
+def _tree_as_json(node: _Node | _Word) -> Any:
     """A tree as JSON: ``[data, [children]]``; a token as ``{"type": ..., "value": ...}``."""
-    if isinstance(node, Token):
+    if isinstance(node, _Word):
         return {"type": node.type, "value": str(node)}
-    if isinstance(node, Tree) and isinstance(node.data, str):
-        return [node.data, [_tree_as_json(child) for child in node.children]]
-    raise TypeError(f"cannot keep {node!r} in a grammar memo")
+    return [node.data, [_tree_as_json(child) for child in node.children]]
 
 
 def _tree_from_json(value: Any) -> Any:
@@ -241,16 +288,18 @@ def _tree_from_json(value: Any) -> Any:
         token_type, text = value["type"], value["value"]
         if not (isinstance(token_type, str) and isinstance(text, str)):
             raise ValueError("not a grammar memo")
-        return Token(token_type, text)
+        return _Word(text, token_type)
     data, children = value
     if not (isinstance(data, str) and isinstance(children, list)):
         raise ValueError("not a grammar memo")
-    return Tree(data, [_tree_from_json(child) for child in children])
+    return _Node(data, [_tree_from_json(child) for child in children])
 
 
 @cache
 def _meta_parser() -> Lark:
     """Lark's published grammar of Lark grammars (``lark/grammars/lark.lark``): public API only."""
+    from lark import Lark
+
     return Lark.open_from_package("lark", "lark.lark", ("grammars",), parser="lalr", maybe_placeholders=False)
 
 
@@ -265,30 +314,41 @@ def _ebnf(text: str) -> _Ebnf:
     """
     from lint import cache as memo  # the result cache's directory, its atomic writes, the code's fingerprint
 
-    key = hashlib.sha256(b"\0".join([b"grammar", lark.__version__.encode(), memo.code_fingerprint().encode(), text.encode()])).hexdigest()
+    key = hashlib.sha256(b"\0".join([b"grammar", _lark_version(), memo.code_fingerprint().encode(), text.encode()])).hexdigest()
     if (remembered := memo.recall(key)) is not None:
         try:
             return _Ebnf.from_json(remembered)
         except (ValueError, TypeError, KeyError, AttributeError):
             pass  # damaged: parsed again below, and the memo rewritten
     ebnf = _parsed_ebnf(text)
-    try:
-        data = ebnf.as_json()
-    except TypeError:  # a tree JSON cannot hold: nothing to remember
-        return ebnf
-    memo.remember(key, data)
+    memo.remember(key, ebnf.as_json())
     return ebnf
 
 
+def _lark_version() -> bytes:
+    """The text of Lark's package module (its ``__version__`` is in it): reading it costs far less than importing
+    Lark, which a check whose lines all take the fast path does not otherwise need."""
+    spec = find_spec("lark")
+    try:
+        if spec is not None and spec.origin is not None:
+            return Path(spec.origin).read_bytes()
+    except OSError:
+        pass
+    import lark
+
+    return lark.__version__.encode()
+
+
 def _parsed_ebnf(text: str) -> _Ebnf:
-    rules: dict[str, Tree[Token]] = {}
-    terminal_trees: dict[str, Tree[Token]] = {}
-    for item in _meta_parser().parse(text).children:
-        if not isinstance(item, Tree) or item.data not in ("rule", "token"):
+    rules: dict[str, _Node] = {}
+    terminal_trees: dict[str, _Node] = {}
+    parsed = _light(_meta_parser().parse(text))
+    for item in parsed.children if isinstance(parsed, _Node) else ():
+        if not isinstance(item, _Node) or item.data not in ("rule", "token"):
             continue  # %ignore, %declare: nothing a derived regex needs
         name_token, *_params_and_priority, body = item.children
         name = str(name_token).lstrip("!?")
-        if not isinstance(body, Tree):
+        if not isinstance(body, _Node):
             raise NotRegularError(f"{name}: a definition Lark's grammar of grammars does not describe")
         (rules if item.data == "rule" else terminal_trees)[name] = body
     terminals: dict[str, str] = {}
@@ -305,13 +365,13 @@ def _parsed_ebnf(text: str) -> _Ebnf:
     return _Ebnf(rules, terminals)
 
 
-def _ebnf_regex(node: Tree[Token] | Token, name_regex: Callable[[str, bool], str], repeated: bool = False) -> str:
+def _ebnf_regex(node: _Node | _Word, name_regex: Callable[[str, bool], str], repeated: bool = False) -> str:
     """The regex of an EBNF tree; ``name_regex(name, repeated)`` gives that of a rule or terminal it names.
 
     ``repeated`` tells whether the node sits inside a repetition, where a named group would keep only
     its last iteration.
     """
-    if isinstance(node, Token):
+    if isinstance(node, _Word):
         raise NotRegularError(f"cannot derive a regex from the bare token {node!r}")
     kind = node.data
     if kind == "expansions":  # alternatives; grouped when an inline (a | b) sits inside a longer sequence
@@ -338,12 +398,12 @@ def _ebnf_regex(node: Tree[Token] | Token, name_regex: Callable[[str, bool], str
     raise NotRegularError(f"cannot derive a regex from {kind!r}")
 
 
-def _string_literal(node: Tree[Token] | Token) -> str | None:
+def _string_literal(node: _Node | _Word) -> str | None:
     """The word a case-sensitive ``"string"`` literal stands for; None for anything else."""
-    if not (isinstance(node, Tree) and node.data == "literal"):
+    if not (isinstance(node, _Node) and node.data == "literal"):
         return None
     (value,) = node.children
-    if not (isinstance(value, Token) and value.type == "STRING") or value.endswith("i"):
+    if not (isinstance(value, _Word) and value.type == "STRING") or value.endswith("i"):
         return None
     word: str = read_literal(value)
     return word

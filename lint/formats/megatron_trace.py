@@ -16,9 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from operator import call
-from typing import Any
-
-from lark import Token, Tree
+from typing import TYPE_CHECKING, Any
 
 from lint.formats import INT64_MAX, Evidence, fits_int64, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
@@ -31,6 +29,9 @@ from lint.models.megatron_trace import (
     SubOperation,
     SubOperations,
 )
+
+if TYPE_CHECKING:
+    from lark import Token, Tree
 
 NAME = "megatron-trace"
 SYNTAX_CODE = "TL001"
@@ -51,6 +52,9 @@ _SUB_FIELDS = (
     "sub_comm_func",
     "sub_extra",
 )
+
+if TYPE_CHECKING:
+    from lark import Token, Tree
 # Grammar fields printed under another record attribute: V2's description, and the stage-keyed plan's own
 # field rules (``plan_stage_id`` is ``stage_id``).
 _RENAMED = {"description_v2": "description"} | {
@@ -188,6 +192,8 @@ class Parser:
                 yield self._parse_slowly(number, text)
 
     def _parse_slowly(self, number: int, text: str) -> OpRecord | DdpGradCommRecord | SyntaxProblem:
+        from lark import Tree  # Lark parses the lines the fast path rejects: a file without one never imports it
+
         try:
             tree = self.grammar.parse(text)
         except GrammarSyntaxError as error:
@@ -206,6 +212,8 @@ class Parser:
 
     def _overflow(self, number: int, text: str, tree: Tree[Token]) -> SyntaxProblem:
         """The finding for a line the grammar accepts but whose integers or tensor sizes overflow an int64."""
+        from lark import Token
+
         for token in tree.scan_values(lambda value: isinstance(value, Token) and value.type == "INT"):
             if not fits_int64(token):
                 message = f"expected {self.grammar.describe({'INT'})}, found {quote(token)}, which overflows a 64-bit integer"
@@ -310,6 +318,8 @@ def _slice(text: str, tree: Tree[Token]) -> str:
 
 
 def _sub_op_texts(text: str, sub_op: Tree[Token]) -> tuple[str, ...]:
+    from lark import Tree
+
     found = {child.data: _slice(text, child) for child in sub_op.children if isinstance(child, Tree)}
     if "sub_extra" in found:  # the rule's text starts at its first key; keep the leading comma
         found["sub_extra"] = "," + found["sub_extra"].lstrip(",")
