@@ -245,7 +245,7 @@ class _Word(str):
 
     __hash__ = str.__hash__
 
-    def __reduce__(self) -> tuple[type[_Word], tuple[str, str]]:
+    def __reduce__(self) -> tuple[Callable[[str, str], _Word], tuple[str, str]]:
         return _Word, (str(self), self.type)
 
 
