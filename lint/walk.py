@@ -16,11 +16,16 @@ import glob
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING, TypeAlias
 
 from lint.source import STDIN, Source, printable_path, spool_stdin
+
+if TYPE_CHECKING:
+    # Imported when a directory is walked: its import (and asyncio's, which it pulls in) costs more than
+    # a check of a named file served from the cache spends on anything else.
+    from pathspec import GitIgnoreSpec
 
 # Directories that hold installed or generated code, never traces; `--exclude` replaces this list.
 DEFAULT_EXCLUDE = ("__pycache__/", "node_modules/", "site-packages/")
@@ -36,6 +41,8 @@ class WalkOptions:
     root: Path = field(default_factory=Path.cwd)  # exclude patterns are relative to this directory
 
     def exclude_spec(self) -> GitIgnoreSpec:
+        from pathspec import GitIgnoreSpec
+
         return GitIgnoreSpec.from_lines([*self.exclude, *self.extend_exclude])
 
 
@@ -67,9 +74,13 @@ def expand(paths: Iterable[str], options: WalkOptions | None = None) -> Walked:
 class _Walker:
     def __init__(self, options: WalkOptions) -> None:
         self.options = options
-        self.exclude = options.exclude_spec()
         self.root = _absolute(options.root)
         self.found = Walked()
+
+    @cached_property
+    def exclude(self) -> GitIgnoreSpec:
+        """The exclude patterns: they apply in walked directories only."""
+        return self.options.exclude_spec()
 
     def add(self, path: Path, name: str, *, named: bool) -> None:
         """``named``: the user named this file itself, so it must be a trace (a glob's matches may be anything)."""
@@ -152,7 +163,7 @@ class _Walker:
         return []
 
 
-_Chain = list[tuple[Path, GitIgnoreSpec]]  # (directory, its .gitignore), shallowest first
+_Chain: TypeAlias = "list[tuple[Path, GitIgnoreSpec]]"  # (directory, its .gitignore), shallowest first
 
 
 def _gitignored(absolute: Path, suffix: str, chain: _Chain) -> bool:
@@ -183,6 +194,8 @@ def _absolute(path: Path) -> Path:
 
 
 def _read_gitignore(path: Path) -> GitIgnoreSpec:
+    from pathspec import GitIgnoreSpec
+
     try:
         return GitIgnoreSpec.from_lines(path.read_text(encoding="utf-8", errors="replace").splitlines())
     except OSError:
