@@ -63,3 +63,11 @@ def test_a_check_served_from_the_cache_loads_no_rule_no_parser_and_no_pydantic(t
         assert not {name for name in modules if name.startswith(("lint_rules.", "lint.formats.", "lint.grammar"))} - {"lint.formats.descriptor"}
         # a named file is not walked (pathspec and the asyncio it imports) and starts no worker (multiprocessing)
         assert top_level(modules).isdisjoint({"lark", "pydantic", "pydantic_core", "pathspec", "asyncio", "multiprocessing"})
+
+
+def test_a_file_whose_lines_all_take_the_fast_path_does_not_import_lark(tmp_path: Path) -> None:
+    cache = {"TLINT_CACHE_DIR": str(tmp_path / "cache")}  # holds the grammar's rules after the first check
+    imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)
+    modules = imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)
+    assert "lint.formats.megatron_trace" in modules
+    assert "lark" not in top_level(modules)
