@@ -11,7 +11,7 @@ from lint.config import ConfigError
 from lint.formats import layout_keys
 
 if TYPE_CHECKING:
-    from lint.config_schema import RunLayout
+    from lint.config import RunLayout
     from lint.runs.discovery import RunKey
     from lint.runs.model import LayoutClaim
 
