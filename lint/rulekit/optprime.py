@@ -26,22 +26,42 @@ SINGLE_MODULE_GROUPS = ("embed", "lm_head")
 
 def spans(numbers: Iterable[int]) -> str:
     """'0-4, 6, 8-15': the numbers, ascending, with runs of consecutive ones joined."""
+    if isinstance(numbers, range) and numbers.step == 1:  # a stage or layer count can be any int64: never list it
+        return _joined([numbers] if numbers.stop > numbers.start else [])
     runs: list[list[int]] = []  # [first, last]
     for number in sorted(set(numbers)):
         if runs and number == runs[-1][1] + 1:
             runs[-1][1] = number
         else:
             runs.append([number, number])
-    return ", ".join(str(first) if first == last else f"{first}-{last}" for first, last in runs)
+    return _joined([range(first, last + 1) for first, last in runs])
 
 
-def timing_groups(layers: Iterable[str]) -> str:
-    """'embed, layers 0-4, 6-15, lm_head': timing groups in the order the writer prints them."""
+def gaps(numbers: Iterable[int], count: int) -> list[range]:
+    """The runs of 0..count-1 not among ``numbers``, without listing 0..count-1 (count can be any int64)."""
+    missing, start = [], 0
+    for number in sorted({number for number in numbers if 0 <= number < count}):
+        if number > start:
+            missing.append(range(start, number))
+        start = number + 1
+    return [*missing, range(start, count)] if start < count else missing
+
+
+def _joined(runs: list[range]) -> str:
+    return ", ".join(str(run.start) if run.stop == run.start + 1 else f"{run.start}-{run.stop - 1}" for run in runs)
+
+
+def timing_groups(layers: Iterable[str], layer_runs: list[range] | None = None) -> str:
+    """'embed, layers 0-4, 6-15, lm_head': timing groups in the order the writer prints them (the numbered ones
+    given as ``layer_runs`` instead, where listing them one by one could take any memory)."""
     names = set(layers)
     parts = ["embed"] if "embed" in names else []
-    numbered = [int(name) for name in names if name.isdigit()]
-    if numbered:
-        parts.append(("layer " if len(numbered) == 1 else "layers ") + spans(numbered))
+    if layer_runs is None:
+        numbered = [int(name) for name in names if name.isdigit()]
+        if numbered:
+            parts.append(("layer " if len(numbered) == 1 else "layers ") + spans(numbered))
+    elif layer_runs:
+        parts.append(("layer " if sum(run.stop - run.start for run in layer_runs) == 1 else "layers ") + _joined(layer_runs))
     if "lm_head" in names:
         parts.append("lm_head")
     return ", ".join(parts)
