@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -86,23 +86,53 @@ class Setting:
         return f"`{self.label}{self.value}` (line {self.line})"
 
 
-class OptprimeLayout(Rule):
-    """Base of optprime-log rules that read the run's settings (the first value printed of each) and
-    its first ``stage2rank`` map."""
+class RunLayout:
+    """The run's settings as the log printed them (the first value of each) and its first ``stage2rank``
+    map: fed the config and stage2rank records of one log."""
 
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
+    def __init__(self) -> None:
         self.settings: dict[str, Setting] = {}
         self.stage_map: Stage2RankRecord | None = None
 
-    def check_config(self, record: ConfigRecord) -> Iterator[Violation]:
+    def check_config(self, record: ConfigRecord) -> tuple[()]:
         self.settings.setdefault(record.setting, Setting(record.value, record.label, record.line))
-        return iter(())
+        return ()
 
-    def check_stage2rank(self, record: Stage2RankRecord) -> Iterator[Violation]:
+    def check_stage2rank(self, record: Stage2RankRecord) -> tuple[()]:
         if self.stage_map is None:
             self.stage_map = record
-        return iter(())
+        return ()
+
+
+class OptprimeLayout(Rule):
+    """Base of optprime-log rules that read the run's settings (the first value printed of each) and
+    its first ``stage2rank`` map (:class:`RunLayout`, one copy per log however many of them run)."""
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.layout = RunLayout()
+
+    def share(self, shared: dict[type, Any]) -> None:
+        self.layout = shared.setdefault(RunLayout, self.layout)
+        for kind in ("config", "stage2rank"):
+            # A rule's own handler of the kind stays, and feeds the shared layout through super(): feeding it a
+            # record twice changes nothing (it keeps the first of each).
+            if getattr(type(self), f"check_{kind}") is getattr(OptprimeLayout, f"check_{kind}"):
+                setattr(self, f"check_{kind}", getattr(self.layout, f"check_{kind}"))
+
+    @property
+    def settings(self) -> dict[str, Setting]:
+        return self.layout.settings
+
+    @property
+    def stage_map(self) -> Stage2RankRecord | None:
+        return self.layout.stage_map
+
+    def check_config(self, record: ConfigRecord) -> Iterable[Violation]:
+        return self.layout.check_config(record)
+
+    def check_stage2rank(self, record: Stage2RankRecord) -> Iterable[Violation]:
+        return self.layout.check_stage2rank(record)
 
     def setting(self, name: str) -> Setting | None:
         """The setting ``name`` as printed, or as the log implies it (:func:`lint.layout.optprime_implied`); None when unknown."""
@@ -160,6 +190,19 @@ class RankOutputs:
             self.world = Setting(record.value, record.label, record.line)
         return ()
 
+    def observe_output(self, record: Record) -> tuple[()]:
+        """:meth:`observe` for a kind that tells neither how the run ended nor a setting, nor is a failure report
+        entry: most records (timing, set-up), so this runs per record."""
+        if record.rank is not None:
+            self.last_output[record.rank] = record.line
+        return ()
+
+    def observer(self, kind: str) -> Callable[[Record], tuple[()]]:
+        """What observes a record of ``kind``: :meth:`observe`, or where that reduces to it :meth:`observe_output`."""
+        if kind == "config" or kind.startswith("failure_") or RunOutcome.reads(kind):
+            return self.observe
+        return self.observe_output
+
 
 class RankOutput(Rule):
     """Base of optprime-log rules that read :class:`RankOutputs`: one copy per log, however many of them run."""
@@ -172,7 +215,9 @@ class RankOutput(Rule):
         return self.output.observe(record)
 
     def share(self, shared: dict[type, Any]) -> None:
-        self.output = shared_state(self, shared, self.output, _RECORD_KINDS, "observe")
+        self.output = shared.setdefault(RankOutputs, self.output)
+        for kind in _RECORD_KINDS:  # the engine calls a handler rules share once per record (see shared_state)
+            setattr(self, f"check_{kind}", self.output.observer(kind))
 
     @property
     def outcome(self) -> RunOutcome:
@@ -230,7 +275,9 @@ class StepTimings:
         if opened is None:
             return
         header, groups = opened
-        stages = self.steps.setdefault(header.step, {})
+        stages = self.steps.get(header.step)
+        if stages is None:  # (not setdefault: that makes a dict per header, which this runs for)
+            stages = self.steps[header.step] = {}
         if header.stage not in stages:
             printed = tuple(groups)
             stages[header.stage] = StageTimes(header.stage, header.rank, header.line, header.column, self.distinct.setdefault(printed, printed))
@@ -251,6 +298,7 @@ class StepsByStage(OptprimeLayout):
         self.timings = StepTimings()
 
     def share(self, shared: dict[type, Any]) -> None:
+        super().share(shared)
         self.timings = shared_state(self, shared, self.timings, ("timing_header", "layer_timing"))
 
     def judge(self, step: int, stages: list[StageTimes], alike: str) -> Iterator[Violation]:
