@@ -31,10 +31,10 @@ class TimingStageMismatch(OptprimeLayout):
         super().__init__(options)
         self.headers: dict[tuple[int, int], tuple[TimingHeaderRecord, int]] = {}  # (rank, stage) -> first header, count
 
-    def check_timing_header(self, record: TimingHeaderRecord) -> Iterator[Violation]:
+    def check_timing_header(self, record: TimingHeaderRecord) -> tuple[()]:
         first, count = self.headers.get((record.rank, record.stage), (record, 0))
         self.headers[record.rank, record.stage] = (first, count + 1)
-        return iter(())
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         first_stage: dict[int, TimingHeaderRecord] = {}

@@ -1,5 +1,3 @@
-from collections.abc import Iterator
-
 from lint.models.optprime_log import TimingHeaderRecord
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
@@ -29,21 +27,20 @@ class StepSequence(Rule):
         super().__init__(options)
         self.previous: dict[int, TimingHeaderRecord] = {}  # rank -> its latest header
 
-    def check_timing_header(self, record: TimingHeaderRecord) -> Iterator[Violation]:
+    def check_timing_header(self, record: TimingHeaderRecord) -> tuple[Violation, ...]:
         previous = self.previous.get(record.rank)
         last = previous.step if previous is not None else 0
         self.previous[record.rank] = record
         if record.step == last + 1:
-            return
+            return ()  # the usual case, without a generator: this runs for every timing header
         if record.step > last + 1:
             order = f"after step {last} (line {previous.line})" if previous is not None else "is its first"
-            yield at(record, f"rank {record.rank}: step {record.step} {order}: {_missing(last + 1, record.step - 1)}")
-        elif previous is None:
-            yield at(record, f"rank {record.rank}: step {record.step} is its first; steps count from 1")
-        elif record.step == last:
-            yield at(record, f"rank {record.rank}: step {record.step} again (line {previous.line})")
-        else:
-            yield at(record, f"rank {record.rank}: step {record.step} after step {last} (line {previous.line})")
+            return (at(record, f"rank {record.rank}: step {record.step} {order}: {_missing(last + 1, record.step - 1)}"),)
+        if previous is None:
+            return (at(record, f"rank {record.rank}: step {record.step} is its first; steps count from 1"),)
+        if record.step == last:
+            return (at(record, f"rank {record.rank}: step {record.step} again (line {previous.line})"),)
+        return (at(record, f"rank {record.rank}: step {record.step} after step {last} (line {previous.line})"),)
 
 
 def _missing(first: int, last: int) -> str:

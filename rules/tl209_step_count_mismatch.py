@@ -33,13 +33,13 @@ class StepCountMismatch(Rule):
         self.last: dict[int, TimingHeaderRecord] = {}  # rank -> its latest header
         self.completed: set[int | None] = set()  # the ranks that printed ``run completed``
 
-    def check_timing_header(self, record: TimingHeaderRecord) -> Iterator[Violation]:
+    def check_timing_header(self, record: TimingHeaderRecord) -> tuple[()]:
         self.last[record.rank] = record
-        return iter(())
+        return ()
 
-    def check_run_completed(self, record: Record) -> Iterator[Violation]:
+    def check_run_completed(self, record: Record) -> tuple[()]:
         self.completed.add(record.rank)
-        return iter(())
+        return ()
 
     def finish(self) -> Iterator[Violation]:
         steps = {rank: header.step for rank, header in self.last.items() if rank in self.completed}

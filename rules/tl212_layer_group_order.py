@@ -36,10 +36,11 @@ class LayerGroupOrder(Rule):
         if record.rank is None:
             return ()
         position = layer_position(record.layer)
-        previous, before = self.last.get(record.rank, (None, position))
+        last = self.last.get(record.rank)
         self.last[record.rank] = (record, position)
-        if previous is None or position > before:
+        if last is None or position > last[1]:
             return ()  # the usual case, without a generator: this runs for every layer record
+        previous, before = last
         if position == before:
             return (at(record, f"layer[{record.layer}] ({group_owner(record)}) again (line {previous.line})"),)
         return (

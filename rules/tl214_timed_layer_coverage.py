@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from lint.rule import Severity, Violation, at
-from lint.rulekit.optprime import SINGLE_MODULE_GROUPS, StageTimes, StepsByStage, spans, timing_groups
+from lint.rulekit.optprime import SINGLE_MODULE_GROUPS, StageTimes, StepsByStage, gaps, spans, timing_groups
 
 
 class TimedLayerCoverage(StepsByStage):
@@ -35,11 +35,13 @@ class TimedLayerCoverage(StepsByStage):
                 timed_by.setdefault(layer, []).append(times.stage)
         layers = max((int(layer) for layer in timed_by if layer.isdigit()), default=-1) + 1
         first = min(stages, key=lambda times: times.line)
-        missing = [group for group in ("embed", *map(str, range(layers)), "lm_head") if group not in timed_by]
-        if missing:
+        # a layer counts as timed under the name the writer prints for it (str(int)); the count can be any int64
+        missing_layers = gaps((int(layer) for layer in timed_by if layer.isdigit() and layer == str(int(layer))), layers)
+        missing = [group for group in SINGLE_MODULE_GROUPS if group not in timed_by]
+        if missing or missing_layers:
             yield at(
                 first,
-                f"step {step}{alike}: no stage times {timing_groups(missing)}; the stages time {timing_groups(timed_by)} "
+                f"step {step}{alike}: no stage times {timing_groups(missing, missing_layers)}; the stages time {timing_groups(timed_by)} "
                 f"(layers {spans(range(layers))}, up to the highest layer a stage times)",
             )
         for group in SINGLE_MODULE_GROUPS:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,14 +91,18 @@ def test_read_summary_gives_a_run_files_summary_without_rules(tmp_path: Path) ->
 
 def test_state_several_rules_share_is_fed_each_record_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # TL218-TL221 all read which ranks printed what (RankOutputs): one copy per file, fed once per record
+    # (through observe, or observe_output for the kinds where that is what observe does)
     fed: list[int] = []
-    observe = RankOutputs.observe
 
-    def counted(self: RankOutputs, record: Any) -> Any:
-        fed.append(id(self))
-        return observe(self, record)
+    def counted(method: Callable[[RankOutputs, Any], Any]) -> Callable[[RankOutputs, Any], Any]:
+        def feed(self: RankOutputs, record: Any) -> Any:
+            fed.append(id(self))
+            return method(self, record)
 
-    monkeypatch.setattr(RankOutputs, "observe", counted)
+        return feed
+
+    monkeypatch.setattr(RankOutputs, "observe", counted(RankOutputs.observe))
+    monkeypatch.setattr(RankOutputs, "observe_output", counted(RankOutputs.observe_output))
     sample = Path(__file__).resolve().parents[1] / "examples" / "optprime-log.txt"
     report = check([str(sample)], CheckOptions())
     records = sum(1 for _ in formats.parser("optprime-log").parse(enumerate(sample.read_text(encoding="utf-8").splitlines(), 1)))

@@ -37,6 +37,7 @@ from lint.models.optprime_log import (
     LayerTimingRecord,
     OtherRecord,
     Record,
+    TimingHeaderRecord,
     flat_ints,
     layer_position,
 )
@@ -231,6 +232,10 @@ def _int(text: str | None) -> int | None:
     return int(text) if len(text) < 19 else int64(text)
 
 
+def _float(text: str | None) -> float | None:
+    return None if text is None else float(text)
+
+
 def _literal(convert: Callable[[Any], Any]) -> Callable[[str | None], Any]:
     """A Python literal (a dict, list or tuple repr) whose syntax the grammar has checked; ``convert``
     builds the record's value from it and must not change it (it is shared: see _read_literal)."""
@@ -279,7 +284,7 @@ _INT_FIELDS = (
 _FLOAT_FIELDS = ("total_ms", "avg_ms", "lr", "ms_per_batch", "elapsed_s", "loss", "ppl", "seconds")
 _CONVERTERS: dict[str, Callable[[str | None], Any]] = {
     **{name: _int for name in _INT_FIELDS},
-    **{name: _optional(float) for name in _FLOAT_FIELDS},
+    **{name: _float for name in _FLOAT_FIELDS},
     "prefix_space": _present,
     "split_mark": _present,
     "post_split": _present,
@@ -352,6 +357,29 @@ class _RecordRule:
         return self.record_type(number, column, *arguments, rank=_RANK(texts[self.rank]))
 
 
+# The builds of the records that make most of a log (a long run: three quarters layer records, a quarter timing
+# headers), from a match of their rule's derived regex, written out: through _RecordRule.build, a Python call
+# per field costs them twice what making the record does.  The rules require every field, so every match holds
+# them; each build gives what _RecordRule.build gives from the same match (tests/formats/test_fast_paths.py
+# holds them against it on every such record of the samples and their edge slips).
+
+
+def _int_text(text: str) -> int:
+    return int(text) if len(text) < 19 else int64(text)
+
+
+def _layer_timing(number: int, column: int, match: re.Match[str]) -> Record:
+    ops = match["ops"]
+    return LayerTimingRecord(number, column, match["layer"], float(match["total_ms"]), int(ops) if len(ops) < 19 else int64(ops), float(match["avg_ms"]))
+
+
+def _timing_header(number: int, column: int, match: re.Match[str]) -> Record:
+    return TimingHeaderRecord(number, column, _int_text(match["stage"]), _int_text(match["step"]), rank=_int_text(match["rank"]))
+
+
+WRITTEN_OUT_BUILDS: dict[str, Callable[[int, int, re.Match[str]], Record]] = {"layer_timing": _layer_timing, "timing_header": _timing_header}
+
+
 def _constant(value: str) -> Callable[[str | None], str]:
     return lambda _text: value
 
@@ -381,6 +409,9 @@ class Parser:
             )
             for rule in rules
         }
+        self._match_builds: dict[str, Callable[[int, int, re.Match[str]], Record]] = {
+            rule: WRITTEN_OUT_BUILDS.get(rule, spec.build) for rule, spec in self._records.items()
+        }
         self._terminals: dict[str, frozenset[str]] = {}  # per rule, filled when a record first fails: Lark is built only then
         self._mesh_group = self.grammar.derive("mesh_group", {"group_name"}).regex
         self._mesh_styles = {
@@ -403,40 +434,55 @@ class Parser:
     # -- streaming ------------------------------------------------------------------------------
 
     def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Record | SyntaxProblem]:
-        """The records of each line, tiled from the left (one loop for all lines: this runs per record)."""
+        """The records of each line, tiled from the left (one loop for all lines: this runs per record, so
+        the common case, a record the derived regex matches to the end of its line, is written out here
+        rather than through _record_at)."""
         attribution = _Attribution()
         attribute = attribution.by_kind.get
         starts = self._starts
+        start_at = starts.match
+        patterns, builds, fast = self._patterns, self._match_builds, self.fast
         for number, text in lines:
             position = 0
+            length = len(text)
             line_start = True  # where a line's own text begins: column 1, or after a process prefix
             line_rank: int | None = None  # from a [rankN]: prefix
             attribution.process = None  # which process printed the line, as its prefix says: [rankN]: or [defaultN]:
             layers = 0  # layer records so far on this line
-            while position < len(text):
-                start = starts.match(text, position)
+            while position < length:
+                start = start_at(text, position)
                 rule = start.lastgroup if start is not None else self._exception_at(text, position, line_start, attribution)
                 if rule is None:
                     end = self._next_concurrent(text, position + 1)
                     yield OtherRecord(number, position + 1, text[position:end], rank=line_rank)
                     position, line_start = end, False
                     continue
-                item, end = self._record_at(rule, number, text, position, line_rank)
+                match = patterns[rule].match(text, position)
+                item: Record | SyntaxProblem | None = None
+                if fast and match is not None and match.end() == length:
+                    try:
+                        item, end = builds[rule](number, position + 1, match), length
+                    except OverflowError:  # Lark decides and explains
+                        item = None
+                if item is None:
+                    item, end = self._record_at(rule, number, text, position, line_rank, match)
+                prefix = rule in _PREFIX_RULES
                 if isinstance(item, Record):
                     if item.rank is None:
                         item.rank = line_rank
-                    if rule == "rank_prefix":
-                        line_rank = attribution.process = item.rank
-                    elif rule == "tee_prefix":
-                        attribution.process = f"{item.role}{item.local_rank}"  # type: ignore[attr-defined]
-                    elif rule in _LOG_RULES and starts.match(text, end) is None:
-                        stop = self._next_concurrent(text, end + 1)
-                        item.message, end = text[end:stop], stop  # type: ignore[attr-defined]
+                    if prefix:
+                        if rule == "rank_prefix":
+                            line_rank = attribution.process = item.rank
+                        elif rule == "tee_prefix":
+                            attribution.process = f"{item.role}{item.local_rank}"  # type: ignore[attr-defined]
+                        elif rule in _LOG_RULES and starts.match(text, end) is None:
+                            stop = self._next_concurrent(text, end + 1)
+                            item.message, end = text[end:stop], stop  # type: ignore[attr-defined]
                     if (handler := attribute(item.kind)) is not None:
                         handler(item, layers)
                     layers += isinstance(item, LayerTimingRecord)
                 yield item
-                position, line_start = end, rule in _PREFIX_RULES and getattr(item, "message", None) is None
+                position, line_start = end, prefix and getattr(item, "message", None) is None
 
     def _exception_at(self, text: str, position: int, line_start: bool, attribution: _Attribution) -> str | None:
         """Where no start rule commits ``position``: an exception, if it is the line's own text and ends a traceback."""
@@ -444,9 +490,11 @@ class Parser:
             return "exception"
         return None
 
-    def _record_at(self, rule: str, number: int, text: str, position: int, line_rank: int | None) -> tuple[Record | SyntaxProblem, int]:
-        """The record of ``rule`` at ``position`` and where it ends, or the syntax problem that breaks it."""
-        match = self._patterns[rule].match(text, position)
+    def _record_at(
+        self, rule: str, number: int, text: str, position: int, line_rank: int | None, match: re.Match[str] | None
+    ) -> tuple[Record | SyntaxProblem, int]:
+        """The record of ``rule`` at ``position`` (``match``: its derived regex's match there) and where it ends, or
+        the syntax problem that breaks it."""
         if match is None or not self._ends(rule, text, match.end()):
             return self._parse_slowly(rule, number, text, position, line_rank)
         if self.fast:
@@ -652,10 +700,15 @@ class _TimingBlocks:
         self.newest: _TimingBlock | None = None
         self.layer_since_header = True
 
-    def open(self, rank: int, stage: int, step: int) -> None:
+    def open(self, header: TimingHeaderRecord, _layers_before: int) -> None:
+        rank, stage, step = header.rank, header.stage, header.step
         previous = self.latest.get(rank)
         if previous is not None:
-            self.stage_layers.setdefault(previous.stage, set()).update(previous.layers)
+            history = self.stage_layers.get(previous.stage)
+            if history is None:
+                self.stage_layers[previous.stage] = set(previous.layers)
+            else:  # (not setdefault: that makes a set per header, which this runs for)
+                history |= previous.layers
         if self.layer_since_header:
             self.bursts += 1
             self.burst_size = 0
@@ -666,33 +719,37 @@ class _TimingBlocks:
 
     def attribute(self, layer: LayerTimingRecord, index_on_line: int) -> None:
         self.layer_since_header = True
-        position = layer_position(layer.layer)
+        name = layer.layer
+        position = layer_position(name)
+        newest = self.newest
         if layer.rank is not None:
             block = self.latest.get(layer.rank)
-        elif self.burst_size == 1 and self.newest is not None and self._fits(self.newest, layer.layer, position):
-            block = self.newest  # what _choose would pick, without comparing every rank's block
+        elif (
+            self.burst_size == 1
+            and newest is not None
+            and (history := self.stage_layers.get(newest.stage)) is not None
+            and name in history
+            and newest.last < position
+            and not (len(newest.layers) >= len(history) and newest.layers >= history)  # lengths first: mostly unequal
+        ):
+            block = newest  # what _choose would pick (_open, _follows, _reported at once), without comparing every rank's block
         else:
-            block = self._choose(layer.layer, position, index_on_line)
+            block = self._choose(name, position, index_on_line)
         if block is None:
             return
         layer.rank, layer.step = block.rank, block.step
-        block.layers.add(layer.layer)
+        block.layers.add(name)
         block.last = position
 
     def _open(self, block: _TimingBlock) -> bool:
         history = self.stage_layers.get(block.stage)
-        return not history or not block.layers >= history
+        return not history or not (len(block.layers) >= len(history) and block.layers >= history)  # lengths first: mostly unequal
 
     def _follows(self, block: _TimingBlock, position: float) -> bool:
         return block.last < position
 
     def _reported(self, block: _TimingBlock, layer: str) -> bool:
         return layer in self.stage_layers.get(block.stage, ())
-
-    def _fits(self, block: _TimingBlock, layer: str, position: float) -> bool:
-        """_open, _follows and _reported at once (for every layer record of a lone header: this runs per record)."""
-        history = self.stage_layers.get(block.stage)
-        return history is not None and layer in history and not block.layers >= history and block.last < position
 
     def _choose(self, layer: str, position: float, index_on_line: int) -> _TimingBlock | None:
         blocks = list(self.latest.values())
@@ -721,7 +778,7 @@ class _Attribution:
         self.tracebacks: set[int | str | None] = set()  # processes inside a traceback
         self.failure_rank: int | None = None  # the rank of the failure report entry being printed
         self.by_kind: dict[str, Callable[[Any, int], None]] = {  # what a record of the kind tells, given the layer records before it on its line
-            "timing_header": lambda r, _: self.timing.open(r.rank, r.stage, r.step),
+            "timing_header": self.timing.open,
             "layer_timing": self.timing.attribute,
             "cross_ref_header": lambda r, _: self.awaiting_special_nodes.append(r.rank),
             "special_nodes": lambda r, _: self._special_nodes(r),

@@ -111,6 +111,11 @@ class RunOutcome:
     ignoring: set[int | None] = field(default_factory=set)  # ranks printing an exception Python ignored
     _in_root_cause: bool = False
 
+    @staticmethod
+    def reads(kind: str) -> bool:
+        """Whether :meth:`add` reads records of ``kind`` (it ignores the others)."""
+        return kind in _TOLD_BY
+
     def add(self, record: Any) -> None:
         kind = record.kind
         if kind not in _TOLD_BY:  # most records (timing, set-up) say nothing about how the run ends

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -26,22 +26,42 @@ SINGLE_MODULE_GROUPS = ("embed", "lm_head")
 
 def spans(numbers: Iterable[int]) -> str:
     """'0-4, 6, 8-15': the numbers, ascending, with runs of consecutive ones joined."""
+    if isinstance(numbers, range) and numbers.step == 1:  # a stage or layer count can be any int64: never list it
+        return _joined([numbers] if numbers.stop > numbers.start else [])
     runs: list[list[int]] = []  # [first, last]
     for number in sorted(set(numbers)):
         if runs and number == runs[-1][1] + 1:
             runs[-1][1] = number
         else:
             runs.append([number, number])
-    return ", ".join(str(first) if first == last else f"{first}-{last}" for first, last in runs)
+    return _joined([range(first, last + 1) for first, last in runs])
 
 
-def timing_groups(layers: Iterable[str]) -> str:
-    """'embed, layers 0-4, 6-15, lm_head': timing groups in the order the writer prints them."""
+def gaps(numbers: Iterable[int], count: int) -> list[range]:
+    """The runs of 0..count-1 not among ``numbers``, without listing 0..count-1 (count can be any int64)."""
+    missing, start = [], 0
+    for number in sorted({number for number in numbers if 0 <= number < count}):
+        if number > start:
+            missing.append(range(start, number))
+        start = number + 1
+    return [*missing, range(start, count)] if start < count else missing
+
+
+def _joined(runs: list[range]) -> str:
+    return ", ".join(str(run.start) if run.stop == run.start + 1 else f"{run.start}-{run.stop - 1}" for run in runs)
+
+
+def timing_groups(layers: Iterable[str], layer_runs: list[range] | None = None) -> str:
+    """'embed, layers 0-4, 6-15, lm_head': timing groups in the order the writer prints them (the numbered ones
+    given as ``layer_runs`` instead, where listing them one by one could take any memory)."""
     names = set(layers)
     parts = ["embed"] if "embed" in names else []
-    numbered = [int(name) for name in names if name.isdigit()]
-    if numbered:
-        parts.append(("layer " if len(numbered) == 1 else "layers ") + spans(numbered))
+    if layer_runs is None:
+        numbered = [int(name) for name in names if name.isdigit()]
+        if numbered:
+            parts.append(("layer " if len(numbered) == 1 else "layers ") + spans(numbered))
+    elif layer_runs:
+        parts.append(("layer " if sum(run.stop - run.start for run in layer_runs) == 1 else "layers ") + _joined(layer_runs))
     if "lm_head" in names:
         parts.append("lm_head")
     return ", ".join(parts)
@@ -66,23 +86,53 @@ class Setting:
         return f"`{self.label}{self.value}` (line {self.line})"
 
 
-class OptprimeLayout(Rule):
-    """Base of optprime-log rules that read the run's settings (the first value printed of each) and
-    its first ``stage2rank`` map."""
+class RunLayout:
+    """The run's settings as the log printed them (the first value of each) and its first ``stage2rank``
+    map: fed the config and stage2rank records of one log."""
 
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
+    def __init__(self) -> None:
         self.settings: dict[str, Setting] = {}
         self.stage_map: Stage2RankRecord | None = None
 
-    def check_config(self, record: ConfigRecord) -> Iterator[Violation]:
+    def check_config(self, record: ConfigRecord) -> tuple[()]:
         self.settings.setdefault(record.setting, Setting(record.value, record.label, record.line))
-        return iter(())
+        return ()
 
-    def check_stage2rank(self, record: Stage2RankRecord) -> Iterator[Violation]:
+    def check_stage2rank(self, record: Stage2RankRecord) -> tuple[()]:
         if self.stage_map is None:
             self.stage_map = record
-        return iter(())
+        return ()
+
+
+class OptprimeLayout(Rule):
+    """Base of optprime-log rules that read the run's settings (the first value printed of each) and
+    its first ``stage2rank`` map (:class:`RunLayout`, one copy per log however many of them run)."""
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.layout = RunLayout()
+
+    def share(self, shared: dict[type, Any]) -> None:
+        self.layout = shared.setdefault(RunLayout, self.layout)
+        for kind in ("config", "stage2rank"):
+            # A rule's own handler of the kind stays, and feeds the shared layout through super(): feeding it a
+            # record twice changes nothing (it keeps the first of each).
+            if getattr(type(self), f"check_{kind}") is getattr(OptprimeLayout, f"check_{kind}"):
+                setattr(self, f"check_{kind}", getattr(self.layout, f"check_{kind}"))
+
+    @property
+    def settings(self) -> dict[str, Setting]:
+        return self.layout.settings
+
+    @property
+    def stage_map(self) -> Stage2RankRecord | None:
+        return self.layout.stage_map
+
+    def check_config(self, record: ConfigRecord) -> Iterable[Violation]:
+        return self.layout.check_config(record)
+
+    def check_stage2rank(self, record: Stage2RankRecord) -> Iterable[Violation]:
+        return self.layout.check_stage2rank(record)
 
     def setting(self, name: str) -> Setting | None:
         """The setting ``name`` as printed, or as the log implies it (:func:`lint.layout.optprime_implied`); None when unknown."""
@@ -140,6 +190,19 @@ class RankOutputs:
             self.world = Setting(record.value, record.label, record.line)
         return ()
 
+    def observe_output(self, record: Record) -> tuple[()]:
+        """:meth:`observe` for a kind that tells neither how the run ended nor a setting, nor is a failure report
+        entry: most records (timing, set-up), so this runs per record."""
+        if record.rank is not None:
+            self.last_output[record.rank] = record.line
+        return ()
+
+    def observer(self, kind: str) -> Callable[[Record], tuple[()]]:
+        """What observes a record of ``kind``: :meth:`observe`, or where that reduces to it :meth:`observe_output`."""
+        if kind == "config" or kind.startswith("failure_") or RunOutcome.reads(kind):
+            return self.observe
+        return self.observe_output
+
 
 class RankOutput(Rule):
     """Base of optprime-log rules that read :class:`RankOutputs`: one copy per log, however many of them run."""
@@ -152,7 +215,9 @@ class RankOutput(Rule):
         return self.output.observe(record)
 
     def share(self, shared: dict[type, Any]) -> None:
-        self.output = shared_state(self, shared, self.output, _RECORD_KINDS, "observe")
+        self.output = shared.setdefault(RankOutputs, self.output)
+        for kind in _RECORD_KINDS:  # the engine calls a handler rules share once per record (see shared_state)
+            setattr(self, f"check_{kind}", self.output.observer(kind))
 
     @property
     def outcome(self) -> RunOutcome:
@@ -210,7 +275,9 @@ class StepTimings:
         if opened is None:
             return
         header, groups = opened
-        stages = self.steps.setdefault(header.step, {})
+        stages = self.steps.get(header.step)
+        if stages is None:  # (not setdefault: that makes a dict per header, which this runs for)
+            stages = self.steps[header.step] = {}
         if header.stage not in stages:
             printed = tuple(groups)
             stages[header.stage] = StageTimes(header.stage, header.rank, header.line, header.column, self.distinct.setdefault(printed, printed))
@@ -231,6 +298,7 @@ class StepsByStage(OptprimeLayout):
         self.timings = StepTimings()
 
     def share(self, shared: dict[type, Any]) -> None:
+        super().share(shared)
         self.timings = shared_state(self, shared, self.timings, ("timing_header", "layer_timing"))
 
     def judge(self, step: int, stages: list[StageTimes], alike: str) -> Iterator[Violation]:

@@ -210,3 +210,31 @@ def test_every_edge_slip_parses_alike_on_both_paths(name: str) -> None:
 def test_every_sample_line_parses_alike_on_both_paths(name: str) -> None:
     for _keep, sample in SAMPLES[name]:
         assert_paths_agree(name, list(enumerate(sample, 1)))
+
+
+def test_written_out_optprime_builds_agree_with_the_rules_build() -> None:
+    # The records that make most of a log are built by functions written out for speed (WRITTEN_OUT_BUILDS); both
+    # paths above go through them, so here each is held against its rule's generic build from the grammar's fields,
+    # on every match of its rule in the samples and in their edge slips (huge integers among them).
+    parser = formats.parser("optprime-log")
+    assert isinstance(parser, optprime_log.Parser)
+    lines = [text for _keep, sample in SAMPLES["optprime-log"] for text in sample]
+    for rule, written_out in optprime_log.WRITTEN_OUT_BUILDS.items():
+        pattern = parser._patterns[rule]
+        own = [text for text in lines if pattern.search(text)]
+        texts = own + [slipped for text in _shapes(0, own, 3) for slipped in _slips(text)]
+        starts = [(text, position) for text in texts for position in {0, *(after.end() for after in _AFTER_PREFIX.finditer(text))}]
+        matches = [match for text, position in starts if (match := pattern.match(text, position))]
+        assert len(matches) > 100, rule
+        for match in matches:
+            assert _built(written_out, match) == _built(parser._records[rule].build, match)
+
+
+_AFTER_PREFIX = re.compile(r"\]:? ?")  # where a record can follow a process prefix
+
+
+def _built(build: Any, match: re.Match[str]) -> str:
+    try:
+        return repr(build(7, match.start() + 1, match))
+    except OverflowError as error:  # an integer beyond an int64: Lark then explains it
+        return f"OverflowError: {error}"
