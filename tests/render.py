@@ -158,6 +158,7 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "child_failed": lambda r: f"failed (exitcode: {r.exitcode}) local_rank: {r.local_rank} (pid: {r.pid}) of binary: {r.binary}",
     "closing_signal": lambda r: f"Sending process {r.pid} closing signal {r.signal}",
     "death_signal": lambda r: f"Received {r.signal} death signal, shutting down workers",
+    "usage_error": lambda r: f"{r.program}: error: {r.message}",
     "failure_title": lambda r: f"{r.script} FAILED",
     "failure_section": lambda r: "Root Cause (first observed failure):" if r.root_cause else "Failures:",
     "no_other_failures": lambda r: "  <NO_OTHER_FAILURES>",

@@ -108,6 +108,7 @@ _RENAMED = {
     "tp_head_arrow": "arrow",
     "frame_path": "path",
     "frame_function": "function",
+    "usage_message": "message",
 }
 # A process prefix is followed by a line of its own: a record of any kind, or foreign text.  Foreign
 # text after a log header is the header's message.
@@ -148,6 +149,7 @@ _GENERIC_KINDS = frozenset(
         "traceback_frame",
         "exception_ignored",
         "exception",
+        "usage_error",
         "syntax",
         "rank_prefix",
         "tee_prefix",
