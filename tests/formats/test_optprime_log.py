@@ -315,7 +315,11 @@ def test_death_signal_as_each_python_version_prints_it(signal: str) -> None:
 @pytest.mark.parametrize(
     ("line", "program", "message"),
     [
-        ("driver.py: error: argument --mode: invalid choice: 'zb' (choose from 'gpipe', '1f1b')", "driver.py", "argument --mode: invalid choice: 'zb' (choose from 'gpipe', '1f1b')"),
+        (
+            "driver.py: error: argument --mode: invalid choice: 'zb' (choose from 'gpipe', '1f1b')",
+            "driver.py",
+            "argument --mode: invalid choice: 'zb' (choose from 'gpipe', '1f1b')",
+        ),
         ("torchrun: error: the following arguments are required: training_script", "torchrun", "the following arguments are required: training_script"),
     ],
 )
