@@ -111,6 +111,7 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "torch_log": lambda r: f"{r.level}{r.time} {r.pid} {r.source}:{r.source_line}] {r.message or ''}",
     "c10_log": lambda r: f"[{r.level}{r.time} {r.source}:{r.source_line}] {r.message or ''}",
     "python_log": lambda r: f"{r.level}:{r.logger}:{r.message or ''}",
+    "python_warning": lambda r: f"{r.path}:{r.source_line}: {r.category}: {r.message or ''}",
     "env_check": lambda r: f"[rank:{r.rank}] {r.package} version {r.version} or higher --> {r.status}",
     "config": _render_config,
     "device_mode": lambda r: f"{r.device} mode is used.",

@@ -136,6 +136,17 @@ class PythonLogRecord(LogRecord):
     logger: str
 
 
+@dataclass(slots=True)
+class PythonWarningRecord(Record):
+    """Python's warnings: ``/venv/…/dataloader.py:431: UserWarning: …`` (``message``: the text after the header)."""
+
+    kind: ClassVar[str] = "python_warning"
+    path: str
+    source_line: int
+    category: str
+    message: str | None = field(default=None, kw_only=True)
+
+
 # -- configuration and set-up ---------------------------------------------------------------------
 
 
@@ -629,6 +640,7 @@ RECORD_TYPES: tuple[type[Record], ...] = (
     TorchLogRecord,
     C10LogRecord,
     PythonLogRecord,
+    PythonWarningRecord,
     EnvCheckRecord,
     ConfigRecord,
     DeviceModeRecord,
