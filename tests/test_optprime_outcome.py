@@ -266,3 +266,22 @@ def test_a_command_line_argparse_rejects_names_its_error(tmp_path: Path) -> None
 def test_torchrun_rejecting_its_own_arguments_is_the_cause(tmp_path: Path) -> None:
     text = "usage: torchrun [-h] [--nnodes NNODES]\ntorchrun: error: unrecognized arguments: --bogus\n"
     assert report(tmp_path, text, "TL001,TL218,TL219") == [(2, "TL218", "the run failed: torchrun: error: unrecognized arguments: --bogus")]
+
+
+def test_a_lone_workers_exception_without_a_rank_prefix_takes_the_rank_the_report_names(tmp_path: Path) -> None:
+    # torchrun --nproc-per-node 1: the worker's traceback carries no [rankN]: prefix
+    text = (
+        "total process count: 1\n"
+        "Traceback (most recent call last):\n"
+        '  File "/x/opt_prime/opt_prime/IR.py", line 1430, in _retrieve_IR_trace\n'
+        "ValueError: code: co_varnames is too small\n"
+        f"{ERROR_LOG}failed (exitcode: 1) local_rank: 0 (pid: 100) of binary: /usr/bin/python3\n"
+    ) + failure_report((0, 1, "", True))
+    assert report(tmp_path, text, "TL218") == [
+        (
+            4,
+            "TL218",
+            "the run failed: rank 0 raised at IR.py:1430 in _retrieve_IR_trace: ValueError: code: co_varnames is too small; "
+            "torchrun's failure report (line 6) lists rank 0",
+        )
+    ]

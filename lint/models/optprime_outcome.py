@@ -185,7 +185,10 @@ class RunOutcome:
             raised = f"{exception.name}: {exception.message}" if exception.message else exception.name
             verb = "could not import what it needs" if name in _IMPORT_FAILURES else "raised"
             where = "" if frame is None else f" at {frame.path.rsplit('/', 1)[-1]}:{frame.source_line}" + (f" in {frame.function}" if frame.function else "")
-            return Cause(exception.line, exception.column, exception.rank, f"{_who(exception.rank)} {verb}{where}: {raised.strip()}")
+            rank = exception.rank
+            if rank is None and root is not None and self.reported_ranks == {root.rank}:
+                rank = root.rank  # a lone worker (--nproc-per-node 1: its lines carry no [rankN]: prefix), named by the report
+            return Cause(exception.line, exception.column, rank, f"{_who(rank)} {verb}{where}: {raised.strip()}")
         if root is not None:
             logged = next((log for log in self.critical_logs if log.rank in (root.rank, None)), None)
             if logged is not None:  # opti_pri.py / comm.py: logging.critical(…) then sys.exit(1)
