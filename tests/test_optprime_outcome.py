@@ -242,3 +242,46 @@ def test_the_fork_before_its_per_rank_batch_fix_batches_each_replicas_share_by_t
     # eungyeonglee-dev/aicomp before 3b096d1: DistributedSampler share ceil(10334 / 4) = 2584, batched by GBS 32 -> 81
     text = "> GBS: 32\n> World Size: 8\n> Pipeline Parallel Size: 2\n> Data Parallel Size: 4\ndata_size=10334\nnbatches=81\n"
     assert report(tmp_path, text, "TL203") == []
+
+
+def test_a_command_line_argparse_rejects_names_its_error(tmp_path: Path) -> None:
+    # Lib/argparse.py ArgumentParser.error: the usage, then `PROG: error: MESSAGE` on stderr and exit code 2
+    text = (
+        "usage: driver.py [-h] [--mode {gpipe,1f1b}]\n"
+        "driver.py: error: argument --mode: invalid choice: 'zb' (choose from 'gpipe', '1f1b')\n"
+        f"{ERROR_LOG}failed (exitcode: 2) local_rank: 0 (pid: 100) of binary: /usr/bin/python3\n"
+    ) + failure_report((0, 2, "", True))
+    assert report(tmp_path, text, "TL001,TL218,TL219") == [
+        (
+            2,
+            "TL218",
+            (
+                "the run failed: rank 0 exited with code 2 after argparse rejected its command line: driver.py: error: argument --mode: "
+                "invalid choice: 'zb' (choose from 'gpipe', '1f1b'); torchrun's failure report (line 4) lists rank 0"
+            ),
+        )
+    ]
+
+
+def test_torchrun_rejecting_its_own_arguments_is_the_cause(tmp_path: Path) -> None:
+    text = "usage: torchrun [-h] [--nnodes NNODES]\ntorchrun: error: unrecognized arguments: --bogus\n"
+    assert report(tmp_path, text, "TL001,TL218,TL219") == [(2, "TL218", "the run failed: torchrun: error: unrecognized arguments: --bogus")]
+
+
+def test_a_lone_workers_exception_without_a_rank_prefix_takes_the_rank_the_report_names(tmp_path: Path) -> None:
+    # torchrun --nproc-per-node 1: the worker's traceback carries no [rankN]: prefix
+    text = (
+        "total process count: 1\n"
+        "Traceback (most recent call last):\n"
+        '  File "/x/opt_prime/opt_prime/IR.py", line 1430, in _retrieve_IR_trace\n'
+        "ValueError: code: co_varnames is too small\n"
+        f"{ERROR_LOG}failed (exitcode: 1) local_rank: 0 (pid: 100) of binary: /usr/bin/python3\n"
+    ) + failure_report((0, 1, "", True))
+    assert report(tmp_path, text, "TL218") == [
+        (
+            4,
+            "TL218",
+            "the run failed: rank 0 raised at IR.py:1430 in _retrieve_IR_trace: ValueError: code: co_varnames is too small; "
+            "torchrun's failure report (line 6) lists rank 0",
+        )
+    ]

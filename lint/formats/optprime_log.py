@@ -109,11 +109,14 @@ _RENAMED = {
     "tp_head_arrow": "arrow",
     "frame_path": "path",
     "frame_function": "function",
+    "usage_message": "message",
+    "warning_path": "path",
+    "warning_category": "category",
 }
 # A process prefix is followed by a line of its own: a record of any kind, or foreign text.  Foreign
 # text after a log header is the header's message.
-_PREFIX_RULES = frozenset({"rank_prefix", "tee_prefix", "torch_log", "c10_log", "python_log"})
-_LOG_RULES = frozenset({"torch_log", "c10_log", "python_log"})
+_PREFIX_RULES = frozenset({"rank_prefix", "tee_prefix", "torch_log", "c10_log", "python_log", "python_warning"})
+_LOG_RULES = frozenset({"torch_log", "c10_log", "python_log", "python_warning"})
 # What ranks print concurrently, looked for inside foreign text: a complete record of these kinds there
 # is another process's output that landed on the same line.
 _CONCURRENT_RULES = (
@@ -121,6 +124,7 @@ _CONCURRENT_RULES = (
     "tee_prefix",
     "torch_log",
     "c10_log",
+    "python_warning",
     "process_groups",
     "tp_head_adjust",
     "rank_banner",
@@ -145,10 +149,12 @@ _GENERIC_KINDS = frozenset(
         "other",
         "separator",
         "python_log",
+        "python_warning",
         "traceback",
         "traceback_frame",
         "exception_ignored",
         "exception",
+        "usage_error",
         "syntax",
         "rank_prefix",
         "tee_prefix",

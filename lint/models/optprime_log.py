@@ -136,6 +136,17 @@ class PythonLogRecord(LogRecord):
     logger: str
 
 
+@dataclass(slots=True)
+class PythonWarningRecord(Record):
+    """Python's warnings: ``/venv/…/dataloader.py:431: UserWarning: …`` (``message``: the text after the header)."""
+
+    kind: ClassVar[str] = "python_warning"
+    path: str
+    source_line: int
+    category: str
+    message: str | None = field(default=None, kw_only=True)
+
+
 # -- configuration and set-up ---------------------------------------------------------------------
 
 
@@ -542,6 +553,15 @@ class DeathSignalRecord(Record):
 
 
 @dataclass(slots=True)
+class UsageErrorRecord(Record):
+    """argparse's ``driver.py: error: argument --mode: invalid choice: …`` (ArgumentParser.error, then exit code 2)."""
+
+    kind: ClassVar[str] = "usage_error"
+    program: str
+    message: str
+
+
+@dataclass(slots=True)
 class FailureTitleRecord(Record):
     """``run.py FAILED``: the title of torchrun's failure report."""
 
@@ -620,6 +640,7 @@ RECORD_TYPES: tuple[type[Record], ...] = (
     TorchLogRecord,
     C10LogRecord,
     PythonLogRecord,
+    PythonWarningRecord,
     EnvCheckRecord,
     ConfigRecord,
     DeviceModeRecord,
@@ -660,6 +681,7 @@ RECORD_TYPES: tuple[type[Record], ...] = (
     ChildFailedRecord,
     ClosingSignalRecord,
     DeathSignalRecord,
+    UsageErrorRecord,
     FailureTitleRecord,
     FailureSectionRecord,
     NoOtherFailuresRecord,
@@ -720,6 +742,7 @@ FAILURE_MESSAGES: dict[str, Callable[[Any], str]] = {
     "child_failed": lambda r: f"failed with exitcode {r.exitcode} on local rank {r.local_rank} (pid {r.pid})",
     "closing_signal": lambda r: f"torchrun sent {r.signal} to pid {r.pid}",
     "death_signal": lambda r: f"torchrun received signal {r.signal}",
+    "usage_error": lambda r: f"{r.program}: error: {r.message}",
     "failure_title": lambda r: f"{r.script} FAILED",
     "failure_exitcode": lambda r: f"exitcode {r.exitcode} (pid {r.pid})",
     "failure_signal": lambda r: f"signal {r.signal_number} ({r.signal}) received by pid {r.pid}",

@@ -19,7 +19,8 @@ report whose ``Root Cause (first observed failure)`` names the first worker that
 consequences are evidence, not causes: the cause is the launcher's stop if it was stopped, else the root
 cause's signal, else the exception of the root-cause rank (or the first worker exception of the log),
 else the root cause's exit code, with the worker's last words where it logged them (opt_prime aborts with
-``logging.critical(…)`` and ``sys.exit(1)``: comm.py, opti_pri.py).
+``logging.critical(…)`` and ``sys.exit(1)``: comm.py, opti_pri.py; argparse rejects a command line with
+``PROG: error: …`` and exit code 2: Lib/argparse.py, ``ArgumentParser.error``).
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ class RunOutcome:
     worker_exceptions: list[tuple[Any, TracebackFrameRecord | None]] = field(default_factory=list)  # (exception, the frame it names)
     launcher_exceptions: list[Any] = field(default_factory=list)  # raised in torchrun's own process
     critical_logs: list[Any] = field(default_factory=list)  # a worker's CRITICAL/ERROR log lines (opt_prime's aborts)
+    usage_errors: list[Any] = field(default_factory=list)  # argparse's `PROG: error: …` (a rejected command line)
     frames: dict[int | None, list[TracebackFrameRecord]] = field(default_factory=dict)  # rank -> frames of its open traceback
     death: Any = None
     child_failed: Any = None
@@ -146,6 +148,8 @@ class RunOutcome:
                 self.worker_exceptions.append((record, _raising_frame(frames)))
         elif kind == "python_log" and record.level in ("CRITICAL", "ERROR"):
             self.critical_logs.append(record)
+        elif kind == "usage_error":
+            self.usage_errors.append(record)
         elif kind == "death_signal" and self.death is None:
             self.death = record
         elif kind == "child_failed" and self.child_failed is None:
@@ -186,12 +190,19 @@ class RunOutcome:
             raised = f"{exception.name}: {exception.message}" if exception.message else exception.name
             verb = "could not import what it needs" if name in _IMPORT_FAILURES else "raised"
             where = "" if frame is None else f" at {frame.path.rsplit('/', 1)[-1]}:{frame.source_line}" + (f" in {frame.function}" if frame.function else "")
-            return Cause(exception.line, exception.column, exception.rank, f"{_who(exception.rank)} {verb}{where}: {raised.strip()}")
+            rank = exception.rank
+            if rank is None and root is not None and self.reported_ranks == {root.rank}:
+                rank = root.rank  # a lone worker (--nproc-per-node 1: its lines carry no [rankN]: prefix), named by the report
+            return Cause(exception.line, exception.column, rank, f"{_who(rank)} {verb}{where}: {raised.strip()}")
         if root is not None:
             logged = next((log for log in self.critical_logs if log.rank in (root.rank, None)), None)
             if logged is not None:  # opti_pri.py / comm.py: logging.critical(…) then sys.exit(1)
                 text = f"{root.describe(_who(root.rank))} after logging {logged.level}: {(logged.message or '').strip()}"
                 return Cause(logged.line, logged.column, logged.rank, text)
+            rejected = next((usage for usage in self.usage_errors if usage.rank in (root.rank, None)), None)
+            if rejected is not None:  # argparse: `PROG: error: …`, then exit code 2
+                text = f"{root.describe(_who(root.rank))} after argparse rejected its command line: {FAILURE_MESSAGES['usage_error'](rejected)}"
+                return Cause(rejected.line, rejected.column, rejected.rank, text)
             return Cause(root.line, root.column, root.rank, root.describe(_who(root.rank)))
         own = [exception for exception in self.launcher_exceptions if exception.name.rsplit(".", 1)[-1] not in _LAUNCHER_EXCEPTIONS]
         if own:  # torchrun itself failed (a rendezvous error, say), not a worker

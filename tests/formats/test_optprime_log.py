@@ -35,11 +35,13 @@ from lint.models.optprime_log import (
     OtherRecord,
     ProcessGroupsRecord,
     PythonLogRecord,
+    PythonWarningRecord,
     RankPrefixRecord,
     Record,
     SpecialNodesRecord,
     TimeElapsedRecord,
     TorchLogRecord,
+    UsageErrorRecord,
     layer_position,
 )
 from tests.narrow import each, typed_parser
@@ -309,6 +311,44 @@ def test_python_logging_layout_and_the_failure_it_reports() -> None:
 def test_death_signal_as_each_python_version_prints_it(signal: str) -> None:
     (record,) = each(DeathSignalRecord, parse_line(f"Received {signal} death signal, shutting down workers"))
     assert record.kind == "death_signal" and record.signal == signal
+
+
+@pytest.mark.parametrize(
+    ("line", "program", "message"),
+    [
+        (
+            "driver.py: error: argument --mode: invalid choice: 'zb' (choose from 'gpipe', '1f1b')",
+            "driver.py",
+            "argument --mode: invalid choice: 'zb' (choose from 'gpipe', '1f1b')",
+        ),
+        ("torchrun: error: the following arguments are required: training_script", "torchrun", "the following arguments are required: training_script"),
+    ],
+)
+def test_argparse_rejecting_a_command_line(line: str, program: str, message: str) -> None:
+    (record,) = each(UsageErrorRecord, parse_line(line))
+    assert (record.program, record.message, record.rank) == (program, message, None)
+
+
+def test_a_python_warning_and_its_message() -> None:
+    # Lib/warnings.py formatwarning: f"{filename}:{lineno}: {category.__name__}: {message}"
+    (record,) = each(PythonWarningRecord, parse_line("/venv/lib/python3.11/site-packages/torch/optim/lr_scheduler.py:654: UserWarning: use `get_last_lr()`."))
+    assert (record.path, record.source_line, record.category, record.message) == (
+        "/venv/lib/python3.11/site-packages/torch/optim/lr_scheduler.py",
+        654,
+        "UserWarning",
+        "use `get_last_lr()`.",
+    )
+
+
+def test_a_warning_of_another_rank_between_a_records_text_and_its_newline() -> None:
+    # print() writes its text and its newline apart: another process's stderr warning lands in between
+    items = parse_line(" ### Rank:3, clean_module_memory .../venv/torch/utils/data/dataloader.py:431: UserWarning: This DataLoader will create 4 workers.")
+    assert [(i.kind, i.column) for i in items] == [("clean_module_memory", 1), ("python_warning", 37)]
+    assert each(PythonWarningRecord, items[1:])[0].message == "This DataLoader will create 4 workers."
+
+
+def test_an_error_line_of_another_program_is_foreign() -> None:
+    assert [i.kind for i in parse_line("make: error: no rule")] == ["other"]
 
 
 def test_an_exception_line_counts_only_where_a_traceback_of_that_process_ends() -> None:
@@ -623,6 +663,8 @@ _KIND_FIELDS: dict[str, dict[str, st.SearchStrategy[object]]] = {
     "fx_node": {"listing": st.sampled_from(["graph", "placement"])},
     "stage_wiring": {"source": _names, "target": _names},
     "death_signal": {"signal": st.sampled_from(["Signals.SIGTERM", "15"])},
+    "python_warning": {"category": st.sampled_from(["UserWarning", "FutureWarning", "DeprecationWarning"])},
+    "usage_error": {"program": st.sampled_from(["driver.py", "pp_train_llama.py", "torchrun"]), "message": _words},
     "failure_field": {"key": st.sampled_from(["time", "host", "error_file", "traceback"])},
     "exception": {"name": st.from_regex(r"([a-z]{1,5}\.){0,2}[A-Z][A-Za-z]{0,10}Error", fullmatch=True), "message": st.none() | _words},
     "other": {"text": _words.map(lambda t: "~" + t)},
