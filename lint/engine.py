@@ -28,7 +28,7 @@ from lint.models.report import CheckReport, FileResult, Finding
 from lint.rule import Rule, Scope, Severity, Violation, catalog
 from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, run_key, siblings, split_by_time
 from lint.runs.sources import LayoutSources
-from lint.source import InputError, Source, printable_path
+from lint.source import CONSOLE_JUNK_CODE, InputError, Source, printable_path
 from lint.walk import WalkOptions, expand
 
 if TYPE_CHECKING:
@@ -127,6 +127,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
         from lint.runs.summary import RankSummarizer
 
         summarizer = RankSummarizer(source.display, timed=timed)
+    source.console = formats.named(format_name).console
     records = formats.parser(format_name).parse(source.lines())
     if summarizer is not None:
         records = _summarized(records, summarizer)
@@ -176,7 +177,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     if rules:
         for problem in source.problems:
             collector.problem(problem)
-    parsed = syntax_problems == 0 and not source.problems
+    parsed = syntax_problems == 0 and all(problem.code == CONSOLE_JUNK_CODE for problem in source.problems)  # junk is no syntax
     result = FileResult(path=source.display, format=format_name, parsed=parsed)
     return FileOutcome(result, collector.findings, collector.not_shown, summarizer.result() if summarizer else None)
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 ENCODING_CODE = "TL003"
 TRUNCATED_CODE = "TL004"
+CONSOLE_JUNK_CODE = "TL006"
 HEAD_BYTES = 64 * 1024
 HEAD_LINES = 200
 _HEAD_CHUNK = 4096
@@ -117,6 +118,9 @@ class Source:
     compression: str | None = None
     named: bool = False  # named by the user (not met while walking a directory or expanding a glob)
     head_damage: SyntaxProblem | None = None  # the compressed data broke within the head (see head())
+    # A console capture several processes and threads print into (its format's descriptor says so): bytes
+    # that are no text are the console's damage, not a writer's (TL006 instead of TL003).
+    console: bool = False
 
     def _open_raw(self) -> BinaryIO:
         try:
@@ -221,19 +225,21 @@ class Source:
         return SyntaxProblem(number, 1, TRUNCATED_CODE, f"the {self.compression} data is damaged or ends early {where}: {error}")
 
     def _nul(self, number: int, text: str) -> None:
-        self.problems.append(
-            SyntaxProblem(
-                number,
-                text.index("\0") + 1,
-                ENCODING_CODE,
-                "a NUL byte; no writer's text holds one (blocks of NULs are what a crash or an unfinished copy leaves)",
-            )
-        )
+        self._not_text(number, text.index("\0") + 1, "a NUL byte", "no writer's text holds one (blocks of NULs are what a crash or an unfinished copy leaves)")
 
     def _undecodable(self, number: int, raw: bytes, error: UnicodeDecodeError) -> str:
         column = len(raw[: error.start].decode("utf-8", "replace")) + 1
-        self.problems.append(SyntaxProblem(number, column, ENCODING_CODE, f"invalid UTF-8 byte 0x{raw[error.start]:02x}; the file must be UTF-8 text"))
+        self._not_text(number, column, f"invalid UTF-8 byte 0x{raw[error.start]:02x}", "the file must be UTF-8 text")
         return raw.decode("utf-8", "replace")
+
+    def _not_text(self, number: int, column: int, found: str, why: str) -> None:
+        if self.console:
+            message = (
+                f"{found} in the console output: torchrun --tee prints the workers' lines from several threads, which can write out memory instead of text"
+            )
+            self.problems.append(SyntaxProblem(number, column, CONSOLE_JUNK_CODE, message))
+        else:
+            self.problems.append(SyntaxProblem(number, column, ENCODING_CODE, f"{found}; {why}"))
 
 
 _BLOCK = 1 << 16  # larger blocks fall out of the CPU cache before their lines are parsed: slower

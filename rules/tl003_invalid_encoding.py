@@ -8,7 +8,8 @@ class InvalidEncoding(Rule):
     Every format tlint reads is text written by Python or C++ in UTF-8 (or plain ASCII).  Invalid bytes
     are reported at their column and replaced by U+FFFD so that the rest of the line is still checked.
     No writer prints a NUL byte (Python's ``print`` of the writers' strings cannot produce one); a NUL is
-    reported at its column, and the line is still checked.
+    reported at its column, and the line is still checked.  A console log (optprime-log) is the exception:
+    threads of torchrun print into it at once and can write junk there, which TL006 reports as a warning.
 
     Why it matters:
         Invalid bytes in a trace come from a truncated write, a concatenated binary file or a copy through

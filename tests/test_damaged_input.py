@@ -284,8 +284,10 @@ def test_junk_inserted_into_a_real_file_is_a_finding_at_its_line(tmp_path_factor
     first = original[:at].count(b"\n") + 1
     damaged_lines = range(first, first + junk.count(b"\n") + 1)
     code, found, _ = findings(str(path))
-    assert code == 1
-    assert any(f["line"] in damaged_lines and f["code"] in ("TL001", "TL003") for f in found) or located(found) == {(1, "TL005")}, found
+    at_damage = {f["code"] for f in found if f["line"] in damaged_lines}
+    assert at_damage & {"TL001", "TL003", "TL006"} or located(found) == {(1, "TL005")}, found
+    # Junk in a console log (optprime-log) may be the console's own, printed by torchrun's threads: a warning (TL006)
+    assert code == 1 or at_damage == {"TL006"}, found
 
 
 def _simai_workloads() -> list[Path]:

@@ -26,6 +26,8 @@ class Format:
     ``diff_adapter``: the module with ``load(path, sources, options) -> Profile`` for `tlint diff`.
     ``runs``: the files of one job's ranks form a run, summarised per file and checked together by the run rules.
     ``states_layout``: the ``[tool.tlint.runs]`` key under which a file of this format states a run's layout.
+    ``console``: a file is a console capture that several processes and threads print into at once, so bytes
+    that are no text are the console's damage, reported as TL006 (a warning), not the writer's (TL003).
     """
 
     name: str
@@ -35,6 +37,7 @@ class Format:
     diff_adapter: str
     runs: bool = False
     states_layout: str | None = None
+    console: bool = False
 
 
 # Detection order: the formats with the most distinctive first lines come first.
@@ -69,5 +72,6 @@ FORMATS: tuple[Format, ...] = (
         model="lint.models.optprime_log",
         diff_adapter="lint.diff.adapters.optprime_log",
         states_layout="log",
+        console=True,
     ),
 )
