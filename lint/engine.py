@@ -610,7 +610,7 @@ def _checked_run(
 
 def _summary_of(task: _Task, outcome: FileOutcome, options: CheckOptions) -> RankSummary | None:
     """A rank's summary: as computed, else from its cache entry, else (a damaged entry, or steps a worker named
-    by a digest not received) computed again."""
+    by a number not received) computed again."""
     if outcome.summary is None and outcome.packed_summary is not None:
         outcome.summary = cache.summary(task.source.display, outcome.packed_summary)
         if outcome.summary is None:

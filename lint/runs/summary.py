@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
-import pickle
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -56,7 +54,7 @@ class RankSummary(BaseModel):
     line_of_rank: int | None  # first record (where the rank and stage were read)
     steps: tuple[OpStep, ...]  # shared with the ranks whose steps are equal, in a check (see StepPool)
     iterations: int
-    lost: bool = False  # its steps were sent as a digest this process does not know: the file must be read again
+    lost: bool = False  # its steps were named by a number this process was not sent: the file must be read again
 
     def ops(self, *names: str) -> list[OpStep]:
         return [step for step in self.steps if step.op in names]
@@ -83,16 +81,17 @@ class RankSummary(BaseModel):
         pickling a named tuple costs three times a plain one's (equal collectives stay shared within one message).
 
         A forked worker of a check sends each distinct step list once: a later summary with the same steps
-        names them by digest, which the parent resolves from the one it received (see :func:`steps_shared`).
+        names them by the worker's process id and the list's number among those it sent, which the parent
+        resolves from the list it received (see :func:`steps_shared`).  The worker finds a list it sent by
+        equality (a dict of the lists): exact, where a digest of their contents could collide or cost more.
         """
-        steps = list(map(tuple, self.steps))
-        digest = None
+        key = None
         if _sent is not None and _pool is not None and _pool.owner != os.getpid():  # a worker forked by the check
-            digest = _digest(steps)
-            if digest in _sent:
-                return _unpickled, (self.path, self.rank, self.stage, self.line_of_rank, self.iterations, None, digest)
-            _sent.add(digest)
-        return _unpickled, (self.path, self.rank, self.stage, self.line_of_rank, self.iterations, steps, digest)
+            number = _sent.get(self.steps)
+            if number is not None:
+                return _unpickled, (self.path, self.rank, self.stage, self.line_of_rank, self.iterations, None, (os.getpid(), number))
+            key = (os.getpid(), _sent.setdefault(self.steps, len(_sent)))
+        return _unpickled, (self.path, self.rank, self.stage, self.line_of_rank, self.iterations, list(map(tuple, self.steps)), key)
 
     @classmethod
     def unpacked(cls, path: str, packed: list[Any]) -> RankSummary:
@@ -116,25 +115,18 @@ _op_step = partial(tuple.__new__, OpStep)  # OpStep from a plain tuple, without 
 
 
 def _unpickled(
-    path: str, rank: int | None, stage: int | None, line_of_rank: int | None, iterations: int, steps: list[tuple[Any, ...]] | None, digest: bytes | None
+    path: str, rank: int | None, stage: int | None, line_of_rank: int | None, iterations: int, steps: list[tuple[Any, ...]] | None, key: SentKey | None
 ) -> RankSummary:
     if steps is None:  # sent before by the same worker, in an earlier summary of its messages
-        assert digest is not None
-        known = _pool.sent(digest) if _pool is not None else None
+        assert key is not None
+        known = _pool.sent(key) if _pool is not None else None
         if known is None:  # not as the messages' order promises: the parent checks the file again (engine)
             return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=(), lost=True)
         return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=known)
     shared = _shared(map(_op_step, steps))
-    if digest is not None and _pool is not None:
-        _pool.received(digest, shared)
+    if key is not None and _pool is not None:
+        _pool.received(key, shared)
     return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=shared)
-
-
-def _digest(steps: list[tuple[Any, ...]]) -> bytes:
-    """What names a step list between the processes of a check: a digest of its pickle (hash() would be
-    cheaper, but two lists may share one).  Equal lists whose equal parts are shared otherwise pickle
-    otherwise: that costs the list a second sending, never a wrong match.  A tenth of the cost of its text."""
-    return hashlib.blake2b(pickle.dumps(steps, pickle.HIGHEST_PROTOCOL), digest_size=16).digest()
 
 
 class StepPool:
@@ -150,7 +142,7 @@ class StepPool:
         self.owner = os.getpid()  # forked workers inherit the pool, but what they summarize is sent away: not kept there
         self._steps: dict[OpStep, OpStep] = {}
         self._lists: dict[tuple[OpStep, ...], tuple[OpStep, ...]] = {}
-        self._by_digest: dict[bytes, tuple[OpStep, ...]] = {}  # the step lists workers sent, by digest
+        self._by_key: dict[SentKey, tuple[OpStep, ...]] = {}  # the step lists workers sent, by (worker, number)
 
     def shared(self, steps: tuple[OpStep, ...]) -> tuple[OpStep, ...]:
         known = self._lists.get(steps)
@@ -159,17 +151,18 @@ class StepPool:
             self._lists[known] = known
         return known
 
-    def received(self, digest: bytes, steps: tuple[OpStep, ...]) -> None:
-        self._by_digest[digest] = steps
+    def received(self, key: SentKey, steps: tuple[OpStep, ...]) -> None:
+        self._by_key[key] = steps
 
-    def sent(self, digest: bytes) -> tuple[OpStep, ...] | None:
-        return self._by_digest.get(digest)
+    def sent(self, key: SentKey) -> tuple[OpStep, ...] | None:
+        return self._by_key.get(key)
 
 
 _pool: StepPool | None = None
 
 
-_sent: set[bytes] | None = None  # in a forked worker of a check: the digests of the step lists it sent
+SentKey = tuple[int, int]  # a worker's process id, and a list's number among those it sent
+_sent: dict[tuple[OpStep, ...], int] | None = None  # in a forked worker of a check: the step lists it sent, numbered
 
 
 @contextmanager
@@ -177,13 +170,13 @@ def steps_shared() -> Iterator[None]:
     """While in it, the rank summaries this process builds, unpacks or unpickles share equal steps (StepPool),
     and the worker processes it forks send each distinct step list once (:meth:`RankSummary.__reduce__`).
 
-    Forked workers start with an empty set of digests sent, inherited from here (this process itself always
-    sends whole steps, and keeps the set empty).  Other workers (a Dask cluster's, which outlive a check and whose messages may arrive in
-    any order) always send the steps.
+    Forked workers start with no list sent, inherited from here (this process itself always sends whole
+    steps).  Other workers (a Dask cluster's, which outlive a check and whose messages may arrive in any
+    order) always send the steps.
     """
     global _pool, _sent
     outer, _pool = _pool, StepPool()
-    outer_sent, _sent = _sent, set()
+    outer_sent, _sent = _sent, {}
     try:
         yield
     finally:
