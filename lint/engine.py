@@ -122,12 +122,13 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     steps with their times unless ``timed`` is false: see RankSummarizer)."""
     collector = _Collector(source.display, options.selection, options.max_findings)
     active = [r for r in options.selection.rules_for(format_name, Scope.FILE) if r.code not in collector.ignored] if rules else []
+    described = formats.named(format_name)
     summarizer = None
-    if summarize and formats.named(format_name).runs:
+    if summarize and described.runs:
         from lint.runs.summary import RankSummarizer
 
         summarizer = RankSummarizer(source.display, timed=timed)
-    source.console = formats.named(format_name).console
+    source.console = described.console
     records = formats.parser(format_name).parse(source.lines())
     if summarizer is not None:
         records = _summarized(records, summarizer)

@@ -371,12 +371,12 @@ class _RecordRule:
 
 
 def _int_text(text: str) -> int:
+    """:func:`_int` of a field the rule requires."""
     return int(text) if len(text) < 19 else int64(text)
 
 
 def _layer_timing(number: int, column: int, match: re.Match[str]) -> Record:
-    ops = match["ops"]
-    return LayerTimingRecord(number, column, match["layer"], float(match["total_ms"]), int(ops) if len(ops) < 19 else int64(ops), float(match["avg_ms"]))
+    return LayerTimingRecord(number, column, match["layer"], float(match["total_ms"]), _int_text(match["ops"]), float(match["avg_ms"]))
 
 
 def _timing_header(number: int, column: int, match: re.Match[str]) -> Record:
