@@ -29,6 +29,11 @@ def report(tmp_path: Path, text: str, select: str) -> list[tuple[int, str, str]]
     return [(f["line"], f["code"], f["message"]) for f in json.loads(out.getvalue())["findings"]]
 
 
+def rank_0_alone_failed(exit_code: int) -> str:
+    """torchrun's lines when its one failed worker, rank 0, exited with ``exit_code``: its error log line and report."""
+    return f"{ERROR_LOG}failed (exitcode: {exit_code}) local_rank: 0 (pid: 100) of binary: /usr/bin/python3\n" + failure_report((0, exit_code, "", True))
+
+
 def failure_report(*entries: tuple[int, int, str, bool]) -> str:
     """torchrun's report (torch >= 2.5 layout); entries are (rank, exit code, signal, root cause)."""
     lines = ["driver.py FAILED", "------------------------------------------------------------", "Failures:"]
@@ -199,10 +204,7 @@ def test_under_torchrun_tee_each_workers_traceback_ends_at_its_own_exception(tmp
 
 def test_a_worker_that_logs_critical_and_exits_names_its_message(tmp_path: Path) -> None:
     # opt_prime's comm.py: logging.critical("[opt_prime] CPU mode (use_gpu=False) is not supported. …"); sys.exit(1)
-    text = (
-        "[rank0]: CRITICAL:root:[opt_prime] CPU mode (use_gpu=False) is not supported. Aborting.\n"
-        f"{ERROR_LOG}failed (exitcode: 1) local_rank: 0 (pid: 100) of binary: /usr/bin/python3\n"
-    ) + failure_report((0, 1, "", True))
+    text = "[rank0]: CRITICAL:root:[opt_prime] CPU mode (use_gpu=False) is not supported. Aborting.\n" + rank_0_alone_failed(1)
     assert report(tmp_path, text, "TL218") == [
         (
             1,
@@ -248,9 +250,8 @@ def test_a_command_line_argparse_rejects_names_its_error(tmp_path: Path) -> None
     # Lib/argparse.py ArgumentParser.error: the usage, then `PROG: error: MESSAGE` on stderr and exit code 2
     text = (
         "usage: driver.py [-h] [--mode {gpipe,1f1b}]\n"
-        "driver.py: error: argument --mode: invalid choice: 'zb' (choose from 'gpipe', '1f1b')\n"
-        f"{ERROR_LOG}failed (exitcode: 2) local_rank: 0 (pid: 100) of binary: /usr/bin/python3\n"
-    ) + failure_report((0, 2, "", True))
+        "driver.py: error: argument --mode: invalid choice: 'zb' (choose from 'gpipe', '1f1b')\n" + rank_0_alone_failed(2)
+    )
     assert report(tmp_path, text, "TL001,TL218,TL219") == [
         (
             2,
@@ -274,9 +275,8 @@ def test_a_lone_workers_exception_without_a_rank_prefix_takes_the_rank_the_repor
         "total process count: 1\n"
         "Traceback (most recent call last):\n"
         '  File "/x/opt_prime/opt_prime/IR.py", line 1430, in _retrieve_IR_trace\n'
-        "ValueError: code: co_varnames is too small\n"
-        f"{ERROR_LOG}failed (exitcode: 1) local_rank: 0 (pid: 100) of binary: /usr/bin/python3\n"
-    ) + failure_report((0, 1, "", True))
+        "ValueError: code: co_varnames is too small\n" + rank_0_alone_failed(1)
+    )
     assert report(tmp_path, text, "TL218") == [
         (
             4,
