@@ -39,23 +39,26 @@ class Alternation:
     def __init__(self, patterns: dict[str, str]) -> None:
         self.patterns = dict(patterns)
         firsts = {name: first_characters(pattern) for name, pattern in patterns.items()}
-        anywhere = [name for name, first in firsts.items() if first is None]
-        by_names: dict[tuple[str, ...], re.Pattern[str]] = {}
-
-        def alternation(names: tuple[str, ...]) -> re.Pattern[str]:
-            if names not in by_names:  # characters that begin the same regexes share one
-                by_names[names] = re.compile("|".join(f"(?P<{name}>{patterns[name]})" for name in names))
-            return by_names[names]
-
         characters = sorted(set().union(*(first for first in firsts.values() if first is not None)))
-        self._by_character = {
-            character: alternation(tuple(name for name, first in firsts.items() if first is None or character in first)) for character in characters
-        }
-        self._elsewhere = alternation(tuple(anywhere))  # other characters, and the end of the text
+        self._names = {character: tuple(name for name, first in firsts.items() if first is None or character in first) for character in characters}
+        self._elsewhere = tuple(name for name, first in firsts.items() if first is None)  # other characters, and the end of the text
+        # Compiled when a character is first met: a file meets a few of them, and compiling the alternation of
+        # every character costs a short file's check more than its matching does.
+        self._by_character: dict[str, re.Pattern[str]] = {}
+        self._by_names: dict[tuple[str, ...], re.Pattern[str]] = {}  # characters that begin the same regexes share one
 
     def match(self, text: str, position: int = 0) -> re.Match[str] | None:
         """As the one regex's ``match``: ``lastgroup`` names the first alternative that matched."""
-        return self._by_character.get(text[position : position + 1], self._elsewhere).match(text, position)
+        character = text[position : position + 1]
+        alternation = self._by_character.get(character)
+        if alternation is None:
+            alternation = self._by_character[character] = self._alternation(self._names.get(character, self._elsewhere))
+        return alternation.match(text, position)
+
+    def _alternation(self, names: tuple[str, ...]) -> re.Pattern[str]:
+        if names not in self._by_names:
+            self._by_names[names] = re.compile("|".join(f"(?P<{name}>{self.patterns[name]})" for name in names))
+        return self._by_names[names]
 
 
 def first_characters(pattern: str) -> frozenset[str] | None:

@@ -53,13 +53,21 @@ class NotRegularError(ValueError):
     """A grammar rule that cannot be turned into a regular expression (it recurses)."""
 
 
-@dataclass(frozen=True, slots=True)
 class DerivedPattern:
-    """A regex derived from one grammar rule; ``fields`` are the rule names captured as named groups."""
+    """A regex derived from one grammar rule; ``fields`` are the rule names captured as named groups.
 
-    rule: str
-    regex: re.Pattern[str]
-    fields: tuple[str, ...]
+    Compiled when ``regex`` is first read: a caller that joins the texts of many (the alternation of a
+    format's start rules) needs none of them compiled on their own.
+    """
+
+    def __init__(self, rule: str, text: str, fields: tuple[str, ...]) -> None:
+        self.rule = rule
+        self.text = text
+        self.fields = fields
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.text)
 
 
 class Grammar:
@@ -185,7 +193,7 @@ class _Deriver:
 
     def pattern(self, rule: str) -> DerivedPattern:
         body = self._rule(rule, stack=(), repeated=False)
-        return DerivedPattern(rule, re.compile(body), tuple(self.named))
+        return DerivedPattern(rule, body, tuple(self.named))
 
     def _rule(self, name: str, stack: tuple[str, ...], repeated: bool) -> str:
         if name in stack:
