@@ -21,7 +21,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import InitVar, dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, cast
 
 from lark import Lark, Tree
@@ -399,10 +399,7 @@ class Parser:
         rules = _START_RULE.findall(grammar_path(NAME).read_text(encoding="utf-8"))
         self.grammar = Grammar(NAME, start=[*rules, "exception"], positions=True)
         self._starts = self._alternation(rules)
-        self._concurrent = [self.grammar.derive(f"_{rule}_start").regex for rule in _CONCURRENT_RULES]
-        self._start_ranks = {  # the rank a broken record says it belongs to
-            rule: self.grammar.derive(f"_{rule}_start", {"rank"}).regex for rule in rules if "rank" in self.grammar.field_names(f"_{rule}_start")
-        }
+        self._start_rules = tuple(rules)
         rules.append("exception")
         self._patterns = _Derived(lambda rule: self.grammar.derive(rule, set(self.grammar.field_names(rule))).regex)
         types = {record_type.kind: record_type for record_type in RECORD_TYPES}
@@ -419,15 +416,34 @@ class Parser:
             rule: WRITTEN_OUT_BUILDS.get(rule, spec.build) for rule, spec in self._records.items()
         }
         self._terminals: dict[str, frozenset[str]] = {}  # per rule, filled when a record first fails: Lark is built only then
-        self._mesh_group = self.grammar.derive("mesh_group", {"group_name"}).regex
-        self._mesh_styles = {
+
+    # The regexes below are compiled when first needed (foreign text, a broken record, a process group line).
+
+    @cached_property
+    def _concurrent(self) -> list[re.Pattern[str]]:
+        return [self.grammar.derive(f"_{rule}_start").regex for rule in _CONCURRENT_RULES]
+
+    @cached_property
+    def _start_ranks(self) -> dict[str, re.Pattern[str]]:
+        """The rank a broken record says it belongs to."""
+        return {
+            rule: self.grammar.derive(f"_{rule}_start", {"rank"}).regex for rule in self._start_rules if "rank" in self.grammar.field_names(f"_{rule}_start")
+        }
+
+    @cached_property
+    def _mesh_group(self) -> re.Pattern[str]:
+        return self.grammar.derive("mesh_group", {"group_name"}).regex
+
+    @cached_property
+    def _mesh_styles(self) -> dict[str, re.Pattern[str]]:
+        return {
             style: self.grammar.derive(f"mesh_{style}", set(self.grammar.field_names(f"mesh_{style}"))).regex
             for style in ("legacy_list", "list", "device_list", "shape")
         }
 
     def _alternation(self, rules: Iterable[str]) -> Alternation:
         """The start rules of ``rules``, tried in order; the group that matched names the rule."""
-        return Alternation({rule: self.grammar.derive(f"_{rule}_start").regex.pattern for rule in rules})
+        return Alternation({rule: self.grammar.derive(f"_{rule}_start").text for rule in rules})
 
     def kinds_in(self, lines: list[str]) -> set[str]:
         """The kinds of the records in ``lines``, and of those a line starts and then breaks."""
@@ -501,7 +517,9 @@ class Parser:
     ) -> tuple[Record | SyntaxProblem, int]:
         """The record of ``rule`` at ``position`` (``match``: its derived regex's match there) and where it ends, or
         the syntax problem that breaks it."""
-        if match is None or not self._ends(rule, text, match.end()):
+        if match is not None and not self._ends(rule, text, match.end()):
+            match = self._cut_short(rule, text, position, match.end())
+        if match is None:
             return self._parse_slowly(rule, number, text, position, line_rank)
         if self.fast:
             try:
@@ -509,6 +527,24 @@ class Parser:
             except OverflowError:  # Lark decides and explains
                 pass
         return self._parse_slowly(rule, number, text, position, line_rank, match.end())
+
+    def _cut_short(self, rule: str, text: str, position: int, greedy_end: int) -> re.Match[str] | None:
+        """The record of ``rule`` at ``position`` ended inside what its greedy match took, where another complete
+        record begins: the last such end.
+
+        ``print()`` writes its text and its newline in two writes, so another rank's record can follow a record
+        on one line with nothing between them.  When the record ends in a name (``SETTING_NAME``, a module
+        name), the name's greedy match takes the start of the other record: ``>> split method: simple``
+        then ``stage2rank = {0: [0], 1: [1]}`` read as the method ``simplestage2rank`` followed by `` = {``.
+        """
+        pattern = self._patterns[rule]
+        for end in range(greedy_end - 1, position, -1):
+            if self._starts.match(text, end) is None:
+                continue
+            shorter = pattern.fullmatch(text, position, end)
+            if shorter is not None and self._complete_at(text, end):
+                return shorter
+        return None
 
     def _ends(self, rule: str, text: str, end: int) -> bool:
         """A record ends at the end of the line, where another record starts, or is a prefix."""

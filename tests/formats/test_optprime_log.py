@@ -347,6 +347,36 @@ def test_a_warning_of_another_rank_between_a_records_text_and_its_newline() -> N
     assert each(PythonWarningRecord, items[1:])[0].message == "This DataLoader will create 4 workers."
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "kinds"),
+    [
+        # a mistral run on CPU (torch 2.13.0, 2 ranks): rank 1's text, then rank 0's, then both newlines
+        (">> split method: simple", "stage2rank = {0: [0], 1: [1]}", ["config", "stage2rank"]),
+        (">> model class name: LlamaForCausalLM", "CPU mode is used.", ["config", "device_mode"]),
+        (" ***** stage:3 >>  from_:getitem_8, to_:submod_3", "nbatches=20", ["stage_wiring", "config"]),
+        (">> split method: llama-tp-split", "SEQUENTIAL mode >> [rank:5, local_world_size:8]", ["config", "mode_banner"]),
+    ],
+)
+def test_a_record_ending_in_a_name_glued_to_another_ranks_record(first: str, second: str, kinds: list[str]) -> None:
+    # print() writes its text and its newline apart: another rank's record can follow with nothing between,
+    # and the name's greedy match would take its start (`simplestage2rank = {...`)
+    items = parse_line(first + second)
+    assert [(i.kind, i.column) for i in items] == [(kinds[0], 1), (kinds[1], len(first) + 1)]
+    assert [render_optprime(record) for record in each(Record, items)] == [first, second]
+
+
+@pytest.mark.parametrize(
+    ("line", "column"),
+    [
+        (">> split method: simple = {0: [0]}", 24),  # no record follows the name
+        (">> split method: simplestage2rank = {0: [0]", 34),  # the record that follows is broken
+    ],
+)
+def test_a_name_followed_by_no_complete_record_is_still_a_syntax_error(line: str, column: int) -> None:
+    problems = [(item.column, item.message) for item in parse_line(line) if isinstance(item, SyntaxProblem)]
+    assert problems == [(column, "expected end of line, found a space")]
+
+
 def test_an_error_line_of_another_program_is_foreign() -> None:
     assert [i.kind for i in parse_line("make: error: no rule")] == ["other"]
 
