@@ -118,14 +118,40 @@ _RENAMED = {
 _PREFIX_RULES = frozenset({"rank_prefix", "tee_prefix", "torch_log", "c10_log", "python_log", "python_warning"})
 _LOG_RULES = frozenset({"torch_log", "c10_log", "python_log", "python_warning"})
 # What ranks print concurrently, looked for inside foreign text: a complete record of these kinds there
-# is another process's output that landed on the same line.
+# is another process's output that landed on the same line (print() writes its text and its newline apart).
+# Left out: separators (runs of dashes inside any text), tracebacks and torchrun's failure report, whose
+# lines a foreign line may quote.
 _CONCURRENT_RULES = (
     "rank_prefix",
     "tee_prefix",
     "torch_log",
     "c10_log",
+    "python_log",
     "python_warning",
+    "env_check",
+    "config_count",
+    "config_plain_count",
+    "config_parameters",
+    "config_ir",
+    "config_name",
+    "device_mode",
     "process_groups",
+    "tp_adjust",
+    "stage2rank",
+    "split_stats",
+    "metadata_range",
+    "placement_metadata_range",
+    "partitioner_ranges",
+    "fx_graph_header",
+    "fx_node",
+    "placement_fx_node",
+    "split_summary",
+    "split_warning",
+    "getitem_table_header",
+    "getitem_entry",
+    "stage_wiring",
+    "rank_notice",
+    "barrier",
     "tp_head_adjust",
     "rank_banner",
     "last_layer",

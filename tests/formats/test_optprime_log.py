@@ -403,6 +403,16 @@ def test_foreign_text_before_a_record_of_another_process_is_split_off() -> None:
     assert isinstance(items[0], OtherRecord) and items[0].text == "Loading checkpoint shards: 100%|###| 2/2"
 
 
+@pytest.mark.parametrize(
+    "record",
+    ["stage2rank = {0: [0], 1: [1]}", "[rank:6 >> barrier ...", "nbatches=20", "CPU mode is used.", "length:485, modcnt:34, num_stage:2, segment:17"],
+)
+def test_foreign_text_before_any_record_ranks_print_concurrently_is_split_off(record: str) -> None:
+    foreign = "  sample[0]: 'In 1059, the right of electing the pope'"
+    items = parse_line(foreign + record)
+    assert [(i.column, render_optprime(i)) for i in each(Record, items)] == [(1, foreign), (len(foreign) + 1, record)]
+
+
 def test_foreign_text_with_a_record_look_alike_inside_is_not_split() -> None:
     line = "[rank0]:     layer[idx](x)  layer[1]: total=1.000ms, ops=1, avg/op=1.000ms trailing"
     assert [(i.kind, i.column) for i in parse_line(line)] == [("rank_prefix", 1), ("other", 10)]
