@@ -1,6 +1,7 @@
 from collections.abc import Iterator
 
-from lint.models.optprime_log import EpochProgressRecord
+from lint.models.optprime_log import EpochProgressRecord, Record
+from lint.models.optprime_outcome import Attempts
 from lint.rule import RuleOptions, Severity, Violation, at
 from lint.rulekit.optprime import OptprimeLayout
 
@@ -16,7 +17,8 @@ class EpochProgressSequence(OptprimeLayout):
     printed; any number where neither is known), each of which must count: epochs from 1 up by one,
     batches ``log_interval``, 2·``log_interval``, … within an epoch (the first progress line shows the
     interval), and ``T`` equal to the printed ``nbatches``.  A run may stop before an epoch's last batch.
-    A total other than ``nbatches`` is reported once per value.
+    A total other than ``nbatches`` is reported once per value.  When torchrun restarts the workers
+    (``--max-restarts``, see lint/models/optprime_outcome.py ``Attempts``), the new attempt counts from the start.
 
     Why it matters:
         A skipped, repeated or backward counter means lost or merged output (a re-run appended to the
@@ -41,6 +43,15 @@ class EpochProgressSequence(OptprimeLayout):
         self.streams: list[EpochProgressRecord] = []  # each last-stage rank's latest line
         self.previous: EpochProgressRecord | None = None
         self.reported_totals: set[int] = set()
+        self.attempts = Attempts()
+
+    def check_attempt(self, record: Record) -> tuple[()]:
+        """Records that tell a new attempt of the workers: its progress lines count from the start again."""
+        if self.attempts.observe(record.kind):
+            self.first, self.streams, self.previous = None, [], None
+        return ()
+
+    check_child_failed = check_env_check = check_failure_title = check_death_signal = check_attempt
 
     def check_epoch_progress(self, record: EpochProgressRecord) -> Iterator[Violation]:
         nbatches = self.setting("nbatches")

@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from lint.rule import Severity, Violation
-from lint.rulekit.optprime import RankOutput
+from lint.rulekit.optprime import RankOutput, restarts
 from lint.runs.model import rank_list
 
 
@@ -19,6 +19,9 @@ class RunFailed(RankOutput):
       root-cause rank first, with the innermost frame of the script or opt_prime it was raised under;
       ``ModuleNotFoundError``/``ImportError`` is called an import failure;
     - otherwise the root cause's exit code, or the first sign of failure.
+
+    Where torchrun restarted the workers (``--max-restarts``), only the last attempt decides: a run whose
+    last attempt completed did not fail (TL221 says so), and a failed one says why the earlier ones failed.
 
     The rest (torchrun's closing signals to the other workers, its own ``ChildFailedError`` traceback,
     the other ranks' errors such as a lost peer) follows from the cause and is summarised, not reported
@@ -48,4 +51,4 @@ class RunFailed(RankOutput):
         if self.outcome.report_line is not None:
             listed = f" lists {rank_list(self.outcome.reported_ranks)}" if self.outcome.reported_ranks else ""
             report = f"; torchrun's failure report (line {self.outcome.report_line}){listed}"
-        yield Violation(cause.line, cause.column, f"the run failed: {cause.text}{report}", cause.rank)
+        yield Violation(cause.line, cause.column, f"the run failed{restarts(self.outcome.restarted)}: {cause.text}{report}", cause.rank)

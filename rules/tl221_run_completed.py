@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from lint.rule import Severity, Violation, at
-from lint.rulekit.optprime import RankOutput
+from lint.rulekit.optprime import RankOutput, restarts
 from lint.runs.model import rank_list
 
 
@@ -14,7 +14,8 @@ class RunCompleted(RankOutput):
     the log does not show (one node's log of a multi-node job, ``--local-ranks-filter``) are TL220's.
 
     This is information, the outcome a user asks a log for first; the finding is at the last
-    ``run completed`` line.
+    ``run completed`` line.  Where torchrun restarted the workers (``--max-restarts``) the outcome is the last
+    attempt's, and the finding says why each earlier one failed: its timings mix attempts.
 
     Why it matters:
         Only a completed run is a reference for timings, loss curves and comparisons (``tlint diff``).
@@ -33,4 +34,4 @@ class RunCompleted(RankOutput):
         completed, last = self.outcome.completed_ranks, self.outcome.last_completed
         if last is None or self.outcome.failed or not completed >= set(self.last_output):
             return
-        yield at(last, f"the run completed: {rank_list(completed)} printed `run completed` (the last on line {last.line})")
+        yield at(last, f"the run completed{restarts(self.outcome.restarted)}: {rank_list(completed)} printed `run completed` (the last on line {last.line})")

@@ -26,7 +26,7 @@ else the root cause's exit code, with the worker's last words where it logged th
 from __future__ import annotations
 
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from lint.models.optprime_log import FAILURE_MESSAGES, TracebackFrameRecord
@@ -50,6 +50,7 @@ _TOLD_BY = frozenset(
         "failure_section",
         "failure_exitcode",
         "failure_signal",
+        "env_check",  # a new attempt of the workers begins (Attempts)
     }
 )
 
@@ -92,6 +93,37 @@ class _Exit:
         return f"{who} exited with code {self.exitcode}"
 
 
+class Attempts:
+    """Which attempt of the workers the records so far belong to.
+
+    ``torchrun --max-restarts N`` starts the whole worker group again after a worker fails, up to N times
+    (torch/distributed/elastic/agent/server/api.py, ``SimpleElasticAgent._invoke_run``: ``_restart_workers``
+    while ``remaining_restarts > 0``); only when none are left does it stop the others and print its failure
+    report.  Its log at the default level says only ``failed (exitcode: …) local_rank: …`` (the agent's
+    ``Worker group FAILED … will restart worker group`` is an INFO line), and then the workers' output starts
+    again: each OptimusPrime script prints ``[rank:R] torch version … --> OK`` first.  So a worker's version
+    check after torchrun saw a worker fail, and before its failure report or its own stop, begins a new attempt.
+    """
+
+    KINDS = ("child_failed", "env_check", "failure_title", "death_signal")  # the kinds :meth:`observe` reads
+
+    def __init__(self) -> None:
+        self.number = 1
+        self._worker_failed = False
+
+    def observe(self, kind: str) -> bool:
+        """Whether a record of ``kind`` begins a new attempt."""
+        if kind == "child_failed":
+            self._worker_failed = True
+        elif kind in ("failure_title", "death_signal"):  # torchrun gave up: no attempt follows
+            self._worker_failed = False
+        elif kind == "env_check" and self._worker_failed:
+            self._worker_failed = False
+            self.number += 1
+            return True
+        return False
+
+
 @dataclass(slots=True)
 class RunOutcome:
     """Fed every record of one log in order; says whether the run completed or failed, and why."""
@@ -111,6 +143,8 @@ class RunOutcome:
     report_line: int | None = None
     reported_ranks: set[int] = field(default_factory=set)
     ignoring: set[int | None] = field(default_factory=set)  # ranks printing an exception Python ignored
+    restarted: list[Cause] = field(default_factory=list)  # why each earlier attempt failed (see Attempts)
+    attempts: Attempts = field(default_factory=Attempts)
     _in_root_cause: bool = False
 
     @staticmethod
@@ -121,6 +155,9 @@ class RunOutcome:
     def add(self, record: Any) -> None:
         kind = record.kind
         if kind not in _TOLD_BY:  # most records (timing, set-up) say nothing about how the run ends
+            return
+        if self.attempts.observe(kind):
+            self._restart()
             return
         if kind == "exception_ignored":
             self.ignoring.add(record.rank)
@@ -162,6 +199,15 @@ class RunOutcome:
             self._exit(record)
         elif kind == "failure_signal" and self._in_root_cause and self.root_cause is not None:
             self.root_cause.signal = self.root_cause.signal or record.signal
+
+    def _restart(self) -> None:
+        """torchrun started the workers again: what the log says from here is the new attempt's."""
+        restarted = [*self.restarted, *filter(None, [self.cause()])]  # (torchrun saw a worker fail: a cause)
+        attempts = self.attempts
+        fresh = RunOutcome()
+        for each in fields(self):
+            setattr(self, each.name, getattr(fresh, each.name))
+        self.restarted, self.attempts = restarted, attempts
 
     def _exit(self, record: Any) -> None:
         if record.rank is not None:

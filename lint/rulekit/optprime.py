@@ -16,7 +16,7 @@ from lint.models.optprime_log import (
     Stage2RankRecord,
     TimingHeaderRecord,
 )
-from lint.models.optprime_outcome import RunOutcome
+from lint.models.optprime_outcome import Cause, RunOutcome
 from lint.rule import Rule, RuleOptions, Violation
 from lint.rulekit import shared_state
 
@@ -325,3 +325,15 @@ class StepsByStage(OptprimeLayout):
             repeats = len(steps) - 1
             more = f" (and {repeats} more {'step' if repeats == 1 else 'steps'} alike)" if repeats else ""
             yield from self.judge(steps[0], [first[stage] for stage in range(count)], more)
+
+
+def restarts(causes: list[Cause]) -> str:
+    """`` after torchrun restarted the workers once (the first attempt: …, line N)``, or nothing."""
+    if not causes:
+        return ""
+    times = "once" if len(causes) == 1 else f"{len(causes)} times"
+    ordinals = ("first", "second", "third")
+    earlier = "; ".join(
+        f"the {ordinals[index] if index < len(ordinals) else f'{index + 1}th'} attempt: {cause.text}, line {cause.line}" for index, cause in enumerate(causes)
+    )
+    return f" after torchrun restarted the workers {times} ({earlier})"
