@@ -1,12 +1,14 @@
 from lint.models.optprime_log import TimingHeaderRecord
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
+from lint.rule import RuleOptions, Severity, Violation, at
+from lint.rulekit.optprime import StartsOverOnRestart
 
 
-class StepSequence(Rule):
+class StepSequence(StartsOverOnRestart):
     """A rank's timing steps do not count up from 1 by one.
 
     The timing add-on counts a rank's training steps from 1 and prints one timing block per step, so
-    the headers of one rank number its steps 1..N, each once, in order.
+    the headers of one rank number its steps 1..N, each once, in order.  When torchrun restarts the workers
+    (``--max-restarts``), the new attempt counts from step 1 again.
 
     Why it matters:
         A missing, repeated or out-of-order step means lost or duplicated output (two runs in one file,
@@ -26,6 +28,9 @@ class StepSequence(Rule):
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.previous: dict[int, TimingHeaderRecord] = {}  # rank -> its latest header
+
+    def start_over(self) -> None:
+        self.previous = {}
 
     def check_timing_header(self, record: TimingHeaderRecord) -> tuple[Violation, ...]:
         previous = self.previous.get(record.rank)

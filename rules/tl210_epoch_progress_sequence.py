@@ -1,12 +1,11 @@
 from collections.abc import Iterator
 
-from lint.models.optprime_log import EpochProgressRecord, Record
-from lint.models.optprime_outcome import Attempts
+from lint.models.optprime_log import EpochProgressRecord
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit.optprime import OptprimeLayout
+from lint.rulekit.optprime import OptprimeLayout, StartsOverOnRestart
 
 
-class EpochProgressSequence(OptprimeLayout):
+class EpochProgressSequence(StartsOverOnRestart, OptprimeLayout):
     """The epoch progress lines do not count epochs 1, 2, … and batches up to ``nbatches``.
 
     The training loop (ai-computing/aicomp ``opt_prime/examples/pp_train_*.py``, ``train()``) prints
@@ -43,15 +42,9 @@ class EpochProgressSequence(OptprimeLayout):
         self.streams: list[EpochProgressRecord] = []  # each last-stage rank's latest line
         self.previous: EpochProgressRecord | None = None
         self.reported_totals: set[int] = set()
-        self.attempts = Attempts()
 
-    def check_attempt(self, record: Record) -> tuple[()]:
-        """Records that tell a new attempt of the workers: its progress lines count from the start again."""
-        if self.attempts.observe(record.kind):
-            self.first, self.streams, self.previous = None, [], None
-        return ()
-
-    check_child_failed = check_env_check = check_failure_title = check_death_signal = check_attempt
+    def start_over(self) -> None:
+        self.first, self.streams, self.previous = None, [], None
 
     def check_epoch_progress(self, record: EpochProgressRecord) -> Iterator[Violation]:
         nbatches = self.setting("nbatches")

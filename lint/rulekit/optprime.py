@@ -16,7 +16,7 @@ from lint.models.optprime_log import (
     Stage2RankRecord,
     TimingHeaderRecord,
 )
-from lint.models.optprime_outcome import Cause, RunOutcome
+from lint.models.optprime_outcome import Attempts, Cause, RunOutcome
 from lint.rule import Rule, RuleOptions, Violation
 from lint.rulekit import shared_state
 
@@ -337,3 +337,23 @@ def restarts(causes: list[Cause]) -> str:
         f"the {ordinals[index] if index < len(ordinals) else f'{index + 1}th'} attempt: {cause.text}, line {cause.line}" for index, cause in enumerate(causes)
     )
     return f" after torchrun restarted the workers {times} ({earlier})"
+
+
+class StartsOverOnRestart(Rule):
+    """Base (first in the bases) of optprime-log rules that count from the start of the workers' output: when
+    torchrun restarts the workers (``--max-restarts``, see :class:`Attempts`), :meth:`start_over` is called and
+    the new attempt is judged on its own."""
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.attempts = Attempts()
+
+    def start_over(self) -> None:
+        raise NotImplementedError
+
+    def _observe_attempt(self, record: Record) -> tuple[()]:
+        if self.attempts.observe(record.kind):
+            self.start_over()
+        return ()
+
+    check_child_failed = check_env_check = check_failure_title = check_death_signal = _observe_attempt
