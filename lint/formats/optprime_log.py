@@ -438,6 +438,9 @@ class Parser:
             )
             for rule in rules
         }
+        # Rules whose last field is free text (``TEXT``) -> that field: the text runs to the end of the line, and
+        # so over another rank's record printed right after it (see _text_cut_short).
+        self._text_tails = {rule: fields[-1] for rule in rules if (fields := self.grammar.field_names(rule)) and self._is_free_text(fields[-1])}
         self._match_builds: dict[str, Callable[[int, int, re.Match[str]], Record]] = {
             rule: WRITTEN_OUT_BUILDS.get(rule, spec.build) for rule, spec in self._records.items()
         }
@@ -490,6 +493,7 @@ class Parser:
         starts = self._starts
         start_at = starts.match
         patterns, builds, fast = self._patterns, self._match_builds, self.fast
+        text_tails = self._text_tails
         for number, text in lines:
             position = 0
             length = len(text)
@@ -506,6 +510,8 @@ class Parser:
                     position, line_start = end, False
                     continue
                 match = patterns[rule].match(text, position)
+                if match is not None and rule in text_tails:
+                    match = self._text_cut_short(rule, text, position, match)
                 item: Record | SyntaxProblem | None = None
                 if fast and match is not None and match.end() == length:
                     try:
@@ -553,6 +559,25 @@ class Parser:
             except OverflowError:  # Lark decides and explains
                 pass
         return self._parse_slowly(rule, number, text, position, line_rank, match.end())
+
+    def _is_free_text(self, field_rule: str) -> bool:
+        try:
+            return self.grammar.alternatives(field_rule) == ("TEXT",)
+        except ValueError:  # not a choice of single symbols: a structured field
+            return False
+
+    def _text_cut_short(self, rule: str, text: str, position: int, match: re.Match[str]) -> re.Match[str]:
+        """The record of ``rule``, whose last field is free text, ended where a complete record of a kind ranks print
+        at once begins inside that text: ``> TP adjust view (HFTracer) layer_4 proj=2: args[3]=2 -> 1`` then
+        another rank's ``  layer[4]: total=…`` on the same line is two records, as foreign text before such a
+        record is (the same search, :meth:`_next_concurrent`)."""
+        free = match.start(self._text_tails[rule])
+        if free < 0:  # the optional text is absent
+            return match
+        stop = self._next_concurrent(text, free + 1)
+        if stop >= match.end():
+            return match
+        return self._patterns[rule].fullmatch(text, position, stop) or match
 
     def _cut_short(self, rule: str, text: str, position: int, greedy_end: int) -> re.Match[str] | None:
         """The record of ``rule`` at ``position`` ended inside what its greedy match took, where another complete

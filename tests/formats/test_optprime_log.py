@@ -366,6 +366,28 @@ def test_a_record_ending_in_a_name_glued_to_another_ranks_record(first: str, sec
 
 
 @pytest.mark.parametrize(
+    ("first", "second", "kinds"),
+    [
+        ("> TP adjust view (HFTracer) layer_4 proj=2: args[3]=2 -> 1", "  layer[4]: total=50.666ms, ops=128, avg/op=0.396ms", ["tp_adjust", "layer_timing"]),
+        (
+            "  time      : 2026-11-27_07:00:00",
+            "| epoch   1 |    20/  323 batches | lr 0.00 | ms/batch 1686.55 | loss  4.50 | ppl    89.96",
+            ["failure_field", "epoch_progress"],
+        ),
+    ],
+)
+def test_free_text_at_a_records_end_stops_where_another_ranks_record_begins(first: str, second: str, kinds: list[str]) -> None:
+    items = parse_line(first + second)
+    assert [(i.kind, i.column) for i in items] == [(kinds[0], 1), (kinds[1], len(first) + 1)]
+    assert [render_optprime(record) for record in each(Record, items)] == [first, second]
+
+
+def test_free_text_at_a_records_end_keeps_what_is_no_whole_record() -> None:
+    line = "> TP adjust view (HFTracer) layer_4 proj=2  layer[4]: total=50.666ms trailing"
+    assert [(i.kind, i.column) for i in parse_line(line)] == [("tp_adjust", 1)]
+
+
+@pytest.mark.parametrize(
     ("line", "column"),
     [
         (">> split method: simple = {0: [0]}", 24),  # no record follows the name
