@@ -105,11 +105,8 @@ class Attempts:
     check after torchrun saw a worker fail, and before its failure report or its own stop, begins a new attempt.
     """
 
-    KINDS = ("child_failed", "env_check", "failure_title", "death_signal")  # the kinds :meth:`observe` reads
-
     def __init__(self) -> None:
-        self.number = 1
-        self._worker_failed = False
+        self._worker_failed = False  # torchrun reported a failed worker, and has not given up
 
     def observe(self, kind: str) -> bool:
         """Whether a record of ``kind`` begins a new attempt."""
@@ -119,7 +116,6 @@ class Attempts:
             self._worker_failed = False
         elif kind == "env_check" and self._worker_failed:
             self._worker_failed = False
-            self.number += 1
             return True
         return False
 
