@@ -117,6 +117,7 @@ _RENAMED = {
 # text after a log header is the header's message.
 _PREFIX_RULES = frozenset({"rank_prefix", "tee_prefix", "torch_log", "c10_log", "python_log", "python_warning"})
 _LOG_RULES = frozenset({"torch_log", "c10_log", "python_log", "python_warning"})
+_CONCURRENT_MEMO_SIZE = 4096
 # What ranks print concurrently, looked for inside foreign text: a complete record of these kinds there
 # is another process's output that landed on the same line (print() writes its text and its newline apart).
 # Left out: separators (runs of dashes inside any text), tracebacks and torchrun's failure report, whose
@@ -445,6 +446,7 @@ class Parser:
             rule: WRITTEN_OUT_BUILDS.get(rule, spec.build) for rule, spec in self._records.items()
         }
         self._terminals: dict[str, frozenset[str]] = {}  # per rule, filled when a record first fails: Lark is built only then
+        self._concurrent_memo: dict[str, int] = {}  # foreign text -> where the next concurrent record starts in it
 
     # The regexes below are compiled when first needed (foreign text, a broken record, a process group line).
 
@@ -604,9 +606,22 @@ class Parser:
     def _next_concurrent(self, text: str, position: int) -> int:
         """Where the next complete record printed by another process starts in foreign text.
 
-        One search per start rule, not one alternation: each search skips ahead on its literal prefix.
+        Foreign lines repeat (a warning's source line, a model's print on every rank): the answer for the text
+        from ``position`` on is remembered (the regexes hold no anchor or look-behind, so it does not depend on
+        what comes before), in a memo cleared when it is full, so that endlessly new text cannot grow memory.
         """
-        candidates = [(match.start(), index) for index, pattern in enumerate(self._concurrent) if (match := pattern.search(text, position))]
+        tail = text[position:]
+        offset = self._concurrent_memo.get(tail)
+        if offset is None:
+            if len(self._concurrent_memo) >= _CONCURRENT_MEMO_SIZE:
+                self._concurrent_memo.clear()
+            offset = self._concurrent_memo[tail] = self._next_concurrent_in(tail)
+        return position + offset
+
+    def _next_concurrent_in(self, text: str) -> int:
+        """:meth:`_next_concurrent` from the start of ``text``.  One search per start rule, not one alternation:
+        each search skips ahead on its literal prefix."""
+        candidates = [(match.start(), index) for index, pattern in enumerate(self._concurrent) if (match := pattern.search(text))]
         heapq.heapify(candidates)
         while candidates:
             start, index = candidates[0]

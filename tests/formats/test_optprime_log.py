@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
 from lark.exceptions import UnexpectedInput
 
-from lint.formats import detect
+from lint.formats import detect, optprime_log
 from lint.formats.optprime_log import Parser as OptprimeLogParser
 from lint.formats.optprime_log import detect as claims_optprime_log
 from lint.models.common import SyntaxProblem
@@ -863,3 +863,15 @@ def test_every_record_rule_has_a_derived_regex_with_a_group_per_field() -> None:
     # repetition), must fail here, not in a user's log.
     for rule, spec in PARSER._records.items():
         assert set(spec.fields_named) <= set(PARSER._patterns[rule].groupindex), rule
+
+
+def test_foreign_text_is_split_alike_wherever_it_sits_and_its_memo_stays_bounded() -> None:
+    parser = OptprimeLogParser()
+    foreign = "  self.check_worker_number_rationality()"
+    record = "[rank:6 >> barrier ..."
+    alone = [(item.kind, item.column) for item in parser.parse([(1, foreign + record)])]
+    prefixed = [(item.kind, item.column) for item in parser.parse([(1, "[rank1]:" + foreign + record)])]
+    assert alone == [("other", 1), ("barrier", len(foreign) + 1)]
+    assert prefixed == [("rank_prefix", 1), ("other", 9), ("barrier", len(foreign) + 9)]
+    list(parser.parse(enumerate((f"foreign text number {n}" for n in range(3 * optprime_log._CONCURRENT_MEMO_SIZE)), 1)))
+    assert len(parser._concurrent_memo) <= optprime_log._CONCURRENT_MEMO_SIZE
