@@ -872,6 +872,6 @@ def test_foreign_text_is_split_alike_wherever_it_sits_and_its_memo_stays_bounded
     alone = [(item.kind, item.column) for item in parser.parse([(1, foreign + record)])]
     prefixed = [(item.kind, item.column) for item in parser.parse([(1, "[rank1]:" + foreign + record)])]
     assert alone == [("other", 1), ("barrier", len(foreign) + 1)]
-    assert prefixed == [("rank_prefix", 1), ("other", 9), ("barrier", len(foreign) + 9)]
+    assert prefixed == [("rank_prefix", 1), ("other", 10), ("barrier", len(foreign) + 9)]  # the prefix takes one space
     list(parser.parse(enumerate((f"foreign text number {n}" for n in range(3 * optprime_log._CONCURRENT_MEMO_SIZE)), 1)))
     assert len(parser._concurrent_memo) <= optprime_log._CONCURRENT_MEMO_SIZE
