@@ -13,7 +13,8 @@ class PpCommSize(LayerRowTally):
     gives every transformer layer's forward TP collective; under sequence parallelism AICB divides
     ``pp_comm`` by tp.  So with ``pp > 1`` and ``pp_comm > 0``, ``pp_comm`` is the TP activation size or
     that size ÷ ``model_parallel_NPU_group``.  The TP activation size is the forward size most TP
-    collectives of repeated layers carry (more than half of them; otherwise nothing is checked).
+    collectives of repeated layers carry (more than half of them; otherwise nothing is checked).  With one
+    TP rank (``model_parallel_NPU_group: 1``) AICB writes no TP activation collective, so nothing is checked.
 
     AICB writes ``pp_comm`` from the same ``2·micro_batch·seq_length·hidden_size`` as ``tp_comm_size``
     (aliyun/aicb ``SIMAI_workload.dump_file``), divided by tp with sequence parallelism.
@@ -54,7 +55,7 @@ class PpCommSize(LayerRowTally):
 
     def finish(self) -> Iterator[Violation]:
         header = self.header
-        if header is None or not header.from_aicb or (header.read("pp") or 0) <= 1 or (activation := self.tally.activation_size()) is None:
+        if header is None or not header.from_aicb or (header.read("pp") or 0) <= 1 or (activation := self.tally.activation_size(header.read("tp"))) is None:
             return
         pp_comm, tp = header.read("pp_comm"), header.read("tp") or 1
         if not pp_comm or pp_comm == activation.size or pp_comm * tp == activation.size:

@@ -18,7 +18,8 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
     ``seq·mbs`` alone - the TP activation ``2·mbs·seq·hidden`` and ``pp_comm`` both include the hidden
     size - so the rule checks what follows: every cross-entropy size is a multiple of 4 and equal to the
     first, and the TP activation size (when known, see TL414) is a whole multiple of ``2·seq·mbs``, the
-    quotient being the hidden size.  Sizes 0 and 1 are left to TL408 and TL409.
+    quotient being the hidden size.  Sizes 0 and 1 are left to TL408 and TL409.  With one TP rank
+    (``model_parallel_NPU_group: 1``) AICB writes no TP activation collective, so only the first two are checked.
 
     AICB writes ``forward_comm_size=seq_length·micro_batch·4`` on all three rows and
     ``tp_comm_size = 2·micro_batch·seq_length·hidden_size`` on the TP collectives (aliyun/aicb
@@ -71,7 +72,7 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
         if not self.from_aicb or not reductions:
             return
         (first_row, first), *others = reductions
-        activation = self.tally.activation_size()
+        activation = self.tally.activation_size(self.tp)
         if first.size % 4:
             yield at(first_row, f"{first_row.name}: {first} is not a multiple of 4: AICB writes seq·mbs·4 (one fp32 per token)")
         elif activation is not None and 2 * activation.size % first.size:

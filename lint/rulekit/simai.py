@@ -30,9 +30,11 @@ class AicbOnly(Rule):
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.from_aicb = False
+        self.tp: int | None = None  # the header's model_parallel_NPU_group
 
     def check_header(self, header: Header) -> Iterator[Violation]:
         self.from_aicb = header.from_aicb
+        self.tp = header.read("tp")
         return iter(())
 
 
@@ -154,8 +156,17 @@ class LayerRows:
         for consume in self.consumers:
             consume(batch)
 
-    def activation_size(self) -> ActivationSize | None:
-        """The workload's TP activation size (:class:`TpActivation`), once the file is read."""
+    def activation_size(self, tp: int | None) -> ActivationSize | None:
+        """The workload's TP activation size (:class:`TpActivation`), once the file is read; ``tp``: the header's
+        ``model_parallel_NPU_group``.
+
+        None where tp is 1: AICB then writes every TP collective as ``NONE`` but a MoE layer's EP all-gather of
+        ``2·ep·experts·tp`` bytes (aliyun/aicb ``SimAI_training_workload_generator.py``, ``workload_generate_aiob``:
+        ``if args.tensor_model_parallel_size == 1``), which SimAI decodes as a TP collective (an ``ALLGATHER``): the
+        most common forward TP size is then that all-gather's, not an activation.
+        """
+        if tp == 1:
+            return None
         self.flush()
         return self.activation.size()
 
