@@ -118,6 +118,9 @@ _RENAMED = {
 _PREFIX_RULES = frozenset({"rank_prefix", "tee_prefix", "torch_log", "c10_log", "python_log", "python_warning"})
 _LOG_RULES = frozenset({"torch_log", "c10_log", "python_log", "python_warning"})
 _CONCURRENT_MEMO_SIZE = 4096
+# A name's greedy match takes at most the first word of the record glued to it: the record is looked for
+# this far back from where the match ended (see _cut_short), so that a damaged huge name costs linear time.
+_GLUED_WORD = 256
 # What ranks print concurrently, looked for inside foreign text: a complete record of these kinds there
 # is another process's output that landed on the same line (print() writes its text and its newline apart).
 # Left out: separators (runs of dashes inside any text), tracebacks and torchrun's failure report, whose
@@ -169,6 +172,7 @@ _CONCURRENT_RULES = (
     "run_completed",
     "time_elapsed",
 )
+_WARNING_INDEX = _CONCURRENT_RULES.index("python_warning")
 # Kinds any Python or torchrun program prints (and notes quote, as `[rank3]: Traceback ...`): they do not make
 # a file an optprime log.
 _GENERIC_KINDS = frozenset(
@@ -417,6 +421,38 @@ def _constant(value: str) -> Callable[[str | None], str]:
     return lambda _text: value
 
 
+# A Python warning starts with its file's path (``WARNING_PATH``: ``[^\s:]+\.py`` or ``<…>``), an unbounded run: a
+# regex search for it tries every position of a line and runs to the end of the path-like text from each, so a
+# line of 20,000 characters without a space took 1.7 s, and one of a megabyte hours.  _search_warning finds
+# what comes after the path instead (a linear search), then where the path can begin: the start of its run of
+# path characters, or the ``<`` of ``<frozen …>``, no further back than PATH_MAX.
+_AFTER_WARNING_PATH = re.compile(r"(?:\.py|>):[0-9]+: [A-Z][A-Za-z0-9_]*Warning: ")
+_UP_TO_LAST_SEPARATOR = re.compile(r".*[\s:]", re.S)
+_PATH_MAX = 4096  # Linux's limit on a path
+
+
+def _search_warning(pattern: re.Pattern[str], text: str, position: int) -> int | None:
+    """``pattern.search(text, position).start()`` for the start rule of a Python warning, in linear time (for
+    paths up to _PATH_MAX characters)."""
+    best: int | None = None
+    for after in _AFTER_WARNING_PATH.finditer(text, position):
+        end = after.start()
+        if best is not None and end - _PATH_MAX > best:
+            break  # no later path can begin before the best start found
+        window = max(position, end - _PATH_MAX)
+        separator = _UP_TO_LAST_SEPARATOR.match(text, window, end)
+        starts = [separator.end() if separator else window]
+        if text[end] == ">":
+            opened = text.find("<", text.rfind(">", window, end) + 1 or window, end)
+            if opened >= 0:
+                starts.append(opened)
+        for start in sorted(starts):
+            if (best is None or start < best) and pattern.match(text, start):
+                best = start
+                break
+    return best
+
+
 class Parser:
     """Builds the grammar, the start regexes and one derived regex per record rule; ``parse`` streams records."""
 
@@ -591,7 +627,7 @@ class Parser:
         then ``stage2rank = {0: [0], 1: [1]}`` read as the method ``simplestage2rank`` followed by `` = {``.
         """
         pattern = self._patterns[rule]
-        for end in range(greedy_end - 1, position, -1):
+        for end in range(greedy_end - 1, max(position, greedy_end - _GLUED_WORD), -1):
             if self._starts.match(text, end) is None:
                 continue
             shorter = pattern.fullmatch(text, position, end)
@@ -621,18 +657,26 @@ class Parser:
     def _next_concurrent_in(self, text: str) -> int:
         """:meth:`_next_concurrent` from the start of ``text``.  One search per start rule, not one alternation:
         each search skips ahead on its literal prefix."""
-        candidates = [(match.start(), index) for index, pattern in enumerate(self._concurrent) if (match := pattern.search(text))]
+        candidates = [(found, index) for index in range(len(self._concurrent)) if (found := self._search(index, text, 0)) is not None]
         heapq.heapify(candidates)
         while candidates:
             start, index = candidates[0]
             if self._complete_at(text, start):
                 return start
-            match = self._concurrent[index].search(text, start + 1)
-            if match is None:
+            found = self._search(index, text, start + 1)
+            if found is None:
                 heapq.heappop(candidates)
             else:
-                heapq.heapreplace(candidates, (match.start(), index))
+                heapq.heapreplace(candidates, (found, index))
         return len(text)
+
+    def _search(self, index: int, text: str, position: int) -> int | None:
+        """Where the ``index``-th concurrent start rule first matches in ``text`` from ``position`` on."""
+        pattern = self._concurrent[index]
+        if index == _WARNING_INDEX:
+            return _search_warning(pattern, text, position)
+        match = pattern.search(text, position)
+        return None if match is None else match.start()
 
     def _complete_at(self, text: str, position: int) -> bool:
         """A whole record starts at ``position``; after a process prefix, a whole record or foreign text."""

@@ -875,3 +875,22 @@ def test_foreign_text_is_split_alike_wherever_it_sits_and_its_memo_stays_bounded
     assert prefixed == [("rank_prefix", 1), ("other", 10), ("barrier", len(foreign) + 9)]  # the prefix takes one space
     list(parser.parse(enumerate((f"foreign text number {n}" for n in range(3 * optprime_log._CONCURRENT_MEMO_SIZE)), 1)))
     assert len(parser._concurrent_memo) <= optprime_log._CONCURRENT_MEMO_SIZE
+
+
+_WARNING_TEXT = st.lists(st.sampled_from(["a", ".py", ":", " ", "<", ">", "1", ": ", "UserWarning: ", "/x", "\t"]), max_size=14).map("".join)
+
+
+@given(_WARNING_TEXT, st.integers(0, 20))
+def test_the_warning_search_finds_what_the_regex_search_finds(text: str, position: int) -> None:
+    # _search_warning stands in for the start rule's regex search, which takes quadratic time on long lines
+    pattern = PARSER._concurrent[optprime_log._WARNING_INDEX]
+    position = min(position, len(text))
+    found = pattern.search(text, position)
+    assert optprime_log._search_warning(pattern, text, position) == (None if found is None else found.start())
+
+
+@pytest.mark.parametrize("line", ["x.py" * 50_000 + "Warning: ", ">> split method: " + "a" * 200_000 + " = {"])
+def test_a_long_line_without_a_space_is_read_in_linear_time(line: str) -> None:
+    # both took minutes (the warning's path searched from every position; every end of a huge name tried)
+    kinds = {item.kind for item in parse_line(line)}
+    assert kinds in ({"other"}, {"syntax"})
