@@ -118,6 +118,7 @@ _RENDER: dict[str, Callable[[Any], str]] = {
     "device_use": lambda r: ">>> Using CPU ..." if r.device_index is None else f">>> Using GPU ... cuda:{r.device_index}",
     "process_groups": lambda r: f"> [rank:{r.rank}] " + ", ".join(f"{g.name} group:{_render_mesh(g)}" for g in r.groups),
     "tp_adjust": lambda r: f"> TP adjust view{r.detail or ''}",
+    "split_plan": lambda r: f"{r.label}{r.value}",
     "stage2rank": lambda r: "stage2rank = " + repr({stage: list(members) for stage, members in r.stages.items()}),
     "mode_banner": lambda r: f"{r.mode} mode >> [rank:{r.rank}, local_world_size:{r.local_world_size}]",
     "mode_processing": lambda r: f"[rank:{r.rank}, local_rank:{r.local_rank}] {r.mode} MODE PROCESSING ...",

@@ -110,6 +110,8 @@ _RENAMED = {
     "frame_path": "path",
     "frame_function": "function",
     "usage_message": "message",
+    "split_plan_label": "label",
+    "split_plan_value": "value",
     "warning_path": "path",
     "warning_category": "category",
 }
@@ -142,6 +144,7 @@ _CONCURRENT_RULES = (
     "process_groups",
     "tp_adjust",
     "stage2rank",
+    "split_plan",
     "split_stats",
     "metadata_range",
     "placement_metadata_range",

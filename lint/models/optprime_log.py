@@ -260,6 +260,16 @@ class TpHeadAdjustRecord(Record):
 
 
 @dataclass(slots=True)
+class SplitPlanRecord(Record):
+    """llama-tp-split's plan, as printed: ``label`` with its separator (`` num_stage: ``, `` stage_layers = ``),
+    ``value`` the text after it (``2``, ``[[0, 1, 2], [3, 4, 5]]``)."""
+
+    kind: ClassVar[str] = "split_plan"
+    label: str
+    value: str
+
+
+@dataclass(slots=True)
 class Stage2RankRecord(Record):
     """``stage2rank = {0: [0], 1: [1], …}``."""
 
@@ -647,6 +657,7 @@ RECORD_TYPES: tuple[type[Record], ...] = (
     DeviceUseRecord,
     ProcessGroupsRecord,
     TpAdjustRecord,
+    SplitPlanRecord,
     Stage2RankRecord,
     ModeBannerRecord,
     ModeProcessingRecord,

@@ -399,6 +399,22 @@ def test_a_name_followed_by_no_complete_record_is_still_a_syntax_error(line: str
     assert problems == [(column, "expected end of line, found a space")]
 
 
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        (" num_stage: 2", "2"),
+        (" num_blocks = 6", "6"),
+        (" layers_per_stage = [0, 3, 6]", "[0, 3, 6]"),
+        (" stage_layers = [[0, 1, 2], [3, 4, 5]]", "[[0, 1, 2], [3, 4, 5]]"),
+    ],
+)
+def test_llama_tp_splits_plan_on_the_first_stage(line: str, value: str) -> None:
+    # ai-computing/aicomp opt_prime/IR.py, llama_tp_split: once free text, so another rank's record after it was a TL001
+    assert [(i.kind, getattr(i, "value", None)) for i in parse_line(line)] == [("split_plan", value)]
+    assert [(i.kind, i.column) for i in parse_line("CPU mode is used." + line)] == [("device_mode", 1), ("split_plan", 18)]
+    assert [(i.kind, i.column) for i in parse_line(line + "CPU mode is used.")] == [("split_plan", 1), ("device_mode", len(line) + 1)]
+
+
 def test_an_error_line_of_another_program_is_foreign() -> None:
     assert [i.kind for i in parse_line("make: error: no rule")] == ["other"]
 
@@ -721,6 +737,14 @@ _FIELDS: dict[str, st.SearchStrategy[object]] = {
 }
 _KIND_FIELDS: dict[str, dict[str, st.SearchStrategy[object]]] = {
     "config": {"label": st.sampled_from(sorted(SETTINGS))},
+    "split_plan": {
+        "label": st.sampled_from([" num_stage: ", " num_blocks = ", " layers_per_stage = ", " stage_layers = "]),
+        "value": st.one_of(
+            _ints.map(str),
+            st.lists(_ints, max_size=4).map(str),
+            st.lists(st.lists(_ints, max_size=3), max_size=3).map(str),
+        ),
+    },
     "python_log": {"level": st.sampled_from(["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"])},
     "fx_node": {"listing": st.sampled_from(["graph", "placement"])},
     "stage_wiring": {"source": _names, "target": _names},
