@@ -119,7 +119,8 @@ _RENAMED = {
 # text after a log header is the header's message.
 _PREFIX_RULES = frozenset({"rank_prefix", "tee_prefix", "torch_log", "c10_log", "python_log", "python_warning"})
 _LOG_RULES = frozenset({"torch_log", "c10_log", "python_log", "python_warning"})
-_CONCURRENT_MEMO_SIZE = 4096
+_CONCURRENT_MEMO_SIZE = 4096  # texts remembered (see _next_concurrent), each of at most
+_CONCURRENT_MEMO_TEXT = 1024  # characters: 4 M characters at most
 # A name's greedy match takes at most the first word of the record glued to it: the record is looked for
 # this far back from where the match ended (see _cut_short), so that a damaged huge name costs linear time.
 _GLUED_WORD = 256
@@ -647,9 +648,12 @@ class Parser:
 
         Foreign lines repeat (a warning's source line, a model's print on every rank): the answer for the text
         from ``position`` on is remembered (the regexes hold no anchor or look-behind, so it does not depend on
-        what comes before), in a memo cleared when it is full, so that endlessly new text cannot grow memory.
+        what comes before), in a memo cleared when it is full and holding short texts only, so that endlessly
+        new or huge text cannot grow memory.
         """
         tail = text[position:]
+        if len(tail) > _CONCURRENT_MEMO_TEXT:  # a long text is not remembered: the memo's bound is one of bytes too
+            return position + self._next_concurrent_in(tail)
         offset = self._concurrent_memo.get(tail)
         if offset is None:
             if len(self._concurrent_memo) >= _CONCURRENT_MEMO_SIZE:
