@@ -37,7 +37,6 @@ ENCODING_CODE = "TL003"
 TRUNCATED_CODE = "TL004"
 CONSOLE_JUNK_CODE = "TL006"
 HEAD_BYTES = 64 * 1024
-HEAD_LINES = 200
 _HEAD_CHUNK = 4096
 STDIN = "-"
 
@@ -137,7 +136,8 @@ class Source:
         return _decompressed(raw, self.compression)
 
     def head(self) -> list[str]:
-        """The first lines (at most HEAD_BYTES), decoded leniently: enough to detect the format.
+        """The first lines (at most HEAD_BYTES), decoded leniently: enough to detect the format.  A detector
+        weighs the first ``lint.formats.HEAD_LINES`` of them; the others are there for one that looks past a preamble.
 
         NUL bytes or other binary junk are kept: inside a trace they are damage for the parser to report at
         their line, and a file that is binary throughout is recognised by no format.
@@ -158,7 +158,7 @@ class Source:
         lines = text.split("\n")
         if len(data) == HEAD_BYTES and len(lines) > 1:
             lines.pop()  # the last line may be cut in the middle
-        return [line.removesuffix("\r") for line in lines[:HEAD_LINES]]
+        return [line.removesuffix("\r") for line in lines]
 
     def lines(self) -> Iterator[tuple[int, str]]:
         """Every line as (1-based number, text without its line ending), streamed."""

@@ -107,6 +107,12 @@ class Evidence:
         return cls(2 * matched > lines, matched / lines if lines else 0.0, f"{also}{matched} of {lines} non-empty lines {shape}")
 
 
+# The first lines of a file a detector weighs (of the head, ``Source.head``): enough for every format to show
+# itself, few enough that a note quoting a few records is not taken for a trace.  An optprime log may look
+# further, past a preamble of its launcher's own log lines.
+HEAD_LINES = 200
+
+
 class _FormatModule(Protocol):
     """What every format's parser module (its descriptor's ``parser``) defines."""
 

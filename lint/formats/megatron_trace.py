@@ -18,7 +18,7 @@ from functools import lru_cache
 from operator import call
 from typing import TYPE_CHECKING, Any
 
-from lint.formats import INT64_MAX, Evidence, fits_int64, int64
+from lint.formats import HEAD_LINES, INT64_MAX, Evidence, fits_int64, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
 from lint.models.common import SyntaxProblem, TextMemo
 from lint.models.megatron_trace import (
@@ -69,7 +69,7 @@ _KEYS = {("record_v2", "mg_state"): "stage"}  # a field printed under another ke
 
 def detect(lines: list[str]) -> Evidence:
     """Every line of a megatron-trace file is a ``rank:R:op(`` (or ``stage:S:op(``) record: most of the first lines start one."""
-    texts = [text for text in lines if text.strip()]
+    texts = [text for text in lines[:HEAD_LINES] if text.strip()]
     return Evidence.majority(sum(1 for text in texts if _HEAD.match(text)), len(texts), "start a `rank:R:op(` record")
 
 

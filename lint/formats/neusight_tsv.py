@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from lark import Token, Tree
 
-from lint.formats import Evidence, int64
+from lint.formats import HEAD_LINES, Evidence, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
 from lint.models.common import RowMemo, SyntaxProblem, new_alike
 from lint.models.neusight_tsv import COLUMNS, HeaderRecord, LayerRecord
@@ -44,7 +44,7 @@ _CONVERTERS: dict[str, Callable[[str], Any]] = {
 def detect(lines: list[str]) -> Evidence:
     """A neusight-tsv file starts with its header, ``name<TAB>forward_compute_time...``, and goes on with
     layer rows: a file whose header is damaged is still recognised by its rows."""
-    texts = [text for text in lines if text.strip()]
+    texts = [text for text in lines[:HEAD_LINES] if text.strip()]
     if texts and texts[0].startswith(_HEADER_START):
         return Evidence(True, 1.0, "")
     rows = sum(1 for text in texts if _ROW_SHAPE.fullmatch(text))

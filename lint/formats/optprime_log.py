@@ -226,12 +226,31 @@ _DETECT_SHARE = 0.05
 
 
 def detect(lines: list[str]) -> Evidence:
-    """At least two distinct opt_prime record kinds among the first lines, valid or broken, on a fair part of them."""
+    """At least two distinct opt_prime record kinds among the first lines, valid or broken, on a fair part of them.
+
+    A console whose first lines are all the launcher's own log lines (torchrun and torch at ``LOGLEVEL=DEBUG``,
+    ``TORCH_LOGS``, ``TORCH_DISTRIBUTED_DEBUG``: ``I1127 10:00:00.000 ... api.py:525] ...``) may print
+    OptimusPrime's first record only after them: the lines from that record on are weighed instead.
+    """
     from lint import formats  # the shared parser: its grammar is built once per process
 
     parser = cast(Parser, formats.parser(NAME))
+    first = lines[: formats.HEAD_LINES]
+    kinds_per_line = [_specific_kinds(parser.kinds_in([text])) for text in first if text.strip()]
+    evidence = _evidence(first, kinds_per_line)
+    if evidence or len(lines) <= len(first) or not any(line_kinds & _LAUNCHER_KINDS for line_kinds in kinds_per_line):
+        return evidence
+    for index in range(len(first), len(lines)):
+        if _specific_kinds(parser.kinds_in([lines[index]])) - _LAUNCHER_KINDS:
+            window = lines[index : index + formats.HEAD_LINES]
+            later = _evidence(window, [_specific_kinds(parser.kinds_in([text])) for text in window if text.strip()])
+            return later if later else evidence
+    return evidence
+
+
+def _evidence(lines: list[str], kinds_per_line: list[set[str]]) -> Evidence:
+    """Whether ``lines``, whose non-empty ones hold ``kinds_per_line``, are an optprime log's."""
     texts = [text for text in lines if text.strip()]
-    kinds_per_line = [_specific_kinds(parser.kinds_in([text])) for text in texts]
     kinds = set().union(*kinds_per_line)
     holding = sum(1 for line_kinds in kinds_per_line if line_kinds)
     share = holding / len(texts) if texts else 0.0

@@ -30,7 +30,7 @@ from typing import Any, TypeVar, cast
 
 from lark import Token, Tree
 
-from lint.formats import Evidence
+from lint.formats import HEAD_LINES, Evidence
 from lint.grammar import Grammar, GrammarSyntaxError
 from lint.models.common import RowMemo, SyntaxProblem, new_alike
 from lint.models.simai_workload import (
@@ -63,7 +63,7 @@ _Record = TypeVar("_Record", Header, LayerCount, LayerRow)
 def detect(lines: list[str]) -> Evidence:
     """The first token is a workload kind: a known one, or an upper-case word followed by a row count.  A file
     whose header is damaged is still recognised by its layer rows."""
-    texts = [text for text in lines if text.strip(_BLANKS)]
+    texts = [text for text in lines[:HEAD_LINES] if text.strip(_BLANKS)]
     first = _TOKEN.search(texts[0]) if texts else None
     if first is not None and (
         first.group() in KINDS

@@ -675,6 +675,30 @@ def test_a_torchrun_failure_report_alone_is_not_an_optprime_log() -> None:
     assert detect([line.replace("/workspace/aicomp/opt_prime/pp_train_llama.py", "train_llama.py") for line in optimus]) == "optprime-log"
 
 
+def _launcher_debug(count: int) -> list[str]:
+    """torchrun's own log lines at LOGLEVEL=DEBUG (its agent's rendezvous and worker set-up), as many as asked."""
+    return [f"I1127 08:30:32.{index:06d} 27078 torch/distributed/elastic/agent/server/api.py:525] [default] rendezvous step {index}" for index in range(count)]
+
+
+def test_detect_looks_past_the_launchers_own_log_lines() -> None:
+    """A console whose first 200 lines are torchrun's debug lines is recognised from OptimusPrime's first record on."""
+    log = lines_of(SEED_002)
+    assert detect(_launcher_debug(400) + log) == "optprime-log"
+    evidence = claims_optprime_log(_launcher_debug(400) + log)
+    assert evidence.seen == "190 of 200 non-empty lines hold opt_prime records, of 18 kinds"  # the 200 lines from the first record
+
+
+def test_detect_looks_past_a_preamble_only_of_the_launchers_lines() -> None:
+    """Other text before the records (a shell script's output, a notebook) is not looked past: it might be a note
+    that quotes a log, and without the launcher's lines nothing says a run's console follows."""
+    log = lines_of(SEED_002)
+    notes = [f"step {index}: see the log below" for index in range(400)]
+    assert detect(notes + log) is None
+    assert not claims_optprime_log(notes + log)
+    # Nor does a console of the launcher's lines alone become one, however far it is read.
+    assert not claims_optprime_log(_launcher_debug(1000))
+
+
 # -- generated records: render -> parse is the identity; the fast path is the grammar ---------------
 
 _ints = st.integers(min_value=0, max_value=10**6)
