@@ -8,8 +8,9 @@ from lint.runs.model import rank_list
 class PartialRankLog(RankOutput):
     """The log shows the output of only some of the run's ranks.
 
-    torchrun's ``--local-ranks-filter`` prints only the ranks it names, and each node of a multi-node
-    job writes a log of its own ranks: such a log is valid, but it shows part of the run.  This says
+    torchrun's ``--local-ranks-filter`` prints only the ranks it names, each node of a multi-node job
+    writes a log of its own ranks, and ``--redirects 1|3 --log-dir D`` writes each rank's output to a file of
+    its own (``D/<run>/attempt_N/<rank>/stdout.log``): such a log is valid, but it shows part of the run.  This says
     which ranks printed output of their own, out of the printed world size; ranks that only torchrun's
     failure report names printed nothing here.
 
@@ -23,8 +24,8 @@ class PartialRankLog(RankOutput):
     Example:
         a log of a 4-rank job run with ``--local-ranks-filter 0,3``
         -> the log shows the output of ranks 0 and 3; the run has 4 ranks by `total process count: 4` (line
-        8): ranks 1 and 2 printed nothing here (torchrun's --local-ranks-filter, or one node's log of a
-        multi-node job)
+        8): ranks 1 and 2 printed nothing here (torchrun's --local-ranks-filter, one node's log of a
+        multi-node job, or one rank's file of --redirects)
     """
 
     code = "TL220"
@@ -44,5 +45,5 @@ class PartialRankLog(RankOutput):
             world.line,
             1,
             f"the log shows {shown}; the run has {world.value} ranks by {world}: {rank_list(silent)} printed "
-            "nothing here (torchrun's --local-ranks-filter, or one node's log of a multi-node job)",
+            "nothing here (torchrun's --local-ranks-filter, one node's log of a multi-node job, or one rank's file of --redirects)",
         )
