@@ -302,7 +302,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             continue
         if detection.format is not None:
             tasks.append(_Task(source, detection.format, asked=True, detected_at=detected_at))
-        elif source.named or source.head_damage is not None:
+        elif (source.named and source.path.suffix.lower() not in formats.NOT_A_TRACE) or source.head_damage is not None:
             _report_unrecognised(source, detection, options, report)
         else:
             report.summary.skipped.append(source.display)

@@ -158,8 +158,27 @@ def test_notes_and_the_projects_own_sources_are_not_traces(tmp_path: Path, sourc
         path.write_text(NOTE, encoding="utf-8")
     code, found, summary = findings(str(path.parent))
     assert str(path) in summary["skipped"] and not [f for f in found if f["path"] == str(path)]
-    code, found, _ = findings(str(path))
-    assert code == 1 and located(found) == {(1, "TL005")}
+    code, found, summary = findings(str(path))
+    if path.suffix in (".md", ".py"):  # named, but by its name documentation or source code: skipped as well
+        assert code == 0 and summary["skipped"] == [str(path)] and not found
+    else:
+        assert code == 1 and located(found) == {(1, "TL005")}
+
+
+def test_a_shell_glob_over_a_runs_folder_skips_its_documents_and_still_reports_a_stray_file(tmp_path: Path) -> None:
+    """`tlint check folder/*` names the folder's README and PROVENANCE.md, its driver script and its patch:
+    none can be a trace, so they are skipped; a note of another kind still is a TL005, and a trace named like a
+    document is read as the trace it is."""
+    (tmp_path / "PROVENANCE.md").write_text("# provenance\n\n| file | repo |\n|---|---|\n", encoding="utf-8")
+    (tmp_path / "run.sh").write_text("#!/bin/bash\ntorchrun --nproc_per_node=2 train.py\n", encoding="utf-8")
+    (tmp_path / "cpu.patch").write_text("--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("the run stopped at step 120\n", encoding="utf-8")
+    (tmp_path / "trace_rank7.md").write_bytes(MEGATRON.read_bytes())
+    named = sorted(str(path) for path in tmp_path.iterdir())
+    code, found, summary = findings(*named)
+    assert sorted(summary["skipped"]) == [str(tmp_path / name) for name in ("PROVENANCE.md", "cpu.patch", "run.sh")]
+    assert code == 1 and {(f["path"], f["code"]) for f in found if f["code"] == "TL005"} == {(str(tmp_path / "notes.txt"), "TL005")}
+    assert summary["checked"] == 2  # the note (its TL005) and the trace, whatever its name
 
 
 # -- damaged archives -------------------------------------------------------------------------------

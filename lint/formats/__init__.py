@@ -121,6 +121,20 @@ class _FormatModule(Protocol):
     def detect(self, lines: list[str], /) -> Evidence: ...
 
 
+# What a file's name says it is, when its content is of no trace format: documentation or source code, which no
+# writer of these formats produces.  A shell glob over a run's folder (`tlint check corpus/*`) names its README
+# or PROVENANCE.md too: such a file is skipped as in a directory, not a TL005, since it cannot be a damaged trace.
+NOT_A_TRACE = {
+    ".md": "Markdown",
+    ".markdown": "Markdown",
+    ".rst": "reStructuredText",
+    ".py": "Python source",
+    ".sh": "a shell script",
+    ".patch": "a patch",
+    ".diff": "a patch",
+}
+
+
 @dataclass(frozen=True)
 class Detection:
     """The format of a file, or why none: ``closest`` is the format it resembles most, ``why`` what was seen."""
