@@ -521,6 +521,10 @@ class Parser:
         }
 
     @cached_property
+    def _glued_print(self) -> re.Pattern[str]:
+        return self.grammar.derive("_glued_print").regex
+
+    @cached_property
     def _mesh_group(self) -> re.Pattern[str]:
         return self.grammar.derive("mesh_group", {"group_name"}).regex
 
@@ -659,8 +663,9 @@ class Parser:
         return None
 
     def _ends(self, rule: str, text: str, end: int) -> bool:
-        """A record ends at the end of the line, where another record starts, or is a prefix."""
-        return end == len(text) or rule in _PREFIX_RULES or self._starts.match(text, end) is not None
+        """A record ends at the end of the line, where another record or one of the writers' prints of free text
+        (``_glued_print``) starts, or is a prefix."""
+        return end == len(text) or rule in _PREFIX_RULES or self._starts.match(text, end) is not None or self._glued_print.match(text, end) is not None
 
     def _next_concurrent(self, text: str, position: int) -> int:
         """Where the next complete record printed by another process starts in foreign text.
