@@ -291,6 +291,13 @@ def test_upstream_settings_map_to_the_same_names() -> None:
     assert set(SETTINGS.values()) >= {"world_size", "gas", "gbs", "mbs", "tp", "dp", "pp", "data_size", "nbatches"}
 
 
+def test_the_demos_micro_batch_size_is_its_number_of_micro_batches_not_a_second_batch_size() -> None:
+    # eungyeonglee-dev/aicomp demo/pp_train_gpt2.py: print(f"batch size: {batch_size}") then
+    # print(f"micro batch size: {micro_batch_size}"), micro_batch_size being the num_mb it passes to Optimus_p
+    lines = ["batch size: 32", "micro batch size: 1"]
+    assert [(r.setting, r.value) for r in each(ConfigRecord, parse_lines(lines))] == [("gbs", 32), ("gas", 1)]
+
+
 def test_a_rank_prefix_gives_its_rank_to_the_rest_of_the_line() -> None:
     items = parse_line("[rank2]:W0105 09:12:01.512000 4250 torch/_dynamo/utils.py:12] recompiling")
     assert [(i.kind, i.column, i.rank) for i in items] == [("rank_prefix", 1, 2), ("torch_log", 9, 2)]
