@@ -402,6 +402,17 @@ def test_a_record_ending_in_a_name_glued_to_another_ranks_record(first: str, sec
         (" ### Rank:1, name:submod_1, move submod_1 to cuda:1", "[Rank:0] >> Send IR partition to rank:2 ...", "module_placement"),
         (" ### Rank:2, name:submod_2, move submod_2 to cuda:2", "[Rank:3, Stage:3] <<<< Received output node[output] ...", "module_placement"),
         (" *********** rank:0 cross-referenced nodes *****************", " ### Rank:1, local_rank:1 - after broadcast_object_list.. ", "cross_ref_header"),
+        # opti_pri.py prepare_tp_group on a torch.export graph, every rank
+        (">>>> self.tpl.tp_mesh.size(): 2", "> TP adjust GQA expand: shape[1]=2 -> 1", "config"),
+        ("rank: 1, #### last layer id:3", "> TP adjust reshape (export) layer_0 proj=0: shape[2]=4 -> 2", "last_layer"),
+        # schedule.py with force_free_mem / swap_opt_in_fwdbwd and display_mem, every rank while the last stage prints progress
+        (
+            "| epoch   1 |    10/  100 batches | lr 0.00 | ms/batch 242.99 | loss  6.57 | ppl   710.21",
+            "###[rank:1], remain[:1.2], total[:80.0], cached[:3.0] ... forcefully free memory",
+            "epoch_progress",
+        ),
+        # demo/pp_train_gpt2.py's f"Time elapsed: {tock - tick:.3f} sec" (no trailing space) then another rank's print
+        ("Time elapsed: 3.357 sec", " >>> [rank:1], load optimizer ...", "time_elapsed"),
         # eungyeonglee-dev/aicomp: opti_pri.py f"[rank:{rank}] SEQUENTIAL mode IR processing ...",
         # f"[rank:{local_rank} model class name: …" and examples/pp_train_llama4.py's gathered per-rank reports (rank 0)
         ("> [rank:0] pp group:DeviceMesh('cuda', [0, 4], mesh_dim_names=('pp',))", "[rank:1] SEQUENTIAL mode IR processing ...", "process_groups"),
