@@ -521,6 +521,10 @@ class Parser:
         }
 
     @cached_property
+    def _glued_print(self) -> re.Pattern[str]:
+        return self.grammar.derive("_glued_print").regex
+
+    @cached_property
     def _mesh_group(self) -> re.Pattern[str]:
         return self.grammar.derive("mesh_group", {"group_name"}).regex
 
@@ -642,25 +646,28 @@ class Parser:
 
     def _cut_short(self, rule: str, text: str, position: int, greedy_end: int) -> re.Match[str] | None:
         """The record of ``rule`` at ``position`` ended inside what its greedy match took, where another complete
-        record begins: the last such end.
+        record or one of the writers' prints of free text (``_glued_print``) begins: the last such end.
 
         ``print()`` writes its text and its newline in two writes, so another rank's record can follow a record
         on one line with nothing between them.  When the record ends in a name (``SETTING_NAME``, a module
         name), the name's greedy match takes the start of the other record: ``>> split method: simple``
         then ``stage2rank = {0: [0], 1: [1]}`` read as the method ``simplestage2rank`` followed by `` = {``.
+        An optional last space does too: ``Time elapsed: 3.357 sec`` then `` >>> [rank:1], load optimizer ...``.
         """
         pattern = self._patterns[rule]
         for end in range(greedy_end - 1, max(position, greedy_end - _GLUED_WORD), -1):
-            if self._starts.match(text, end) is None:
-                continue
-            shorter = pattern.fullmatch(text, position, end)
-            if shorter is not None and self._complete_at(text, end):
+            if self._starts.match(text, end) is not None:
+                followed = self._complete_at(text, end)
+            else:
+                followed = self._glued_print.match(text, end) is not None
+            if followed and (shorter := pattern.fullmatch(text, position, end)) is not None:
                 return shorter
         return None
 
     def _ends(self, rule: str, text: str, end: int) -> bool:
-        """A record ends at the end of the line, where another record starts, or is a prefix."""
-        return end == len(text) or rule in _PREFIX_RULES or self._starts.match(text, end) is not None
+        """A record ends at the end of the line, where another record or one of the writers' prints of free text
+        (``_glued_print``) starts, or is a prefix."""
+        return end == len(text) or rule in _PREFIX_RULES or self._starts.match(text, end) is not None or self._glued_print.match(text, end) is not None
 
     def _next_concurrent(self, text: str, position: int) -> int:
         """Where the next complete record printed by another process starts in foreign text.

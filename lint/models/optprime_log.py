@@ -28,6 +28,7 @@ SETTINGS: dict[str, str] = {
     "total process count: ": "world_size",
     "> GAS: ": "gas",
     "num of mbatch: ": "gas",
+    "micro batch size: ": "gas",  # eungyeonglee-dev/aicomp demo/pp_train_gpt2.py: the num_mb it passes to Optimus_p
     "> GBS: ": "gbs",
     "batch size: ": "gbs",
     "> MBS: ": "mbs",

@@ -291,6 +291,13 @@ def test_upstream_settings_map_to_the_same_names() -> None:
     assert set(SETTINGS.values()) >= {"world_size", "gas", "gbs", "mbs", "tp", "dp", "pp", "data_size", "nbatches"}
 
 
+def test_the_demos_micro_batch_size_is_its_number_of_micro_batches_not_a_second_batch_size() -> None:
+    # eungyeonglee-dev/aicomp demo/pp_train_gpt2.py: print(f"batch size: {batch_size}") then
+    # print(f"micro batch size: {micro_batch_size}"), micro_batch_size being the num_mb it passes to Optimus_p
+    lines = ["batch size: 32", "micro batch size: 1"]
+    assert [(r.setting, r.value) for r in each(ConfigRecord, parse_lines(lines))] == [("gbs", 32), ("gas", 1)]
+
+
 def test_a_rank_prefix_gives_its_rank_to_the_rest_of_the_line() -> None:
     items = parse_line("[rank2]:W0105 09:12:01.512000 4250 torch/_dynamo/utils.py:12] recompiling")
     assert [(i.kind, i.column, i.rank) for i in items] == [("rank_prefix", 1, 2), ("torch_log", 9, 2)]
@@ -363,6 +370,63 @@ def test_a_record_ending_in_a_name_glued_to_another_ranks_record(first: str, sec
     items = parse_line(first + second)
     assert [(i.kind, i.column) for i in items] == [(kinds[0], 1), (kinds[1], len(first) + 1)]
     assert [render_optprime(record) for record in each(Record, items)] == [first, second]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kind"),
+    [
+        # the CPU driver with --preserve-output (and the examples): a last-stage rank's
+        # f">> [RANK:{rank} ###################### output: {len(output)} micro-batch outputs #############"
+        # while rank 0 prints 'Time elapsed: %.3f sec ', or another last-stage rank its progress line
+        ("Time elapsed: 7.387 sec ", ">> [RANK:3 ###################### output: 2 micro-batch outputs #############", "time_elapsed"),
+        (
+            "| epoch   1 |     5/   10 batches | lr 0.00 | ms/batch 1022.35 | loss  6.57 | ppl   712.73",
+            ">> [RANK:3 ###################### output: 2 micro-batch outputs #############",
+            "epoch_progress",
+        ),
+        # ai-computing/aicomp examples on GPU: f"[rank:{rank} >> synchronize..." on every rank after the barrier
+        ("[rank:0 >> barrier ...", "[rank:1 >> synchronize...", "barrier"),
+        # IR.py _solve_milp without scipy: every rank of a PARALLEL split prints it while the others print records
+        (
+            "length:429, modcnt:34, num_stage:4, segment:9",
+            "[IR.milp_split] scipy is required for MILP partitioning. Install it with `pip install scipy>=1.9` or use split_method='simple'.",
+            "split_stats",
+        ),
+        (" rank=0 ...", "[IR.hierarchical_split] super-graph: |V|=6 (4 blocks + 2 singletons) |E|=15 super_edge_weight=0.09 MiB", "rank_notice"),
+        (">> split method: simple", ">> [IR] Exporting in TRAINING mode (for correct SDPA kernel selection)", "config"),
+        # IR_Anal.SINGLE: comm.py Comm.setup_ctrl_group and opti_pri.py Optimus_p.__init__, every rank
+        ("CPU mode is used.", "[rank:1] ir_analyze=IR_Anal.SINGLE", "device_mode"),
+        ("[rank:0] torch version 2.3.1 or higher --> OK", "[rank:1], setup_ctrl_group completed", "env_check"),
+        (" ### Rank:0, name:submod_0, move submod_0 to cuda:0", "<< [Rank:1, Stage:1] <== Received submod_1 ...", "module_placement"),
+        (" ### Rank:1, name:submod_1, move submod_1 to cuda:1", " [Rank:0] >>>> Send output node[:output] to rank:1 ...", "module_placement"),
+        (" ### Rank:1, name:submod_1, move submod_1 to cuda:1", "[Rank:0] >> Send IR partition to rank:2 ...", "module_placement"),
+        (" ### Rank:2, name:submod_2, move submod_2 to cuda:2", "[Rank:3, Stage:3] <<<< Received output node[output] ...", "module_placement"),
+        (" *********** rank:0 cross-referenced nodes *****************", " ### Rank:1, local_rank:1 - after broadcast_object_list.. ", "cross_ref_header"),
+        # opti_pri.py prepare_tp_group on a torch.export graph, every rank
+        (">>>> self.tpl.tp_mesh.size(): 2", "> TP adjust GQA expand: shape[1]=2 -> 1", "config"),
+        ("rank: 1, #### last layer id:3", "> TP adjust reshape (export) layer_0 proj=0: shape[2]=4 -> 2", "last_layer"),
+        # schedule.py with force_free_mem / swap_opt_in_fwdbwd and display_mem, every rank while the last stage prints progress
+        (
+            "| epoch   1 |    10/  100 batches | lr 0.00 | ms/batch 242.99 | loss  6.57 | ppl   710.21",
+            "###[rank:1], remain[:1.2], total[:80.0], cached[:3.0] ... forcefully free memory",
+            "epoch_progress",
+        ),
+        # demo/pp_train_gpt2.py's f"Time elapsed: {tock - tick:.3f} sec" (no trailing space) then another rank's print
+        ("Time elapsed: 3.357 sec", " >>> [rank:1], load optimizer ...", "time_elapsed"),
+        # eungyeonglee-dev/aicomp: opti_pri.py f"[rank:{rank}] SEQUENTIAL mode IR processing ...",
+        # f"[rank:{local_rank} model class name: …" and examples/pp_train_llama4.py's gathered per-rank reports (rank 0)
+        ("> [rank:0] pp group:DeviceMesh('cuda', [0, 4], mesh_dim_names=('pp',))", "[rank:1] SEQUENTIAL mode IR processing ...", "process_groups"),
+        (">>> Using GPU ... cuda:0", "[rank:1 model class name: LlamaForCausalLM", "device_use"),
+        (" rank=1 ...", "===== DEBUG_DATASET: per-rank dataset snapshot proof =====", "rank_notice"),
+        ("[rank:3 stage:3] transformer-block(module) forward time (no send/recv) - step 1", "[rank:2] len=87599 sha1(first 4)=0123abcd", "timing_header"),
+    ],
+)
+def test_a_record_glued_to_another_ranks_print_of_free_text(first: str, second: str, kind: str) -> None:
+    # print() writes its text and its newline apart: the writers' own prints that are no records, printed by one rank
+    # while others print records, can follow a whole record on its line; the record ends there
+    items = parse_line(first + second)
+    assert [(i.kind, i.column) for i in items] == [(kind, 1), ("other", len(first) + 1)]
+    assert each(OtherRecord, items[1:])[0].text == second
 
 
 @pytest.mark.parametrize(
