@@ -44,7 +44,7 @@ from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Items, Profile, Timing, put, typical_message
 from lint.diff.sides import DiffInputError, SideOptions, broken_note
 from lint.engine import read_summary
-from lint.executor import run_all
+from lint.executor import run_each
 from lint.layout import Sizes
 from lint.models.megatron_trace import P2P_OPS, tensor_bytes
 from lint.runs.assemble import LayoutSources, assemble
@@ -90,7 +90,7 @@ def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[Run, 
     ]
     if len(runs) > 1:
         raise DiffInputError(f"{path}: holds the files of {len(runs)} runs ({', '.join(runs)}); name one")
-    read = run_all(_summary, NAME, sources, options.backend)
+    read = list(run_each(_summary, NAME, sources, options.backend))
     # A rank named by neither records nor file name is numbered by its place.
     files = [(summary, name.rank if name else index) for index, ((summary, _), name) in enumerate(zip(read, named, strict=True))]
     broken = [broken_note(source.display, []) for source, (_, parsed) in zip(sources, read, strict=True) if not parsed]
