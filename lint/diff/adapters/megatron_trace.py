@@ -366,11 +366,11 @@ def _timing(view: _RunView) -> dict[str, Timing]:
         op_key = re.sub(r" layer \d+ (forward|backward)$", lambda m: f" {m.group(1)}_step", key)
         return median(occurrences[op_key]) if occurrences.get(op_key) else 1.0
 
-    timing = {key: Timing(samples=values, per_step=per_step(key)) for key, values in samples.items()}
+    timing = {key: Timing.of(values, per_step=per_step(key)) for key, values in samples.items()}
     ranks = len(view.run.ranks)
     steps = [max(walls) for _, walls in sorted(by_step.items()) if len(walls) == ranks]
     if steps:
-        timing["step"] = Timing(samples=steps)
+        timing["step"] = Timing.of(steps)
     return timing
 
 
