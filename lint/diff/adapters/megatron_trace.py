@@ -67,10 +67,13 @@ COLLECTIVES_PER_LAYER = 2  # Megatron's GPT layer all-reduces after attention an
 
 Iteration = list[OpStep]
 T = TypeVar("T")
+K = TypeVar("K")
 OpsOfIteration = tuple[tuple[str, int], ...]  # (op, how often the iteration runs it), by op
 CallsOfStep = tuple[str, tuple[tuple[str, int], ...]]  # a step's op, and its collectives' names with how often it calls each
 CACHED_SIGNATURES = 256  # distinct steps, and iterations, whose tallies a worker keeps (a few MB at most)
 _OP = itemgetter(OpStep._fields.index("op"))
+# value -> how often met: a Counter's contents, sent to the parent as a plain dict (a Counter unpickles value by value)
+Counted = dict[T, int]
 _COLLECTIVES = itemgetter(OpStep._fields.index("collectives"))
 
 
@@ -84,22 +87,22 @@ class RankDigest:
 
     summary: RankSummary  # without its steps: what assembling the run needs (path, rank, stage, iterations)
     stepped: bool  # whether it has an op record at all
-    activations: Counter[Collective]  # p2p tensors of three dimensions (seq, micro-batch, hidden)
-    layer_tensors: Counter[Collective]  # what the steps' layer collectives move
-    forward_layer_collectives: Counter[int]  # per forward step
+    activations: Counted[Collective]  # p2p tensors of three dimensions (seq, micro-batch, hidden)
+    layer_tensors: Counted[Collective]  # what the steps' layer collectives move
+    forward_layer_collectives: Counted[int]  # per forward step
     forward_collectives: bool  # whether any forward step records a collective
-    gradient_elements: Counter[int]  # per dp_allreduce call: the parameters of the rank's share of the stage
-    vocab_shards: Counter[int]  # per ep_allreduce call: the first dimension of the word embedding's shard
-    ops_per_iteration: Counter[OpsOfIteration]
-    calls_per_step: Counter[CallsOfStep]
+    gradient_elements: Counted[int]  # per dp_allreduce call: the parameters of the rank's share of the stage
+    vocab_shards: Counted[int]  # per ep_allreduce call: the first dimension of the word embedding's shard
+    ops_per_iteration: Counted[OpsOfIteration]
+    calls_per_step: Counted[CallsOfStep]
     traffic: dict[str, tuple[float, float]]  # collective name -> median bytes and calls per iteration
-    messages: dict[str, Counter[int]]  # collective name -> message bytes -> calls
-    dtypes: dict[str, Counter[str]]
+    messages: dict[str, Counted[int]]  # collective name -> message bytes -> calls
+    dtypes: dict[str, Counted[str]]
     walls: list[float | None]  # each timed iteration's wall time
-    durations: dict[str, Counter[float]]  # op -> ms -> steps
-    runs_per_iteration: dict[str, Counter[int]]  # op -> times an iteration runs it -> iterations
-    layer_times: dict[tuple[str, int], Counter[float]]  # (op, layer within the stage) -> ms -> steps
-    layer_messages: Counter[tuple[str, int, str, str, int]]  # (op, layer counted from the step's first, group, kind, bytes) -> calls
+    durations: dict[str, Counted[float]]  # op -> ms -> steps
+    runs_per_iteration: dict[str, Counted[int]]  # op -> times an iteration runs it -> iterations
+    layer_times: dict[tuple[str, int], Counted[float]]  # (op, layer within the stage) -> ms -> steps
+    layer_messages: Counted[tuple[str, int, str, str, int]]  # (op, layer counted from the step's first, group, kind, bytes) -> calls
     layer_passes: int  # forward steps with layer collectives
 
 
@@ -173,24 +176,28 @@ def _digested(summary: RankSummary) -> RankDigest:
     return RankDigest(
         summary=summary.model_copy(update={"steps": ()}),
         stepped=bool(summary.steps),
-        activations=Counter(c for step in summary.steps for c in step.collectives if c.kind in P2P_OPS and c.shape and len(c.shape) == 3),
-        layer_tensors=Counter(step.layer_collective for step in summary.steps if step.layer_collective is not None),
-        forward_layer_collectives=Counter(step.layer_collectives for step in forwards),
+        activations=dict(Counter(c for step in summary.steps for c in step.collectives if c.kind in P2P_OPS and c.shape and len(c.shape) == 3)),
+        layer_tensors=dict(Counter(step.layer_collective for step in summary.steps if step.layer_collective is not None)),
+        forward_layer_collectives=dict(Counter(step.layer_collectives for step in forwards)),
         forward_collectives=any(step.collectives for step in forwards),
-        gradient_elements=Counter(_elements(c) for c in collectives if c.kind == "dp_allreduce"),
-        vocab_shards=Counter(c.shape[0] for c in collectives if c.kind == "ep_allreduce" and c.shape),
-        ops_per_iteration=Counter(tuple(sorted(Counter(step.op for step in iteration).items())) for iteration in iterations),
-        calls_per_step=_calls_per_step(steps),
+        gradient_elements=dict(Counter(_elements(c) for c in collectives if c.kind == "dp_allreduce")),
+        vocab_shards=dict(Counter(c.shape[0] for c in collectives if c.kind == "ep_allreduce" and c.shape)),
+        ops_per_iteration=dict(Counter(tuple(sorted(Counter(step.op for step in iteration).items())) for iteration in iterations)),
+        calls_per_step=dict(_calls_per_step(steps)),
         traffic=traffic,
-        messages=messages,
-        dtypes=dtypes,
+        messages=_plain(messages),
+        dtypes=_plain(dtypes),
         walls=walls,
-        durations=durations,
-        runs_per_iteration=runs_per_iteration,
-        layer_times=layer_times,
-        layer_messages=layer_messages,
+        durations=_plain(durations),
+        runs_per_iteration=_plain(runs_per_iteration),
+        layer_times=_plain(layer_times),
+        layer_messages=dict(layer_messages),
         layer_passes=layer_passes,
     )
+
+
+def _plain(counters: Mapping[K, Counter[T]]) -> dict[K, Counted[T]]:
+    return {key: dict(counter) for key, counter in counters.items()}
 
 
 def _iterations(summary: RankSummary) -> list[Iteration]:
