@@ -492,7 +492,7 @@ def _execute(
         for format_name in sorted({tasks[index].format for index in misses}):
             formats.parser(format_name)
             options.selection.rules_for(format_name, Scope.FILE)
-    checked = executor.run_all(
+    checked = executor.run_each(
         _run_task,
         options,
         [tasks[index] for index in misses],

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import os
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -47,25 +48,27 @@ def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def run_all(
+def run_each(
     work: Callable[[Shared, Item], Result],
     shared: Shared,
     items: Sequence[Item],
     backend: Backend,
     progress: Progress | None = None,
     cleanup: Callable[[], object] | None = None,
-) -> list[Result]:
-    """``[work(shared, item) for item in items]``, run on ``backend``; ``cleanup`` then runs where the work ran."""
+) -> Iterator[Result]:
+    """``work(shared, item)`` of each item, run on ``backend``, yielded in the items' order as they arrive (a Dask
+    cluster's are gathered first); ``cleanup`` then runs where the work ran.  A caller that folds each result
+    into a summary holds none of them."""
     if backend.dask_scheduler is not None:
-        return _on_dask(work, shared, items, backend.dask_scheduler, progress, cleanup)
+        yield from _on_dask(work, shared, items, backend.dask_scheduler, progress, cleanup)
+        return
     jobs = min(backend.jobs, len(items))
     if jobs <= 1 or not _can_fork():
-        results = _counted((work(shared, item) for item in items), len(items), progress)
+        yield from _counted((work(shared, item) for item in items), len(items), progress)
     else:
-        results = _forked(work, shared, items, jobs, progress)
+        yield from _forked(work, shared, items, jobs, progress)
     if cleanup is not None:
         cleanup()
-    return results
 
 
 def _can_fork() -> bool:
@@ -74,13 +77,11 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def _counted(results: Iterable[Result], total: int, progress: Progress | None) -> list[Result]:
-    collected = []
-    for result in results:
-        collected.append(result)
+def _counted(results: Iterable[Result], total: int, progress: Progress | None) -> Iterator[Result]:
+    for done, result in enumerate(results, 1):
+        yield result
         if progress is not None:
-            progress(len(collected), total)
-    return collected
+            progress(done, total)
 
 
 _inherited: tuple[Callable[[Any, Any], Any], Any, Sequence[Any]] | None = None
@@ -92,7 +93,7 @@ def _run_inherited(start: int, stop: int) -> list[Any]:
     return [work(shared, items[index]) for index in range(start, stop)]
 
 
-def _forked(work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item], jobs: int, progress: Progress | None) -> list[Result]:
+def _forked(work: Callable[[Shared, Item], Result], shared: Shared, items: Sequence[Item], jobs: int, progress: Progress | None) -> Iterator[Result]:
     """Fork after the caller loaded what the work needs: workers inherit it, and only indexes and results travel."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -101,11 +102,16 @@ def _forked(work: Callable[[Shared, Item], Result], shared: Shared, items: Seque
     _inherited = (work, shared, items)
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_started) as pool:
-            futures = [pool.submit(_run_inherited, start, stop) for start, stop in _spans(len(items), jobs)]
+            pending = deque(pool.submit(_run_inherited, start, stop) for start, stop in _spans(len(items), jobs))
+
+            def arrived() -> Iterator[Result]:
+                while pending:  # a chunk's results are let go once handed on (its future would keep them)
+                    yield from pending.popleft().result()
+
             try:
-                return _counted((result for future in futures for result in future.result()), len(items), progress)
+                yield from _counted(arrived(), len(items), progress)
             except BaseException:  # (an interrupt): the chunks not yet started are not run
-                for future in futures:
+                for future in pending:
                     future.cancel()
                 raise
     finally:

@@ -14,50 +14,54 @@ Keys: ``layers`` (count), ``layer {i} {phase}`` (collectives per pass), ``layers
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from statistics import median
 
 from lint.diff.profile import Items, Profile, Timing, put, typical_message
+from lint.diff.stats import median
 
 LAYER_GROUPS = frozenset({"tp", "ep"})
 PHASES = ("fwd", "bwd")
 
 
 class LayerProfileBuilder:
+    """Collects the per-layer profile.  ``times`` says how many alike events one call stands for: a run's
+    adapter hands over what each rank's worker counted, not every event."""
+
     def __init__(self) -> None:
         self.layout: dict[str, int] = {}
         self._passes: Counter[int] = Counter()
-        self._messages: dict[tuple[int, str, str, str], list[int]] = defaultdict(list)
-        self._compute: dict[tuple[int, str], list[float]] = defaultdict(list)
+        self._messages: dict[tuple[int, str, str, str], Counter[int]] = defaultdict(Counter)  # message bytes -> calls
+        self._compute: dict[tuple[int, str], Counter[float]] = defaultdict(Counter)  # ms -> passes
 
-    def layer_pass(self, layer: int) -> None:
+    def layer_pass(self, layer: int, times: int = 1) -> None:
         """One more execution of ``layer`` (a micro-batch, a workload pass): counts are per pass."""
-        self._passes[layer] += 1
+        self._passes[layer] += times
 
-    def collective(self, layer: int, phase: str, group: str, kind: str, message_bytes: int) -> None:
+    def collective(self, layer: int, phase: str, group: str, kind: str, message_bytes: int, times: int = 1) -> None:
         if group in LAYER_GROUPS:
-            self._messages[layer, phase, group, kind].append(message_bytes)
+            self._messages[layer, phase, group, kind][message_bytes] += times
 
-    def compute(self, layer: int, phase: str, ms: float) -> None:
-        self._compute[layer, phase].append(ms)
+    def compute(self, layer: int, phase: str, ms: float, times: int = 1) -> None:
+        self._compute[layer, phase][ms] += times
 
     def build(self, format_name: str, path: str, files: int, units: dict[str, str]) -> Profile:
         structure: Items = {}
         comm: Items = {}
         put(structure, "layers", count=len(self._passes))
-        per_kind: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+        per_kind: dict[tuple[str, str, str], Counter[int]] = defaultdict(Counter)
         bytes_per_pass: Counter[tuple[str, str, str]] = Counter()
         for (layer, phase, group, kind), messages in sorted(self._messages.items()):
             passes = self._passes[layer] or 1
-            structure.setdefault(f"layer {layer} {phase}", {})[f"{group} {kind}"] = round(len(messages) / passes, 3)
-            per_kind[phase, group, kind] += messages
-            bytes_per_pass[phase, group, kind] += round(sum(messages) / passes)
+            calls = messages.total()
+            structure.setdefault(f"layer {layer} {phase}", {})[f"{group} {kind}"] = round(calls / passes, 3)
+            per_kind[phase, group, kind].update(messages)
+            bytes_per_pass[phase, group, kind] += round(sum(size * count for size, count in messages.items()) / passes)
         for (phase, group, kind), messages in per_kind.items():
-            put(comm, f"layers {phase} {group} {kind}", message_bytes=typical_message(messages), bytes_per_pass=bytes_per_pass[phase, group, kind])
+            put(comm, f"layers {phase} {group} {kind}", message_bytes=typical_message(messages.elements()), bytes_per_pass=bytes_per_pass[phase, group, kind])
         timing = {}
         for phase in PHASES:
             per_layer = [median(samples) for (_, p), samples in sorted(self._compute.items()) if p == phase and samples]
             if per_layer:
-                timing[f"layers {phase} compute"] = Timing(samples=per_layer)
+                timing[f"layers {phase} compute"] = Timing.of(per_layer)
         config: Items = {}
         put(config, "layout", **self.layout)
         return Profile(

@@ -24,10 +24,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from statistics import median
 
 from lint.diff.profile import Items, Profile, Scalar, Timing
-from lint.diff.stats import holm, mann_whitney_p, quantile
+from lint.diff.stats import holm, mann_whitney_p, median, quantile
 from lint.diff.wording import ARROW, is_number, key_template, natural_key, number_ranges, percent, subject, value
 from lint.models.categories import CATEGORIES, Category
 from lint.models.diff import CategoryCount, Change, DiffReport, DiffSide, DiffSummary, PlotSeries, Spread
@@ -133,8 +132,8 @@ def _comm(before: Profile, after: Profile, options: DiffOptions) -> Iterator[Cha
 
 def _timing(before: Profile, after: Profile, options: DiffOptions) -> Iterator[Change]:
     keys = sorted(before.timing.keys() & after.timing.keys(), key=natural_key)
-    keys = [k for k in keys if before.timing[k].samples and after.timing[k].samples]
-    p_values = {k: mann_whitney_p(before.timing[k].samples, after.timing[k].samples) for k in keys}
+    keys = [k for k in keys if before.timing[k].counts and after.timing[k].counts]
+    p_values = {k: mann_whitney_p(before.timing[k].counts, after.timing[k].counts) for k in keys}
     # The step time is the question asked first, tested alone; the breakdown is one family, Holm-corrected.
     step_key = before.step_key or after.step_key
     breakdown = [k for k in keys if k != step_key]
@@ -144,12 +143,12 @@ def _timing(before: Profile, after: Profile, options: DiffOptions) -> Iterator[C
     for key in keys:
         p_value = adjusted[key]
         old, new = before.timing[key], after.timing[key]
-        x, y = round(median(old.samples), MS_DECIMALS), round(median(new.samples), MS_DECIMALS)
+        x, y = round(median(old.counts), MS_DECIMALS), round(median(new.counts), MS_DECIMALS)
         delta, rel = _deltas(x, y)
         assert delta is not None
         if delta == 0 or (rel is not None and abs(rel) < options.threshold):
             continue
-        samples_enough = min(len(old.samples), len(new.samples)) >= 2
+        samples_enough = min(old.count, new.count) >= 2
         weight = max(old.per_step, new.per_step)
         yield Change(
             category="timing",
@@ -178,18 +177,18 @@ def _deltas(before: Scalar, after: Scalar) -> tuple[float | None, float | None]:
 
 
 def spread(timing: Timing) -> Spread | None:
-    samples = timing.samples
-    if not samples:
+    counts = timing.counts
+    if not counts:
         return None
     return Spread(
-        count=len(samples),
-        minimum=min(samples),
-        p10=quantile(samples, 0.1),
-        p25=quantile(samples, 0.25),
-        median=median(samples),
-        p75=quantile(samples, 0.75),
-        p90=quantile(samples, 0.9),
-        maximum=max(samples),
+        count=timing.count,
+        minimum=min(counts),
+        p10=quantile(counts, 0.1),
+        p25=quantile(counts, 0.25),
+        median=median(counts),
+        p75=quantile(counts, 0.75),
+        p90=quantile(counts, 0.9),
+        maximum=max(counts),
     )
 
 

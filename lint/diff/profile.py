@@ -2,8 +2,8 @@
 
 Every category is a mapping ``key -> {field: value}`` so that one comparison serves all formats: a key
 only one side has is added or removed, a field whose values differ is changed.  Timing keys hold
-samples (milliseconds) instead, compared by their medians and a rank test.  ``common`` is the per-layer
-communication profile every format can give (see :mod:`lint.diff.common`): cross-format pairs are
+samples (milliseconds, kept as value -> count) instead, compared by their medians and a rank test.
+``common`` is the per-layer communication profile every format can give (see :mod:`lint.diff.common`): cross-format pairs are
 compared on it alone.
 """
 
@@ -11,19 +11,30 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from statistics import median
 
 from pydantic import BaseModel, Field
+
+from lint.diff.stats import median, total
 
 Scalar = int | float | str | bool | None
 Items = dict[str, dict[str, Scalar]]
 
 
 class Timing(BaseModel):
-    """The samples of one timing key, in ms, and how often one rank meets it per step (its weight)."""
+    """The samples of one timing key, in ms, as value -> count (see :data:`~lint.diff.stats.Counts`), and how
+    often one rank meets it per step (its weight)."""
 
-    samples: list[float]
+    counts: dict[float, int]
     per_step: float = 1.0
+
+    @classmethod
+    def of(cls, samples: Iterable[float], per_step: float = 1.0) -> Timing:
+        return cls(counts=Counter(samples), per_step=per_step)
+
+    @property
+    def count(self) -> int:
+        """How many samples there are."""
+        return total(self.counts)
 
 
 class Profile(BaseModel):
@@ -48,7 +59,7 @@ class Profile(BaseModel):
     @property
     def step_ms(self) -> float | None:
         timing = self.timing.get(self.step_key or "")
-        return median(timing.samples) if timing and timing.samples else None
+        return median(timing.counts) if timing and timing.counts else None
 
 
 def put(items: Items, key: str, **fields: Scalar) -> None:

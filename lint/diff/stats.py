@@ -8,38 +8,70 @@ correction keeps the chance that any of them is flagged by noise alone at the ch
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
+from typing import TypeVar
 
 # Up to this many samples on both sides together, and without ties, the exact distribution of U is used.
 EXACT_LIMIT = 30
 
+# Samples as value -> how many times it was met.  Writers round times (megatron-trace durations to 0.01 ms),
+# so values repeat: a run's samples take memory by their distinct values, not by ranks × steps.
+Sample = TypeVar("Sample", bound=float)  # a time, or a count of events (ints)
+Counts = Mapping[Sample, int]
 
-def quantile(values: Sequence[float], q: float) -> float:
-    """The ``q`` quantile by linear interpolation between order statistics (numpy's default)."""
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * q
+
+def quantile(counts: Counts[Sample], q: float) -> float:
+    """The ``q`` quantile of the samples ``counts`` holds, by linear interpolation between order statistics
+    (numpy's default)."""
+    position = (total(counts) - 1) * q
     low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+    high = min(low + 1, total(counts) - 1)
+    below, above = _order_statistics(counts, low, high)
+    return below + (above - below) * (position - low)
 
 
-def _ranks(values: list[float]) -> tuple[list[float], list[int]]:
-    """Mid-ranks (1-based) of ``values`` in their order, and the sizes of the groups of ties."""
-    order = sorted(range(len(values)), key=values.__getitem__)
-    ranks = [0.0] * len(values)
+def median(counts: Counts[Sample]) -> float:
+    """The median of the samples ``counts`` holds: the middle one, or the mean of the two middle ones
+    (:func:`statistics.median`)."""
+    n = total(counts)
+    if n % 2:
+        return _order_statistics(counts, n // 2, n // 2)[0]
+    below, above = _order_statistics(counts, n // 2 - 1, n // 2)
+    return (below + above) / 2
+
+
+def total(counts: Counts[Sample]) -> int:
+    """How many samples ``counts`` holds."""
+    return sum(counts.values())
+
+
+def _order_statistics(counts: Counts[Sample], low: int, high: int) -> tuple[float, float]:
+    """The samples at 0-based positions ``low`` <= ``high`` of the sorted samples."""
+    found: list[float] = []
+    seen = 0
+    for value in sorted(counts):
+        seen += counts[value]
+        while len(found) < 2 and (low, high)[len(found)] < seen:
+            found.append(value)
+        if len(found) == 2:
+            break
+    return found[0], found[1]
+
+
+def _rank_sum_and_ties(a: Counts[Sample], b: Counts[Sample]) -> tuple[float, list[int]]:
+    """The sum of the mid-ranks (1-based) of ``a``'s samples among both sides', and the sizes of the groups of ties."""
+    rank_sum = 0.0
     ties: list[int] = []
-    start = 0
-    while start < len(order):
-        end = start
-        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
-            end += 1
-        for index in order[start : end + 1]:
-            ranks[index] = (start + end) / 2 + 1
-        if end > start:
-            ties.append(end - start + 1)
-        start = end + 1
-    return ranks, ties
+    start = 0  # samples below the value
+    for value in sorted(a.keys() | b.keys()):
+        in_a = a.get(value, 0)
+        tied = in_a + b.get(value, 0)
+        rank_sum += in_a * (start + (tied + 1) / 2)
+        if tied > 1:
+            ties.append(tied)
+        start += tied
+    return rank_sum, ties
 
 
 @cache
@@ -58,22 +90,22 @@ def _u_counts(n1: int, n2: int) -> tuple[int, ...]:
     return tuple(counts)
 
 
-def mann_whitney_p(a: Sequence[float], b: Sequence[float]) -> float:
-    """Two-sided p-value of the Mann-Whitney U test that ``a`` and ``b`` come from one distribution.
+def mann_whitney_p(a: Counts[Sample], b: Counts[Sample]) -> float:
+    """Two-sided p-value of the Mann-Whitney U test that the samples ``a`` and ``b`` hold come from one distribution.
 
     Exact for small samples without ties; otherwise the normal approximation with tie and continuity
     corrections.  1.0 when either side has fewer than two samples or every value is the same.
     """
-    n1, n2 = len(a), len(b)
+    n1, n2 = total(a), total(b)
     if n1 < 2 or n2 < 2:
         return 1.0
-    ranks, ties = _ranks([*a, *b])
-    u = sum(ranks[:n1]) - n1 * (n1 + 1) / 2
+    rank_sum, ties = _rank_sum_and_ties(a, b)
+    u = rank_sum - n1 * (n1 + 1) / 2
     if not ties and n1 + n2 <= EXACT_LIMIT:
         counts = _u_counts(n1, n2)
-        total = sum(counts)
-        low = sum(counts[: int(u) + 1]) / total
-        high = sum(counts[int(u) :]) / total
+        arrangements = sum(counts)
+        low = sum(counts[: int(u) + 1]) / arrangements
+        high = sum(counts[int(u) :]) / arrangements
         return min(1.0, 2 * min(low, high))
     n = n1 + n2
     tie_term = sum(t**3 - t for t in ties) / (n * (n - 1))

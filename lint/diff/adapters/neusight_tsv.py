@@ -60,8 +60,8 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
         put(profile.comm, name, bytes=totals[name], calls=calls[name], message_bytes=typical_message(messages[name]))
     profile.total_bytes = float(sum(totals.values()))
     compute = {key: samples for key, samples in compute.items() if any(samples)}
-    profile.timing = {key: Timing(samples=samples, per_step=len(samples)) for key, samples in compute.items()}
-    profile.timing["table compute"] = Timing(samples=[sum(sum(samples) for samples in compute.values())])
+    profile.timing = {key: Timing.of(samples, per_step=len(samples)) for key, samples in compute.items()}
+    profile.timing["table compute"] = Timing.of([sum(sum(samples) for samples in compute.values())])
     profile.step_key = "table compute"
     profile.plot_keys = sorted(compute, key=lambda key: -sum(compute[key]))[:PLOTTED]
     profile.common = _layers(table).build(NAME, path, 1, units)

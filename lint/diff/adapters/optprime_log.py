@@ -66,13 +66,13 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
         stage_samples[step.stage].append(sum(step.total_ms))
         for layer, total in zip(step.layers, step.total_ms, strict=True):
             layer_samples[f"layer {layer} forward"].append(total)
-    timing = {key: Timing(samples=samples) for key, samples in layer_samples.items()}
-    timing |= {f"stage {stage} forward": Timing(samples=samples) for stage, samples in sorted(stage_samples.items())}
+    timing = {key: Timing.of(samples) for key, samples in layer_samples.items()}
+    timing |= {f"stage {stage} forward": Timing.of(samples) for stage, samples in sorted(stage_samples.items())}
     batch_times = [epoch.ms_per_batch for epoch in log.epochs if epoch.ms_per_batch is not None and math.isfinite(epoch.ms_per_batch)]
     if len(batch_times) > 1:
         batch_times = batch_times[1:]
     if batch_times:
-        timing["ms/batch"] = Timing(samples=batch_times)
+        timing["ms/batch"] = Timing.of(batch_times)
         profile.step_key = "ms/batch"
     profile.timing = timing
     profile.plot_keys = [f"stage {stage} forward" for stage in sorted(stage_samples)]

@@ -66,8 +66,8 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     for name in sorted(calls):
         put(profile.comm, name, bytes_per_pass=totals[name], calls_per_pass=calls[name], message_bytes=typical_message(messages[name]))
     profile.total_bytes = float(sum(totals.values()))
-    profile.timing = {key: Timing(samples=samples, per_step=len(samples)) for key, samples in compute.items()}
-    profile.timing["workload compute"] = Timing(samples=[sum(sum(samples) for samples in compute.values())])
+    profile.timing = {key: Timing.of(samples, per_step=len(samples)) for key, samples in compute.items()}
+    profile.timing["workload compute"] = Timing.of([sum(sum(samples) for samples in compute.values())])
     profile.step_key = "workload compute"
     busiest = sorted(compute, key=lambda key: -sum(compute[key]))[:PLOTTED]
     profile.plot_keys = [key for key in busiest if sum(compute[key])]
