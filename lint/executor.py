@@ -57,7 +57,7 @@ def run_each(
     cleanup: Callable[[], object] | None = None,
 ) -> Iterator[Result]:
     """``work(shared, item)`` of each item, run on ``backend``, yielded in the items' order as they arrive (a Dask
-    cluster's are gathered first); ``cleanup`` then runs where the work ran.  A caller that folds each result
+    cluster's a chunk at a time); ``cleanup`` then runs where the work ran.  A caller that folds each result
     into a summary holds none of them."""
     if backend.dask_scheduler is not None:
         yield from _on_dask(work, shared, items, backend.dask_scheduler, progress, cleanup)
@@ -151,7 +151,7 @@ def _on_dask(
     address: str,
     progress: Progress | None,
     cleanup: Callable[[], object] | None,
-) -> list[Result]:
+) -> Iterator[Result]:
     from concurrent.futures import CancelledError
 
     try:
@@ -164,7 +164,7 @@ def _on_dask(
         raise BackendError(f"cannot reach the Dask scheduler at {address}: {error}") from None
     with client:
         try:
-            return _submitted(client, work, shared, items, progress, cleanup)
+            yield from _submitted(client, work, shared, items, progress, cleanup)
         except (OSError, TimeoutError, CancelledError, KilledWorker) as error:  # the cluster, not the work, failed
             raise BackendError(f"the Dask cluster at {address} failed: {type(error).__name__}: {error}") from None
 
@@ -176,18 +176,19 @@ def _submitted(
     items: Sequence[Item],
     progress: Progress | None,
     cleanup: Callable[[], object] | None,
-) -> list[Result]:
+) -> Iterator[Result]:
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     size = max(1, len(items) // (workers * CHUNKS_PER_WORKER))
     on_workers = client.scatter(shared, broadcast=True)
     chunks = list(_chunks(items, size))
     futures = [client.submit(_run_chunk, work, on_workers, chunk, pure=False) for chunk in chunks]
-    results: list[Result] = []
+    done = 0
     for future in futures:  # in order: the cluster runs the later chunks meanwhile
-        results += future.result()  # a task's own exception is raised here, as it would be locally
-        future.release()  # the results are kept here, not on the cluster
+        chunk = future.result()  # a task's own exception is raised here, as it would be locally
+        future.release()  # the results are handed on from here, not kept on the cluster
+        done += len(chunk)
+        yield from chunk
         if progress is not None:
-            progress(len(results), len(items))
+            progress(done, len(items))
     if cleanup is not None:
         client.run(cleanup)
-    return results
