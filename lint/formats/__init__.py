@@ -124,15 +124,7 @@ class _FormatModule(Protocol):
 # What a file's name says it is, when its content is of no trace format: documentation or source code, which no
 # writer of these formats produces.  A shell glob over a run's folder (`tlint check corpus/*`) names its README
 # or PROVENANCE.md too: such a file is skipped as in a directory, not a TL005, since it cannot be a damaged trace.
-NOT_A_TRACE = {
-    ".md": "Markdown",
-    ".markdown": "Markdown",
-    ".rst": "reStructuredText",
-    ".py": "Python source",
-    ".sh": "a shell script",
-    ".patch": "a patch",
-    ".diff": "a patch",
-}
+NOT_A_TRACE = frozenset({".md", ".markdown", ".rst", ".py", ".sh", ".patch", ".diff"})  # Markdown, reST, Python, shell, patches
 
 
 @dataclass(frozen=True)
