@@ -235,17 +235,21 @@ def detect(lines: list[str]) -> Evidence:
     from lint import formats  # the shared parser: its grammar is built once per process
 
     parser = cast(Parser, formats.parser(NAME))
+
+    def kinds_of(window: list[str]) -> list[set[str]]:
+        return [_specific_kinds(parser.kinds_in([text])) for text in window if text.strip()]
+
     first = lines[: formats.HEAD_LINES]
-    kinds_per_line = [_specific_kinds(parser.kinds_in([text])) for text in first if text.strip()]
+    kinds_per_line = kinds_of(first)
     evidence = _evidence(first, kinds_per_line)
     if evidence or len(lines) <= len(first) or not any(line_kinds & _LAUNCHER_KINDS for line_kinds in kinds_per_line):
         return evidence
-    for index in range(len(first), len(lines)):
-        if _specific_kinds(parser.kinds_in([lines[index]])) - _LAUNCHER_KINDS:
-            window = lines[index : index + formats.HEAD_LINES]
-            later = _evidence(window, [_specific_kinds(parser.kinds_in([text])) for text in window if text.strip()])
-            return later if later else evidence
-    return evidence
+    record = next((index for index, text in enumerate(lines) if _specific_kinds(parser.kinds_in([text])) - _LAUNCHER_KINDS), None)
+    if record is None:
+        return evidence
+    window = lines[record : record + formats.HEAD_LINES]
+    later = _evidence(window, kinds_of(window))
+    return later if later else evidence
 
 
 def _evidence(lines: list[str], kinds_per_line: list[set[str]]) -> Evidence:
