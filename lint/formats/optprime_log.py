@@ -235,33 +235,35 @@ def detect(lines: list[str]) -> Evidence:
     from lint import formats  # the shared parser: its grammar is built once per process
 
     parser = cast(Parser, formats.parser(NAME))
+    kinds: list[set[str]] = []  # of each line read so far: each line is read once, however far the detector looks
 
-    def kinds_of(window: list[str]) -> list[set[str]]:
-        return [_specific_kinds(parser.kinds_in([text])) for text in window if text.strip()]
+    def kinds_at(index: int) -> set[str]:
+        while len(kinds) <= index:
+            text = lines[len(kinds)]
+            kinds.append(_specific_kinds(parser.kinds_in([text])) if text.strip() else set())
+        return kinds[index]
 
-    first = lines[: formats.HEAD_LINES]
-    kinds_per_line = kinds_of(first)
-    evidence = _evidence(first, kinds_per_line)
-    if evidence or len(lines) <= len(first) or not any(line_kinds & _LAUNCHER_KINDS for line_kinds in kinds_per_line):
+    first = range(min(len(lines), formats.HEAD_LINES))
+    evidence = _evidence(lines, first, kinds_at)
+    if evidence or len(lines) <= len(first) or not any(kinds_at(index) & _LAUNCHER_KINDS for index in first):
         return evidence
-    record = next((index for index, text in enumerate(lines) if _specific_kinds(parser.kinds_in([text])) - _LAUNCHER_KINDS), None)
+    record = next((index for index in range(len(lines)) if kinds_at(index) - _LAUNCHER_KINDS), None)
     if record is None:
         return evidence
-    window = lines[record : record + formats.HEAD_LINES]
-    later = _evidence(window, kinds_of(window))
+    later = _evidence(lines, range(record, min(len(lines), record + formats.HEAD_LINES)), kinds_at)
     return later if later else evidence
 
 
-def _evidence(lines: list[str], kinds_per_line: list[set[str]]) -> Evidence:
-    """Whether ``lines``, whose non-empty ones hold ``kinds_per_line``, are an optprime log's."""
-    texts = [text for text in lines if text.strip()]
-    kinds = set().union(*kinds_per_line)
-    holding = sum(1 for line_kinds in kinds_per_line if line_kinds)
-    share = holding / len(texts) if texts else 0.0
-    seen = f"{holding} of {len(texts)} non-empty lines hold opt_prime records, of {len(kinds)} kind{'' if len(kinds) == 1 else 's'}"
+def _evidence(lines: list[str], window: range, kinds_at: Callable[[int], set[str]]) -> Evidence:
+    """Whether the ``window`` of ``lines`` is an optprime log's; ``kinds_at`` gives a line's record kinds."""
+    filled = [index for index in window if lines[index].strip()]
+    kinds = set().union(*(kinds_at(index) for index in filled))
+    holding = sum(1 for index in filled if kinds_at(index))
+    share = holding / len(filled) if filled else 0.0
+    seen = f"{holding} of {len(filled)} non-empty lines hold opt_prime records, of {len(kinds)} kind{'' if len(kinds) == 1 else 's'}"
     if len(kinds) < _DETECT_KINDS or share < _DETECT_SHARE:
         return Evidence(False, share, f"{seen} (an optprime log has at least {_DETECT_KINDS} kinds, on {_DETECT_SHARE:.0%} of its lines or more)")
-    if kinds <= _LAUNCHER_KINDS and not any(_OPTIMUS.search(text) for text in texts):
+    if kinds <= _LAUNCHER_KINDS and not any(_OPTIMUS.search(lines[index]) for index in filled):
         return Evidence(False, share, f"{seen}, all of them torchrun's, and no line names OptimusPrime (opt_prime, its training scripts)")
     return Evidence(True, share, seen)
 
