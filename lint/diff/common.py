@@ -56,7 +56,7 @@ class LayerProfileBuilder:
             per_kind[phase, group, kind].update(messages)
             bytes_per_pass[phase, group, kind] += round(sum(size * count for size, count in messages.items()) / passes)
         for (phase, group, kind), messages in per_kind.items():
-            put(comm, f"layers {phase} {group} {kind}", message_bytes=typical_message(messages.elements()), bytes_per_pass=bytes_per_pass[phase, group, kind])
+            put(comm, f"layers {phase} {group} {kind}", message_bytes=typical_message(messages), bytes_per_pass=bytes_per_pass[phase, group, kind])
         timing = {}
         for phase in PHASES:
             per_layer = [median(samples) for (_, p), samples in sorted(self._compute.items()) if p == phase and samples]

@@ -10,7 +10,8 @@ compared on it alone.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -18,6 +19,7 @@ from lint.diff.stats import median, total
 
 Scalar = int | float | str | bool | None
 Items = dict[str, dict[str, Scalar]]
+Size = TypeVar("Size", int, float)  # of a message, in bytes (or elements)
 
 
 class Timing(BaseModel):
@@ -69,13 +71,12 @@ def put(items: Items, key: str, **fields: Scalar) -> None:
         items.setdefault(key, {}).update(known)
 
 
-def typical_message(sizes: Iterable[int | float]) -> int | float | None:
-    """The message size most calls of a kind move (the larger one on a tie).
+def typical_message(counts: Mapping[Size, int]) -> Size | None:
+    """The message size most calls of a kind move (the larger one on a tie); ``counts``: size -> calls.
 
     Not a median: a kind gathers unrelated collectives (attention and MLP all-reduces, every stage's
     gradient all-reduce), and the median of two of them is a size that no message has.
     """
-    counts = Counter(sizes)
     if not counts:
         return None
     return max(counts, key=lambda size: (counts[size], size))

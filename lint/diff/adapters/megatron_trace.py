@@ -524,7 +524,7 @@ def _comm(view: _RunView, comm: Items) -> float:
             name,
             bytes_per_step=step_bytes[name] or None,
             calls_per_step=step_calls[name],
-            message_bytes=typical_message(view.merged.messages[name].elements()),
+            message_bytes=typical_message(view.merged.messages[name]),
             dtype=_majority(view.merged.dtypes[name].ordered()),
         )
     return float(sum(step_bytes.values()))

@@ -40,7 +40,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     put(profile.config, "table", rows=len(table.rows), layers=len(layers) or None, hidden=_hidden(table.rows))
     totals: Counter[str] = Counter()
     calls: Counter[str] = Counter()
-    messages: dict[str, list[int]] = defaultdict(list)
+    messages: dict[str, Counter[int]] = defaultdict(Counter)  # size -> calls
     compute: dict[str, list[float]] = defaultdict(list)
     seen: Counter[str] = Counter()
     for row in table.rows:
@@ -52,7 +52,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
             name = GROUP_KIND[comm_type]
             totals[name] += size
             calls[name] += 1
-            messages[name].append(size)
+            messages[name][size] += 1
         kind = _NUMBERS.sub("", row.name)
         for phase in PHASES:
             compute[f"{kind} {phase} compute"].append(getattr(row, f"{phase}_compute_time"))

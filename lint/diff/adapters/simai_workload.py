@@ -47,7 +47,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     put(profile.config, "rows", declared=workload.declared_count, present=len(workload.rows), copies=copies[2] if copies else None)
     totals: Counter[str] = Counter()
     calls: Counter[str] = Counter()
-    messages: dict[str, list[int]] = defaultdict(list)
+    messages: dict[str, Counter[int]] = defaultdict(Counter)  # size -> calls
     compute: dict[str, list[float]] = defaultdict(list)
     for key, row in _keyed(workload.rows, copies):
         if key is not None:
@@ -58,7 +58,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
                 name = f"{group(comm)} {comm.family.lower()}"
                 totals[name] += comm.size
                 calls[name] += 1
-                messages[name].append(comm.size)
+                messages[name][comm.size] += 1
         for phase in ("fwd", "ig", "wg"):
             ns = getattr(row, f"{phase}_compute")
             if ns != PLACEHOLDER_NS:  # 1 ns is AICB's "not measured": no sample, nothing to plot
