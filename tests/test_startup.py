@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "megatron-trace_rank7.txt"
 
@@ -66,9 +68,18 @@ def test_a_check_served_from_the_cache_loads_no_rule_no_parser_and_no_lark(tmp_p
         assert top_level(modules).isdisjoint({"lark", "pathspec", "multiprocessing"})
 
 
-def test_a_file_whose_lines_all_take_the_fast_path_does_not_import_lark(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("example", "parser"),
+    [
+        (EXAMPLE, "lint.formats.megatron_trace"),
+        (NEUSIGHT, "lint.formats.neusight_tsv"),
+        (ROOT / "examples" / "optprime-log.txt", "lint.formats.optprime_log"),
+        (ROOT / "examples" / "simai-workload.txt", "lint.formats.simai_workload"),
+    ],
+)
+def test_a_file_whose_lines_all_take_the_fast_path_does_not_import_lark(tmp_path: Path, example: Path, parser: str) -> None:
     cache = {"TLINT_CACHE_DIR": str(tmp_path / "cache")}  # holds the grammar's rules after the first check
-    imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)
-    modules = imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)
-    assert "lint.formats.megatron_trace" in modules
+    imported_by("check", str(example), "--no-cache", "--jobs", "1", env=cache)
+    modules = imported_by("check", str(example), "--no-cache", "--jobs", "1", env=cache)
+    assert parser in modules
     assert "lark" not in top_level(modules)

@@ -16,9 +16,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from lark import Token, Tree
+if TYPE_CHECKING:  # Lark judges only the rows the fast path rejects: a file without one never imports it
+    from lark import Token, Tree
 
 from lint.formats import HEAD_LINES, Evidence, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
@@ -133,8 +134,8 @@ class Parser:
         if isinstance(tree, SyntaxProblem):
             return tree
         values: dict[str, Any] = {}
-        for field in cast(list[Tree[Token]], tree.children):  # the row rule's children are its field rules
-            token = cast(Token, field.children[0])  # a field rule is one terminal
+        for field in cast("list[Tree[Token]]", tree.children):  # the row rule's children are its field rules
+            token = cast("Token", field.children[0])  # a field rule is one terminal
             try:
                 value = _CONVERTERS[token.type](token.value)
             except OverflowError:

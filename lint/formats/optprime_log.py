@@ -22,10 +22,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import InitVar, dataclass, field
 from functools import cached_property, lru_cache
-from typing import Any, cast
-
-from lark import Lark, Tree
-from lark.exceptions import UnexpectedInput
+from typing import TYPE_CHECKING, Any, cast
 
 from lint.alternation import Alternation
 from lint.formats import Evidence, fits_int64, int64
@@ -43,6 +40,10 @@ from lint.models.optprime_log import (
 )
 from lint.pyliteral import read_literal
 from lint.resources import grammar_path
+
+if TYPE_CHECKING:  # Lark judges only the records the fast path rejects: a log without one never imports it
+    from lark import Lark
+    from lark.exceptions import UnexpectedInput
 
 NAME = "optprime-log"
 SYNTAX_CODE = "TL001"
@@ -742,6 +743,9 @@ class Parser:
         """Lark decides what the fast path rejected (the record at ``position``, up to ``end`` where the
         regexes delimit it): it explains the error, or (should the two ever disagree) the record runs to
         ``end`` or the end of the line."""
+        from lark import Tree
+        from lark.exceptions import UnexpectedInput
+
         rest = text[position:end]
         try:
             tree = self.grammar.lark.parse(rest, start=rule)

@@ -26,9 +26,10 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from lark import Token, Tree
+if TYPE_CHECKING:  # Lark judges only the rows the fast path rejects: a file without one never imports it
+    from lark import Token, Tree
 
 from lint.formats import HEAD_LINES, Evidence
 from lint.grammar import Grammar, GrammarSyntaxError
@@ -58,6 +59,10 @@ _BLANKS = " \t"
 _ROW_SHAPE = re.compile(r"[ \t]*[^ \t]+[ \t]+-?[0-9]+(?:[ \t]+[0-9]+[ \t]+[A-Z_]+[ \t]+[0-9]+){3}[ \t]+[0-9]+(?:[ \t]+[A-Z][A-Z0-9_]*)?[ \t]*")
 _INTEGER_TERMINALS = frozenset({"INT", "SIGNED_INT"})
 _Record = TypeVar("_Record", Header, LayerCount, LayerRow)
+# The header's known keys: rule, key terminal, the terminal of the value that must follow.
+_KNOWN_KEYS = (("setting", "SETTING_KEY", "HEADER_NUMBER"), ("checkpoints", "CHECKPOINTS_KEY", "INT"))
+_Word = tuple[str, int]  # a token of a line and its column
+_Part = tuple[str, list[_Word]]  # a grammar rule of the header and its words
 
 
 def detect(lines: list[str]) -> Evidence:
@@ -100,6 +105,12 @@ class Parser:
         self._integer_columns = {
             rule: tuple(self.grammar.alternatives(field)[0] in _INTEGER_TERMINALS for field in fields) for rule, fields in self._row_fields.items()
         }
+        # The header and the count: the derived regexes prove a line valid, the terminals then tell its words apart.
+        self._header_regex = self.grammar.derive("header").regex
+        self._count_regex = self.grammar.derive("count").regex
+        self._terminals = {
+            name: re.compile(self.grammar.terminal_regex(name)) for name in ("DLRM_KIND", "SETTING_KEY", "CHECKPOINTS_KEY", "HEADER_NUMBER", "INT")
+        }
 
     # -- streaming ------------------------------------------------------------------------------
 
@@ -110,7 +121,7 @@ class Parser:
             yield SyntaxProblem(1, 1, SYNTAX_CODE, f"expected {self.grammar.describe({'KIND'})}, found an empty file")
             return
         number, text = first
-        yield self._parse_line(number, text, "header", self._header)
+        yield self._fast_header(number, text) or self._parse_line(number, text, "header", self._header_of_tree)
         kind = _TOKEN.search(text)
         row_rule = "customized_row" if kind and kind.group() == CUSTOMIZED else "row"
         counted = False
@@ -129,7 +140,7 @@ class Parser:
             if not text.strip(_BLANKS):
                 continue
             if not counted:
-                count = self._parse_line(number, text, "count", _count)
+                count = self._fast_count(number, text) or self._parse_line(number, text, "count", _count)
                 yield count
                 counted = True
                 readable = count.count if isinstance(count, LayerCount) else sys.maxsize
@@ -156,6 +167,50 @@ class Parser:
             return build(number, self.grammar.parse(tokens, rule))
         except (GrammarSyntaxError, _Rejected) as error:
             return SyntaxProblem(number, len(text) - len(tokens) + error.column, SYNTAX_CODE, error.message)
+
+    def _fast_header(self, number: int, text: str) -> Header | None:
+        """The header ``text`` when the derived regex and the terminals prove it valid and SimAI reads its numbers,
+        else None (Lark then says what is wrong).  Its words are told apart as Lark's lexer tells them: after a
+        DLRM kind a number is the last bottom layer, after ``checkpoints: n`` every number is a layer, any other
+        word is a key followed by its value.  The regex alone is looser than Lark: a known key (which wins over
+        an unknown one by priority) must be followed by its own terminal, not by any value."""
+        tokens = text.lstrip(_BLANKS)
+        if not self.fast or self._header_regex.fullmatch(tokens) is None:
+            return None
+        words = [(match.group(), match.start() + 1) for match in _TOKEN.finditer(tokens)]
+        kind = words[0]
+        dlrm = self._terminals["DLRM_KIND"].fullmatch(kind[0]) is not None
+        parts: list[_Part] = [("dlrm_parallelism" if dlrm else "parallelism", [kind])]
+        index = 1
+        if dlrm and index < len(words) and _INTEGER.fullmatch(words[index][0]):
+            parts.append(("dlrm_last_bottom_layer", [words[index]]))
+            index += 1
+        while index < len(words):
+            key, end = words[index][0], index + 2
+            rule, value_terminal = next(
+                ((rule, terminal) for rule, key_terminal, terminal in _KNOWN_KEYS if self._terminals[key_terminal].fullmatch(key)), ("unknown_setting", None)
+            )
+            if value_terminal is not None and not self._terminals[value_terminal].fullmatch(words[index + 1][0]):
+                return None
+            if rule == "checkpoints":
+                while end < len(words) and _INTEGER.fullmatch(words[end][0]):
+                    end += 1
+            parts.append((rule, words[index:end]))
+            index = end
+        try:
+            return self._header(number, parts)
+        except _Rejected:
+            return None
+
+    def _fast_count(self, number: int, text: str) -> LayerCount | None:
+        """The count line ``text`` when the derived regex proves it valid and its number is readable, else None."""
+        tokens = text.lstrip(_BLANKS)
+        if not self.fast or self._count_regex.fullmatch(tokens) is None:
+            return None
+        try:
+            return LayerCount(number, 1, _integer(tokens.rstrip(_BLANKS), 1))
+        except _Rejected:
+            return None
 
     def _fast_row(self, number: int, text: str, rule: str, remembered: RowMemo[tuple[Any, ...]]) -> tuple[Any, ...] | None:
         """The fields of the row ``text`` after its line and column, when the derived regex proves it valid
@@ -208,26 +263,39 @@ class Parser:
 
     # -- building records -------------------------------------------------------------------------
 
-    def _header(self, number: int, tree: Tree[Token]) -> Header:
-        kind, *settings = _rules(tree)
-        header = Header(number, 1, str(kind.children[0]))
+    def _header_of_tree(self, number: int, tree: Tree[Token]) -> Header:
+        """The header Lark parsed: its rules' words (``checkpoints``' layers one word each) read as on the fast path."""
+        parts: list[_Part] = []
+        for part in _rules(tree):
+            words: list[_Word] = []
+            for token in _tokens(part):
+                if token.type == "CHECKPOINT_LAYERS":  # one terminal for the blanks and numbers: see the grammar
+                    words += [(match.group(), _column(token) + match.start()) for match in _INTEGER.finditer(token)]
+                else:
+                    words.append((str(token), _column(token)))
+            parts.append((str(part.data), words))
+        return self._header(number, parts)
+
+    def _header(self, number: int, parts: list[_Part]) -> Header:
+        """The header from the words of each of its rules: the kind's rule first, then the settings in order."""
+        (_, [(kind, _)]), *settings = parts
+        header = Header(number, 1, kind)
         keys: list[str] = []
-        for setting in settings:
-            if setting.data == "dlrm_last_bottom_layer":
-                (layer,) = _tokens(setting)
-                header.dlrm_last_bottom_layer = _integer(layer, _column(layer))
+        for rule, words in settings:
+            if rule == "dlrm_last_bottom_layer":
+                header.dlrm_last_bottom_layer = _integer(*words[0])
                 continue
-            key_token, *values = _tokens(setting)
-            key = key_token.removesuffix(":")
+            (key_text, _), *values = words
+            key = key_text.removesuffix(":")
             keys.append(key)
-            if setting.data == "setting":
-                setattr(header, SETTING_FIELDS[key], _header_number(values[0]))
+            if rule == "setting":
+                setattr(header, SETTING_FIELDS[key], _header_number(*values[0]))
                 if key == "pp_comm":
-                    header.pp_comm_colon = key_token.endswith(":")
-            elif setting.data == "checkpoints":
-                setattr(header, key, _checkpoint_layers(key_token, *values))
+                    header.pp_comm_colon = key_text.endswith(":")
+            elif rule == "checkpoints":
+                setattr(header, key, _checkpoint_layers(key_text, values[0], values[1:]))
             else:
-                header.unknown[key] = str(values[0])
+                header.unknown[key] = values[0][0]
         header.key_order = tuple(keys)
         return header
 
@@ -240,17 +308,17 @@ class Parser:
 
 def _rules(tree: Tree[Token]) -> list[Tree[Token]]:
     """The children of a rule made of named rules only (its separators are filtered out)."""
-    return cast(list[Tree[Token]], tree.children)
+    return cast("list[Tree[Token]]", tree.children)
 
 
 def _tokens(tree: Tree[Token]) -> list[Token]:
     """The children of a rule made of terminals only."""
-    return cast(list[Token], tree.children)
+    return cast("list[Token]", tree.children)
 
 
-def _column(token: Token, end: bool = False) -> int:
-    """Where ``token`` starts (or ends): Lark's lexer sets the positions of every token it makes."""
-    return cast(int, token.end_column if end else token.column)
+def _column(token: Token) -> int:
+    """Where ``token`` starts: Lark's lexer sets the positions of every token it makes."""
+    return cast(int, token.column)
 
 
 def _count(number: int, tree: Tree[Token]) -> LayerCount:
@@ -269,18 +337,18 @@ def _integer(text: str, column: int) -> int:
         raise _Rejected(column, f"expected a number SimAI can read, found one of {len(text)} digits") from None
 
 
-def _header_number(token: Token) -> HeaderNumber:
-    if "." in token:
-        return float(token)
-    return _integer(token, _column(token))
+def _header_number(text: str, column: int) -> HeaderNumber:
+    if "." in text:
+        return float(text)
+    return _integer(text, column)
 
 
-def _checkpoint_layers(key: Token, count: Token, layers: Token | None = None) -> tuple[int, ...]:
+def _checkpoint_layers(key: str, count: _Word, layers: list[_Word]) -> tuple[int, ...]:
     """The layers after ``checkpoints: n``: SimAI reads exactly n of them, so n must match."""
-    text, start = (str(layers), _column(layers)) if layers is not None else ("", _column(count, end=True))
-    found = [(_integer(match.group(), start + match.start()), start + match.start()) for match in _INTEGER.finditer(text)]
-    declared = _integer(count, _column(count))
+    found = [_integer(*layer) for layer in layers]
+    declared = _integer(*count)
     if declared != len(found):
-        column = found[declared][1] if declared < len(found) else start + len(text)
-        raise _Rejected(column, f"expected {declared} layer numbers after '{key} {count}', found {len(found)}")
-    return tuple(value for value, _ in found)
+        last_text, last_column = (layers or [count])[-1]
+        column = layers[declared][1] if declared < len(found) else last_column + len(last_text)
+        raise _Rejected(column, f"expected {declared} layer numbers after '{key} {count[0]}', found {len(found)}")
+    return tuple(found)

@@ -206,6 +206,27 @@ def test_every_edge_slip_parses_alike_on_both_paths(name: str) -> None:
                 assert_paths_agree(name, list(enumerate([*sample[:keep], slipped], 1)))
 
 
+# simai-workload's header and count have a fast path of their own: headers of every shape the writers and the
+# readers know (docs/formats/simai-workload.md), each slipped, then followed by the sample's count (slipped too)
+# and first row.
+SIMAI_HEADERS = (
+    SIMAI[0],
+    "HYBRID_TRANSFORMER_FWD_IN_BKWD\tmodel_parallel_NPU_group: 8 ep: 1 pp: 2 vpp: 8 ga: 4 all_gpus: 64 checkpoints: 2 3 7 checkpoint_initiates: 1 5 pp_comm 2621440.0",
+    "HYBRID_DLRM 3 DLRM_LAST_BOTTOM_LAYER: 3",
+    "HYBRID_DLRM_ENHANCED\t",
+    "  DATA checkpoints: 0 mode: 1 target_model_sha256: sha256:ab12",
+)
+
+
+@pytest.mark.parametrize("header", SIMAI_HEADERS)
+def test_every_edge_slip_of_a_simai_header_and_count_parses_alike_on_both_paths(header: str) -> None:
+    count, row = SIMAI[1], SIMAI[2]
+    for slipped in [header, *_slips(header)]:
+        assert_paths_agree("simai-workload", list(enumerate([slipped, count, row], 1)))
+    for slipped in _slips(count):
+        assert_paths_agree("simai-workload", list(enumerate([header, slipped, row], 1)))
+
+
 @pytest.mark.parametrize("name", FORMATS)
 def test_every_sample_line_parses_alike_on_both_paths(name: str) -> None:
     for _keep, sample in SAMPLES[name]:
