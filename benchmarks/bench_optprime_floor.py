@@ -17,12 +17,10 @@ import argparse
 import re
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from generate_trace import MB
-from measure import ROOT, TLINT_CHECK, first_cpu, run_measured
+from measure import ROOT, TLINT_CHECK, best_cpu, first_cpu, run_measured
 
 sys.path.insert(0, str(ROOT))  # the log generator lives in the checkout's test tree
 
@@ -30,15 +28,6 @@ from tests.synth.optprime_log import write_long_run
 
 _LAYER_LINE = re.compile(r"^  layer\[([^\]\n]*)\]: total=(\d+\.\d+)ms, ops=(\d+), avg/op=(\d+\.\d+)ms$", re.M)
 _TOLERANCE_MS = 0.0005  # TL211's (rules/tl211_layer_average_mismatch.py: a rule module is not importable from here under mypy)
-
-
-def _best_cpu(step: Callable[[], object]) -> float:
-    times = []
-    for _ in range(3):
-        start = time.process_time()
-        step()
-        times.append(time.process_time() - start)
-    return min(times)
 
 
 def _off_average(rows: list[tuple[str, str, str, str]]) -> int:
@@ -60,9 +49,9 @@ def main() -> int:
         size_mb = path.stat().st_size / MB
         text = path.read_text(encoding="utf-8")
         rows = _LAYER_LINE.findall(text)
-        reading = _best_cpu(lambda: path.read_text(encoding="utf-8"))
-        matching = _best_cpu(lambda: _LAYER_LINE.findall(text))
-        testing = _best_cpu(lambda: _off_average(rows))
+        reading = best_cpu(lambda: path.read_text(encoding="utf-8"))
+        matching = best_cpu(lambda: _LAYER_LINE.findall(text))
+        testing = best_cpu(lambda: _off_average(rows))
     startup = run_measured([*TLINT_CHECK, "-q", str(ROOT / "examples" / "optprime-log.txt")], cpu=first_cpu())
     floor = reading + matching + testing
     print(f"optprime-log {size_mb:.1f} MB, {len(rows):,} layer lines: read {reading:.3f} s, match {matching:.3f} s, test {testing:.3f} s (CPU)")
