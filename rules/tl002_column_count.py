@@ -6,7 +6,8 @@ class ColumnCount(Rule):
 
     ``simai-workload`` rows have 12 whitespace-separated columns (13 for ``HYBRID_CUSTOMIZED``, whose
     last column is the layer's parallelism); ``neusight-tsv`` rows have exactly 11 tab-separated fields.
-    The finding names the expected and the found count.
+    The finding names the expected and the found count.  Tokens past the columns of the last declared
+    ``simai-workload`` row shift nothing: SimAI closes the file after them unread (TL420, a warning).
 
     Why it matters:
         SimAI reads rows with C++ ``>>``: an extra or missing token shifts every following value into

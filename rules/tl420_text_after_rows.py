@@ -11,8 +11,11 @@ class TextAfterRows(Rule):
     ``Workload::initialize_workload``) reads line 1 with ``getline``, the row count on line 2, then exactly
     that many rows with ``>>`` and closes the file; ASTRA-sim 1.0 (astra-sim/astra-sim branch
     ``ASTRA-sim-1.0``, same function) does the same.  Whatever follows the last declared row is never
-    read.  Hand-made SimAI examples keep free-text notes there (measurements, an MTU, a formula).  One
-    finding per file, at the first such line, naming the line where the simulators stop reading.  A
+    read.  Hand-made SimAI examples keep free-text notes there (measurements, an MTU, a formula).  Both
+    read the rows token by token, so tokens past the columns of the last declared row are never read
+    either (and shift nothing): they are such text too, not a row with extra columns (TL002); the
+    fixtures of Kirrito-k423/SimAI-Ascend append checksums there, which its own reader takes.  One
+    finding per file, at the first such text, naming the line where the simulators stop reading.  A
     well-formed layer row after the declared ones is TL403's finding, not this one.
 
     This is a warning, not a syntax error: the simulators never see the text, so the workload simulates
@@ -49,8 +52,9 @@ class TextAfterRows(Rule):
             return
         rows = f"{first.declared} declared layer row{'s' if first.declared != 1 else ''}"
         more = f" and {self.lines - 1} more line{'s' if self.lines > 2 else ''}" if self.lines > 1 else ""
+        where = f"the rest of line {first.line}" if first.line == first.last_read else f"line {first.line}"
         yield at(
             first,
-            f"text after the {rows}: SimAI and ASTRA-sim stop reading at line {first.last_read}, so line {first.line} "
+            f"text after the {rows}: SimAI and ASTRA-sim stop reading at line {first.last_read}, so {where} "
             f"('{' '.join(first.text.split())[:40]}'){more} {'is' if self.lines == 1 else 'are'} never read",
         )

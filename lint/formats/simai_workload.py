@@ -16,7 +16,8 @@ syntax error.
 SimAI and ASTRA-sim 1.0 read exactly the declared number of rows and then stop
 (``Workload::initialize_workload``): a line after them that is not a layer row - free-text notes, a
 table of measurements - is never read, so it becomes a :class:`TrailingText` record, not a syntax
-error.  A well-formed row there stays a layer row (TL403 reports it: it was meant to be simulated).
+error.  A well-formed row there stays a layer row (TL403 reports it: it was meant to be simulated).  So do
+the columns past the expected ones on the last declared row: they shift no later field.
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ class Parser:
                 if known is not None:
                     yield LayerRow(number, 1, *known)
                 else:
-                    yield from self._row_slowly(number, text, row_rule)
+                    yield from self._row_slowly(number, text, row_rule, last_of=readable if rows == readable else None)
             else:
                 yield from self._past_declared_rows(number, text, row_rule, readable, last_read, remembered)
         if not counted:
@@ -225,8 +226,9 @@ class Parser:
         padding = (None,) if rule == "row" else ()  # no parallelism column
         return remembered.remember_row(text, (*columns, *padding, (), new_alike()), number)
 
-    def _row_slowly(self, number: int, text: str, rule: str) -> Iterator[LayerRow | SyntaxProblem]:
-        """A row the fast path cannot prove valid: counted, then judged by Lark."""
+    def _row_slowly(self, number: int, text: str, rule: str, last_of: int | None = None) -> Iterator[LayerRow | TrailingText | SyntaxProblem]:
+        """A row the fast path cannot prove valid: counted, then judged by Lark.  ``last_of``: the declared
+        count, when this is the last row the simulators read."""
         expected = len(self._row_fields[rule])
         # Only the expected columns become match objects: a long line of tiny tokens would otherwise
         # cost a hundred bytes of memory per byte of input.
@@ -241,10 +243,17 @@ class Parser:
             return
         extra_columns = tuple(token.group() for token in chain((first_extra,), tokens))
         found = expected + len(extra_columns)
+        row = self._parse_line(number, text[: columns[-1].end()], rule, self._layer_row)
+        if last_of is not None and isinstance(row, LayerRow):
+            # SimAI and ASTRA-sim 1.0 read a row token by token with `>>` and close the file after the last
+            # declared one (`Workload::initialize_workload`): what follows its columns shifts nothing and
+            # is never read, like text after the rows.
+            yield row
+            yield TrailingText(number, first_extra.start() + 1, text[first_extra.start() :], number, last_of)
+            return
         yield SyntaxProblem(number, first_extra.start() + 1, COLUMN_COUNT_CODE, f"expected {expected} columns, found {found}")
         # The expected columns still describe the layer: keep it, with what follows as extra columns.
         # A syntax error among them goes unreported: after a wrong count it is likely a shifted column.
-        row = self._parse_line(number, text[: columns[-1].end()], rule, self._layer_row)
         if isinstance(row, LayerRow):
             row.extra_columns = extra_columns
             yield row

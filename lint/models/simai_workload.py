@@ -174,10 +174,11 @@ class LayerCount:
 
 @dataclass(slots=True)
 class TrailingText:
-    """A line after the declared layer rows that is not a layer row (notes, a table of results).
+    """A line after the declared layer rows that is not a layer row (notes, a table of results), or what
+    follows the columns of the last declared row (then ``line`` is ``last_read`` and ``column`` where it starts).
 
     SimAI (``Workload::initialize_workload``) and ASTRA-sim 1.0 read the header, the row count and
-    exactly that many rows, then close the file: nothing after ``last_read`` is ever read.
+    exactly that many rows token by token, then close the file: nothing after them is ever read.
     """
 
     kind: ClassVar[str] = "trailing_text"

@@ -70,19 +70,30 @@ def test_real_files_parse_into_one_record_per_non_blank_line(path: Path) -> None
     problems = [item for item in items if isinstance(item, SyntaxProblem)]
     kept = {item.line for item in workload.rows if item.extra_columns}
     assert all(problem.code == "TL002" and problem.line in kept for problem in problems)
-    trailing = [item for item in items if isinstance(item, TrailingText)]
+    # Text after the last row's columns shares its line.
+    trailing = {item.line for item in items if isinstance(item, TrailingText)} - {row.line for row in workload.rows}
     row_lines = [text for _, text in Source(path, str(path)).lines() if text.strip(" \t")][2:]
     assert len(workload.rows) + len(trailing) == len(row_lines)
     assert len(workload.rows) == workload.declared_count  # every real file declares its rows right
 
 
+LONG_ROW = "target_layer_0\t-1\t10\tNONE\t0\t10\tNONE\t0\t10\tNONE\t0\t10\t" + "\t".join(f"sha256:{n}" for n in range(5))
+
+
 def test_a_row_with_extra_columns_is_reported_at_its_first_extra_column_and_kept() -> None:
-    line = "target_layer_0\t-1\t10\tNONE\t0\t10\tNONE\t0\t10\tNONE\t0\t10\t" + "\t".join(f"sha256:{n}" for n in range(5))
-    problem, row = parse_rows(line)
-    assert isinstance(problem, SyntaxProblem) and (problem.code, problem.column) == ("TL002", line.index("sha256:") + 1)
+    problem, row, _ = parse_rows(LONG_ROW, ROW)
+    assert isinstance(problem, SyntaxProblem) and (problem.code, problem.column) == ("TL002", LONG_ROW.index("sha256:") + 1)
     assert problem.message == "expected 12 columns, found 17"
     assert isinstance(row, LayerRow) and (row.name, row.wg_update_time) == ("target_layer_0", 10)
     assert row.extra_columns == tuple(f"sha256:{n}" for n in range(5))
+
+
+def test_extra_columns_of_the_last_declared_row_are_trailing_text() -> None:
+    # SimAI closes the file after the last declared row's columns: the rest shifts nothing and is never read.
+    first, last, rest = parse_rows(ROW, LONG_ROW)
+    assert isinstance(first, LayerRow) and isinstance(last, LayerRow) and (last.name, last.extra_columns) == ("target_layer_0", ())
+    start = LONG_ROW.index("sha256:")
+    assert rest == TrailingText(4, start + 1, LONG_ROW[start:], last_read=4, declared=2)
 
 
 def test_text_after_the_declared_rows_is_trailing_text_and_rows_there_stay_rows() -> None:
@@ -255,10 +266,18 @@ def test_hybrid_customized_rows_end_with_the_layer_parallelism() -> None:
     ],
 )
 def test_column_count_follows_the_kind(header: str, row: str, message: str, kept: bool) -> None:
-    problem, *rest = parse_rows(row, header=header)
+    # Another row follows, which extra columns would shift (on the last row they are never read).
+    problem, *rest = [item for item in parse_rows(row, row, header=header) if item.line == 3]
     assert isinstance(problem, SyntaxProblem) and (problem.code, problem.message) == ("TL002", message)
     assert problem.column == (row.index("DATA") + 1 if kept else len(row) + 1)
     assert [type(item) for item in rest] == ([LayerRow] if kept else [])
+
+
+def test_a_short_last_row_is_still_a_column_count_problem() -> None:
+    # Fewer columns than expected on the last declared row: SimAI reads past the end of the file.
+    short = ROW.rsplit("\t", 1)[0]
+    (problem,) = parse_rows(short)
+    assert isinstance(problem, SyntaxProblem) and (problem.code, problem.message) == ("TL002", "expected 12 columns, found 11")
 
 
 # -- precise errors -----------------------------------------------------------------------------
