@@ -79,6 +79,7 @@ class _Collector:
         self.findings: list[Finding] = []
         self.counts: Counter[str] = Counter()
         self.not_shown: Counter[str] = Counter()
+        self._repeated: _Repeated | None = None  # the finding that the next problem ``again`` extends
 
     def add(self, code: str, name: str, violation: Violation) -> None:
         if code in self.ignored:
@@ -102,9 +103,28 @@ class _Collector:
         )
 
     def problem(self, problem: SyntaxProblem) -> None:
-        if self.selection.enabled(problem.code):
-            rule = catalog()[problem.code]
-            self.add(problem.code, rule.name, Violation(problem.line, problem.column, problem.message, problem.rank))
+        if not self.selection.enabled(problem.code):
+            return
+        repeated = self._repeated
+        if problem.again and repeated is not None and repeated.finding.code == problem.code:
+            repeated.extend(problem.line)
+            return
+        shown = len(self.findings)
+        self.add(problem.code, catalog()[problem.code].name, Violation(problem.line, problem.column, problem.message, problem.rank))
+        self._repeated = _Repeated(self.findings[-1]) if len(self.findings) > shown else None
+
+
+class _Repeated:
+    """A finding on the first line of a run of lines with the same problem; its message names the run's end."""
+
+    def __init__(self, finding: Finding) -> None:
+        self.finding = finding
+        self.message = finding.message
+        self.more = 0
+
+    def extend(self, line: int) -> None:
+        self.more += 1
+        self.finding.message = _bounded(f"{self.message} (also on {self.more} more line{'s' if self.more > 1 else ''}, to line {line})")
 
 
 def _bounded(message: str) -> str:

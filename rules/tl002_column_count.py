@@ -6,18 +6,22 @@ class ColumnCount(Rule):
 
     ``simai-workload`` rows have 12 whitespace-separated columns (13 for ``HYBRID_CUSTOMIZED``, whose
     last column is the layer's parallelism); ``neusight-tsv`` rows have exactly 11 tab-separated fields.
-    The finding names the expected and the found count.  Tokens past the columns of the last declared
-    ``simai-workload`` row shift nothing: SimAI closes the file after them unread (TL420, a warning).
+    The finding names the expected and the found count.  Rows one after another with the same count are one
+    cause (a table of another layout, a writer that adds a column to every row): one finding, on the first,
+    names the line the run ends on.  Tokens past the columns of the last declared ``simai-workload`` row
+    shift nothing: SimAI closes the file after them unread (TL420, a warning), unless the rows before it
+    have the same extra columns, whose run it ends.
 
     Why it matters:
         SimAI reads rows with C++ ``>>``: an extra or missing token shifts every following value into
         the wrong column, and the whole rest of the workload is misread without an error.
 
     Example:
-        A 13-column row in a ``HYBRID_TRANSFORMER`` workload::
+        A 13-column row in a ``HYBRID_TRANSFORMER`` workload gives ``expected 12 columns, found 13``.  Three
+        rows of 15 columns (the layout of an ASTRA-sim fork) one after another from line 3::
 
-            target_layer_0 -1 10 NONE 0 10 NONE 0 10 NONE 0 10 HYBRID_DATA_MODEL
-            -> expected 12 columns, found 13
+            layer_0 -1 10 NONE 0 10 NONE 0 10 NONE 0 10 M K N
+            -> expected 12 columns, found 15 (also on 2 more lines, to line 6)
     """
 
     code = "TL002"

@@ -81,6 +81,7 @@ class Parser:
         empty_lines: list[int] = []
         # Row text -> the row's values and ``alike``: a table repeats its rows, each distinct one is converted once.
         remembered: RowMemo[tuple[Any, ...]] = RowMemo()
+        previous: tuple[str, int, str] | None = None  # the cause of the problem of the line before (SyntaxProblem.again)
         for number, text in lines:
             if not text:
                 empty_lines.append(number)
@@ -88,12 +89,20 @@ class Parser:
             if empty_lines:
                 expected = "a layer row" if header_seen else "the header row"
                 message = f"expected {expected}, found an empty line; only the end of the file may have empty lines"
-                for empty in empty_lines:
-                    yield SyntaxProblem(empty, 1, SYNTAX_CODE, message)
+                for index, empty in enumerate(empty_lines):
+                    yield SyntaxProblem(empty, 1, SYNTAX_CODE, message, again=index > 0)
                 empty_lines.clear()
+                previous = None
             if header_seen:
                 known = remembered.get(text) or self._fast_row(number, text, remembered)
-                yield LayerRecord(number, 1, *known) if known is not None else self._row_slowly(number, text)
+                row = LayerRecord(number, 1, *known) if known is not None else self._row_slowly(number, text)
+                if isinstance(row, SyntaxProblem):
+                    cause = row.cause(text.count("\t", 0, row.column - 1))
+                    row.again = cause == previous
+                    previous = cause
+                else:
+                    previous = None
+                yield row
             else:
                 header_seen = True
                 yield self._header(number, text)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from itertools import chain, islice
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -132,10 +132,12 @@ class Parser:
         rows = 0  # non-blank lines read as rows so far
         readable = 0  # rows SimAI reads: the declared count, or any number without one
         last_read = 0  # the line of the last of them, or of the count
+        row_problem: tuple[str, int, str] | None = None  # the cause of the problem of the row before (SyntaxProblem.again)
         for number, text in numbered:
             if rows < readable and (known := remembered.get(text)) is not None:  # the common case first: a row read before
                 rows += 1
                 last_read = number
+                row_problem = None
                 yield LayerRow(number, 1, *known)
                 continue
             if not text.strip(_BLANKS):
@@ -151,9 +153,13 @@ class Parser:
                 last_read = number
                 known = self._fast_row(number, text, row_rule, remembered)
                 if known is not None:
+                    row_problem = None
                     yield LayerRow(number, 1, *known)
                 else:
-                    yield from self._row_slowly(number, text, row_rule, last_of=readable if rows == readable else None)
+                    # The last row's extra columns are never read, unless the row before had a problem too: then
+                    # they are likely one more row of a layout the simulators misread.
+                    last_of = readable if rows == readable and row_problem is None else None
+                    row_problem = yield from self._row_slowly(number, text, row_rule, last_of, row_problem)
             else:
                 yield from self._past_declared_rows(number, text, row_rule, readable, last_read, remembered)
         if not counted:
@@ -226,9 +232,12 @@ class Parser:
         padding = (None,) if rule == "row" else ()  # no parallelism column
         return remembered.remember_row(text, (*columns, *padding, (), new_alike()), number)
 
-    def _row_slowly(self, number: int, text: str, rule: str, last_of: int | None = None) -> Iterator[LayerRow | TrailingText | SyntaxProblem]:
+    def _row_slowly(
+        self, number: int, text: str, rule: str, last_of: int | None = None, previous: tuple[str, int, str] | None = None
+    ) -> Generator[LayerRow | TrailingText | SyntaxProblem, None, tuple[str, int, str] | None]:
         """A row the fast path cannot prove valid: counted, then judged by Lark.  ``last_of``: the declared
-        count, when this is the last row the simulators read."""
+        count, when this is the last row the simulators read; ``previous``: the cause of the row before's
+        problem, which this row's problem may repeat (SyntaxProblem.again).  Returns the cause of this row's."""
         expected = len(self._row_fields[rule])
         # Only the expected columns become match objects: a long line of tiny tokens would otherwise
         # cost a hundred bytes of memory per byte of input.
@@ -236,11 +245,14 @@ class Parser:
         columns = list(islice(tokens, expected))
         first_extra = next(tokens, None)
         if first_extra is None:
-            if len(columns) == expected:
-                yield self._parse_line(number, text, rule, self._layer_row)
-            else:
-                yield SyntaxProblem(number, len(text) + 1, COLUMN_COUNT_CODE, f"expected {expected} columns, found {len(columns)}")
-            return
+            parsed = (
+                self._parse_line(number, text, rule, self._layer_row)
+                if len(columns) == expected
+                else SyntaxProblem(number, len(text) + 1, COLUMN_COUNT_CODE, f"expected {expected} columns, found {len(columns)}")
+            )
+            cause = _repeated(parsed, text, previous)
+            yield parsed
+            return cause
         extra_columns = tuple(token.group() for token in chain((first_extra,), tokens))
         found = expected + len(extra_columns)
         row = self._parse_line(number, text[: columns[-1].end()], rule, self._layer_row)
@@ -250,13 +262,16 @@ class Parser:
             # is never read, like text after the rows.
             yield row
             yield TrailingText(number, first_extra.start() + 1, text[first_extra.start() :], number, last_of)
-            return
-        yield SyntaxProblem(number, first_extra.start() + 1, COLUMN_COUNT_CODE, f"expected {expected} columns, found {found}")
+            return None
+        problem = SyntaxProblem(number, first_extra.start() + 1, COLUMN_COUNT_CODE, f"expected {expected} columns, found {found}")
+        cause = _repeated(problem, text, previous)
+        yield problem
         # The expected columns still describe the layer: keep it, with what follows as extra columns.
         # A syntax error among them goes unreported: after a wrong count it is likely a shifted column.
         if isinstance(row, LayerRow):
             row.extra_columns = extra_columns
             yield row
+        return cause
 
     def _past_declared_rows(
         self, number: int, text: str, rule: str, declared: int, last_read: int, remembered: RowMemo[tuple[Any, ...]]
@@ -313,6 +328,15 @@ class Parser:
         return LayerRow(number, 1, **values)
 
     # -- writing ----------------------------------------------------------------------------------
+
+
+def _repeated(item: LayerRow | SyntaxProblem, text: str, previous: tuple[str, int, str] | None) -> tuple[str, int, str] | None:
+    """The cause of row ``text``'s problem, if ``item`` is one (marked ``again`` when it is ``previous``)."""
+    if not isinstance(item, SyntaxProblem):
+        return None
+    cause = item.cause(len(_TOKEN.findall(text, 0, item.column - 1)))
+    item.again = cause == previous
+    return cause
 
 
 def _rules(tree: Tree[Token]) -> list[Tree[Token]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import count
 from typing import ClassVar, TypeVar
@@ -21,6 +22,18 @@ class SyntaxProblem:
     code: str
     message: str
     rank: int | None = None
+    # The same problem as on the line before, of one cause (every row of a table one field short): the
+    # finding on the first line of the run names the others instead of one finding per line.
+    again: bool = False
+
+    def cause(self, field: int) -> tuple[str, int, str]:
+        """What makes the problems of two lines one (see ``again``): the code, the field of its line it is in,
+        and the message but for the value found there, which changes from line to line (a writer that prints
+        every compute time as a float)."""
+        return self.code, field, _FOUND_VALUE.sub("found …", self.message)
+
+
+_FOUND_VALUE = re.compile(r"""found (?:'[^']*'|"[^"]*")""")  # a value as lint.grammar.quote shows it
 
 
 class RowKeyed(dict[K, V]):

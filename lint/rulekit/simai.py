@@ -105,6 +105,7 @@ class LayerRows:
     def __init__(self) -> None:
         self.declared: LayerCount | None = None
         self.rows = 0
+        self.long_rows = 0  # rows with columns past the expected ones (TL002): each is built from the slow path, a new alike
         self.first_extra: LayerRow | None = None  # the first row past the declared count
         self.first_extra_row = 0  # its number among the rows (0: no count declared)
         self.previous_name: str | None = None
@@ -141,6 +142,8 @@ class LayerRows:
         return ()
 
     def _first_alike(self, row: LayerRow) -> None:
+        if row.extra_columns:
+            self.long_rows += 1
         if len(self.pending) >= PerAlikeRow.ENTRIES:  # as bounded as the rules' memos
             self.flush()
         kept = next((self.kept for keep in self.keepers if keep(row)), None)

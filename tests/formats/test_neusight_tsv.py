@@ -173,6 +173,18 @@ def test_only_trailing_empty_lines_are_allowed() -> None:
     assert isinstance(header, HeaderRecord) and header.line == 2
 
 
+def test_empty_lines_one_after_another_are_one_problem_repeated() -> None:
+    items = parse_lines(HEADER, COMPUTE_ROW, "", "", "", GRAD_ROW)
+    problems = [item for item in items if isinstance(item, SyntaxProblem)]
+    assert [(problem.line, problem.again) for problem in problems] == [(3, False), (4, True), (5, True)]
+
+
+def test_rows_with_the_same_wrong_field_count_one_after_another_repeat_one_problem() -> None:
+    items = parse_lines(HEADER, GRAD_ROW + "\t0", GRAD_ROW + "\t0", GRAD_ROW + "\t0\t0", COMPUTE_ROW, GRAD_ROW + "\t0")
+    problems = [item for item in items if isinstance(item, SyntaxProblem)]
+    assert [(problem.line, problem.again) for problem in problems] == [(2, False), (3, True), (4, False), (6, False)]
+
+
 @pytest.mark.parametrize("lines", [[], [""], ["", ""]], ids=len)
 def test_a_file_without_header_is_reported(lines: list[str]) -> None:
     assert parse_lines(*lines) == [SyntaxProblem(1, 1, "TL001", "expected the header row, found an empty file")]
