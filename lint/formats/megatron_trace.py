@@ -174,6 +174,17 @@ class Parser:
 
     def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[OpRecord | DdpGradCommRecord | SyntaxProblem]:
         layouts = self._layouts
+        previous: tuple[int, tuple[str, int, str]] | None = None  # the line and cause of the last problem (SyntaxProblem.again)
+
+        def slowly(number: int, text: str) -> OpRecord | DdpGradCommRecord | SyntaxProblem:
+            nonlocal previous
+            item = self._parse_slowly(number, text)
+            if isinstance(item, SyntaxProblem):
+                cause = item.cause(text.count("=", 0, item.column - 1))  # the same field, in lines of one layout
+                item.again = previous == (number - 1, cause)
+                previous = (number, cause)
+            return item
+
         for number, text in lines:
             if not text:
                 continue
@@ -186,10 +197,10 @@ class Parser:
                 try:
                     yield self._build(rule, number, match.groups())
                 except (_SubOperationsMismatch, ValueError, OverflowError):  # Lark decides and explains
-                    yield self._parse_slowly(number, text)
+                    yield slowly(number, text)
                 break
             else:
-                yield self._parse_slowly(number, text)
+                yield slowly(number, text)
 
     def _parse_slowly(self, number: int, text: str) -> OpRecord | DdpGradCommRecord | SyntaxProblem:
         from lark import Tree  # Lark parses the lines the fast path rejects: a file without one never imports it
