@@ -42,8 +42,9 @@ class OncePerLayerComm(Rule):
     """Base of rules that judge each comm column of a workload row on its own.
 
     A layer row repeats once per layer instance and micro-batch, so one quirk of a writer repeats on
-    hundreds of rows: the finding is given once per layer name and comm column (type and size), at the
-    first row, with the number of rows that repeat it.  Rows alike are judged once.
+    hundreds of rows: the finding is given once per comm column and type, at the first row, with the number
+    of rows that repeat it and the other layers they are of (a file that names each layer instance anew,
+    ``A100_L0`` to ``A100_L31``, would otherwise give a finding per row).  Rows alike are judged once.
     """
 
     def __init__(self, options: RuleOptions | None = None) -> None:
@@ -84,10 +85,24 @@ class OncePerLayerComm(Rule):
         return ()
 
     def finish(self) -> Iterator[Violation]:
+        groups: dict[tuple[str, str], list[tuple[str, _Repeated]]] = {}  # by comm column and type, in the order of first rows
         for (layer, comm), found in self.found.items():
             if self.still_wrong(comm):
-                more = f" (and {found.rows - 1} more {layer} rows)" if found.rows > 1 else ""
-                yield at(found.first, f"{layer}: {found.message}{more}")
+                groups.setdefault((comm.phase, comm.type), []).append((layer, found))
+        for (phase, comm_type), layers in groups.items():
+            (layer, first), *others = layers
+            rows = sum(found.rows for _, found in layers) - 1
+            if not others:
+                more = f" (and {rows} more {layer} rows)" if rows else ""
+            else:
+                names = [name for name, _ in others]
+                unnamed = len(names) - _NAMED_LAYERS
+                listed = ", ".join(names[:_NAMED_LAYERS]) + (f" and {unnamed} more layer{'s' if unnamed > 1 else ''}" if unnamed > 0 else "")
+                more = f" (and {rows} more rows with {phase}_comm_type {comm_type}, also of {listed})"
+            yield at(first.first, f"{layer}: {first.message}{more}")
+
+
+_NAMED_LAYERS = 3  # the other layers a finding of OncePerLayerComm names
 
 
 class LayerRows:
