@@ -31,7 +31,6 @@ from lint.models.optprime_log import (
     ExceptionRecord,
     LayerTimingRecord,
     LogRecord,
-    OptprimeLog,
     OtherRecord,
     ProcessGroupsRecord,
     PythonLogRecord,
@@ -44,6 +43,7 @@ from lint.models.optprime_log import (
     UsageErrorRecord,
     layer_position,
 )
+from lint.models.optprime_summary import OptprimeLog
 from tests.narrow import each, typed_parser
 from tests.render import render_optprime
 from tests.shared_corpus import corpus_files

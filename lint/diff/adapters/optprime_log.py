@@ -22,7 +22,7 @@ from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Profile, Timing, put
 from lint.diff.sides import SideOptions, records, single_source
 from lint.layout import optprime_sizes
-from lint.models.optprime_log import OptprimeLog, StepTimes
+from lint.models.optprime_summary import OptprimeLog, StepTimes
 from lint.source import Source
 
 NAME = "optprime-log"
