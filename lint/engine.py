@@ -106,25 +106,28 @@ class _Collector:
         if not self.selection.enabled(problem.code):
             return
         repeated = self._repeated
-        if problem.again and repeated is not None and repeated.finding.code == problem.code:
+        if problem.again and repeated is not None and repeated.code == problem.code:
             repeated.extend(problem.line)
             return
         shown = len(self.findings)
         self.add(problem.code, catalog()[problem.code].name, Violation(problem.line, problem.column, problem.message, problem.rank))
-        self._repeated = _Repeated(self.findings[-1]) if len(self.findings) > shown else None
+        self._repeated = _Repeated(problem.code, self.findings[-1] if len(self.findings) > shown else None)
 
 
 class _Repeated:
-    """A finding on the first line of a run of lines with the same problem; its message names the run's end."""
+    """The finding on the first line of a run of lines with the same problem, whose message names the run's end;
+    None when that finding is not shown (ignored, or past --max-findings): the run is one finding all the same."""
 
-    def __init__(self, finding: Finding) -> None:
+    def __init__(self, code: str, finding: Finding | None) -> None:
+        self.code = code
         self.finding = finding
-        self.message = finding.message
+        self.message = finding.message if finding is not None else ""
         self.more = 0
 
     def extend(self, line: int) -> None:
         self.more += 1
-        self.finding.message = _bounded(f"{self.message} (also on {self.more} more line{'s' if self.more > 1 else ''}, to line {line})")
+        if self.finding is not None:
+            self.finding.message = _bounded(f"{self.message} (also on {self.more} more line{'s' if self.more > 1 else ''}, to line {line})")
 
 
 def _bounded(message: str) -> str:

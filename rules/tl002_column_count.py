@@ -9,8 +9,8 @@ class ColumnCount(Rule):
     The finding names the expected and the found count.  Rows one after another with the same count are one
     cause (a table of another layout, a writer that adds a column to every row): one finding, on the first,
     names the line the run ends on.  Tokens past the columns of the last declared ``simai-workload`` row
-    shift nothing: SimAI closes the file after them unread (TL420, a warning), unless the rows before it
-    have the same extra columns, whose run it ends.
+    shift nothing: SimAI closes the file after them unread (TL420, a warning), unless a row before it is
+    short or long of columns: then the tokens are out of place and SimAI reads them into the last row.
 
     Why it matters:
         SimAI reads rows with C++ ``>>``: an extra or missing token shifts every following value into
@@ -18,7 +18,7 @@ class ColumnCount(Rule):
 
     Example:
         A 13-column row in a ``HYBRID_TRANSFORMER`` workload gives ``expected 12 columns, found 13``.  Three
-        rows of 15 columns (the layout of an ASTRA-sim fork) one after another from line 3::
+        rows of 15 columns (the layout of an ASTRA-sim fork) on lines 3, 4 and 6, a blank line between::
 
             layer_0 -1 10 NONE 0 10 NONE 0 10 NONE 0 10 M K N
             -> expected 12 columns, found 15 (also on 2 more lines, to line 6)

@@ -11,7 +11,7 @@ class UnknownCommGroup(OncePerLayerComm):
     forward and input-gradient columns, the data-parallel group on the weight-gradient column; ``_EP``
     -> the expert-parallel group; ``_DP_EP`` -> data x expert parallel.  Any other suffix (``_ASYNC``,
     ``_TP``) gives the collective no group.  ASTRA-sim 1.0's bare ``ALLREDUCEALLTOALL`` is not flagged.
-    A layer that repeats is reported once, at its first row.
+    A comm column and type is reported once, at its first row, with the rows and other layers that repeat it.
 
     This is a warning: SimAI reads the file, but simulates the collective without the group it was
     meant for.

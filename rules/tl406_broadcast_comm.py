@@ -11,7 +11,7 @@ class BroadcastComm(OncePerLayerComm):
     and ``REDUCESCATTER``; ASTRA-sim 1.0 (same function, branch ``ASTRA-sim-1.0``) knows exactly those
     five names.  Any other type leaves the layer with ``ComType::None``: no communication.  Early AICB
     versions wrote a ``norm`` row with ``BROADCAST``; today's generator has that row commented out
-    (``SIMAI_workload.workload_generate``).  A layer that repeats is reported once, at its first row.
+    (``SIMAI_workload.workload_generate``).  A comm column and type is reported once, at its first row, with the rows and other layers that repeat it.
 
     This is an error: the consumer silently drops the bytes the row says are moved, so the simulated
     iteration lacks that communication.

@@ -13,7 +13,7 @@ class NoneCommWithSize(AicbOnly, OncePerLayerComm):
     (``SIMAI_workload.workload_generate``) keeps the TP activation size on sequence-parallel rows whose
     comm it set to ``NONE`` (``embedding_layer`` forward and input gradient, the input gradient of every
     ``*_row``), and only the AIOB path zeroes them.  So files whose header shows they come from AICB
-    (TL410 describes the header) are not checked.  A layer that repeats is reported once, at its first row.
+    (TL410 describes the header) are not checked.  A comm column and type is reported once, at its first row, with the rows and other layers that repeat it.
 
     This is information: the consumers ignore the size, so nothing is mis-simulated; in a hand-made
     file the size may still tell of a comm type that was lost.

@@ -22,7 +22,7 @@ class EmptyCollective(AicbOnly, OncePerLayerComm):
     - ``moe_grad_norm1/2`` get ``_DP_EP`` collectives of ``2·`` and ``4·`` the expert parameters, 0 for
       a model without experts - not reported while the workload has no expert traffic.
 
-    A layer that repeats is reported once, at its first row, with the number of rows alike.
+    A comm column and type is reported once, at its first row, with the rows and other layers that repeat it.
 
     This is a warning: the simulators accept an empty collective and time it as a latency-only
     operation; it is reported because outside AICB's own cases it means lost traffic.

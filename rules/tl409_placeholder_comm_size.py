@@ -8,7 +8,7 @@ class PlaceholderCommSize(OncePerLayerComm):
 
     Writers put ``1`` where they have no value - AICB does so for compute times it did not measure, and
     seed 004 has ``grad_gather ... ALLGATHER 1``, the gradient all-gather of a model whose gradient
-    reduce-scatter moves 6236471296 bytes.  A layer that repeats is reported once, at its first row.
+    reduce-scatter moves 6236471296 bytes.  A comm column and type is reported once, at its first row, with the rows and other layers that repeat it.
 
     This is information: the file is valid, but the collective's simulated cost is only its latency.
 

@@ -13,8 +13,9 @@ class TextAfterRows(Rule):
     ``ASTRA-sim-1.0``, same function) does the same.  Whatever follows the last declared row is never
     read.  Hand-made SimAI examples keep free-text notes there (measurements, an MTU, a formula).  Both
     read the rows token by token, so tokens past the columns of the last declared row are never read
-    either (and shift nothing): they are such text too, not a row with extra columns (TL002); the
-    fixtures of Kirrito-k423/SimAI-Ascend append checksums there, which its own reader takes.  One
+    either (and shift nothing) when every row before it has its columns: they are such text too, not a
+    row with extra columns (TL002); the fixtures of Kirrito-k423/SimAI-Ascend append checksums there,
+    which its own reader takes.  One
     finding per file, at the first such text, naming the line where the simulators stop reading.  A
     well-formed layer row after the declared ones is TL403's finding, not this one.
 

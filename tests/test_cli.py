@@ -191,10 +191,20 @@ def test_binary_junk_and_empty_files_never_crash(tmp_path: Path) -> None:
 
 def test_max_findings_caps_each_rule_per_file(tmp_path: Path) -> None:
     path = tmp_path / "trace.txt"
-    path.write_text("rank:0:x(\n" * 5, encoding="utf-8")
+    path.write_text("rank:0:x(\n\n" * 5, encoding="utf-8")  # lines apart: five findings, not one run
     code, out, err = run("check", str(path), "--max-findings", "2")
     assert code == 1 and out.count("TL001") == 2 and "3 more findings not shown" in err
     assert run("check", str(path), "--max-findings", "0")[1].count("TL001") == 5
+
+
+def test_a_run_of_lines_with_one_problem_is_one_finding_shown_or_not(tmp_path: Path) -> None:
+    path = tmp_path / "trace.txt"
+    path.write_text("rank:0:x(\n" * 3 + "\n" + "rank:0:y(\n" * 2, encoding="utf-8")
+    code, out, err = run("check", str(path), "--max-findings", "0")
+    assert code == 1 and out.count("TL001") == 2
+    assert ":1:10: TL001 expected one of 'comm_uid=' or 'stage_id=', found end of line (also on 2 more lines, to line 3)" in out
+    code, out, err = run("check", str(path), "--max-findings", "1")
+    assert out.count("TL001") == 1 and "1 more finding not shown" in err  # the second run, counted once
 
 
 # -- selection and configuration ------------------------------------------------------------------
@@ -296,7 +306,7 @@ def test_broken_baseline_file_exits_2(tmp_path: Path, broken_trace: Path) -> Non
 
 def test_statistics_counts_per_rule_most_frequent_first(tmp_path: Path) -> None:
     path = tmp_path / "trace.txt"
-    path.write_bytes(b"rank:0:x(\n" * 3 + b"\xff\n")
+    path.write_bytes(b"rank:0:x(\n\n" * 3 + b"\xff\n")  # lines apart: three findings, not one run
     code, out, _ = run("check", str(path), "--statistics", "--trace-format", "megatron-trace")
     assert code == 1
     assert out.splitlines() == ["4  TL001  invalid-syntax  error", "1  TL003  invalid-encoding  error"]

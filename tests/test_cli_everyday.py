@@ -175,7 +175,7 @@ def test_command_line_select_overrides_an_ignore_in_the_configuration(tmp_path: 
 def test_junit_counts_files_as_tests_not_findings(tmp_path: Path) -> None:
     path = broken(tmp_path / "trace_rank7.txt")
     lines = path.read_text(encoding="utf-8").splitlines()
-    lines[3] = lines[3].replace("stage_id=3", "stage_id=y")  # a second finding in the same file
+    lines[5] = lines[5].replace("stage_id=3", "stage_id=y")  # a second finding in the same file (not the next line: one run)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     clean(tmp_path / "clean" / "trace_rank7.txt")
     suite = read_junit(tlint("check", "--output-format", "junit", cwd=tmp_path).stdout).find("testsuite")

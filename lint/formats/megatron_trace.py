@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from lint.formats import HEAD_LINES, INT64_MAX, Evidence, fits_int64, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
-from lint.models.common import SyntaxProblem, TextMemo
+from lint.models.common import Cause, SyntaxProblem, TextMemo
 from lint.models.megatron_trace import (
     NO_SUB_OPERATIONS,
     DdpGradCommRecord,
@@ -174,15 +174,13 @@ class Parser:
 
     def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[OpRecord | DdpGradCommRecord | SyntaxProblem]:
         layouts = self._layouts
-        previous: tuple[int, tuple[str, int, str]] | None = None  # the line and cause of the last problem (SyntaxProblem.again)
+        previous: tuple[int, Cause | None] = (0, None)  # the line and cause of the last problem (SyntaxProblem.follows)
 
         def slowly(number: int, text: str) -> OpRecord | DdpGradCommRecord | SyntaxProblem:
             nonlocal previous
             item = self._parse_slowly(number, text)
-            if isinstance(item, SyntaxProblem):
-                cause = item.cause(text.count("=", 0, item.column - 1))  # the same field, in lines of one layout
-                item.again = previous == (number - 1, cause)
-                previous = (number, cause)
+            if isinstance(item, SyntaxProblem):  # a field is counted by its '=': the same field in lines of one layout
+                previous = number, item.follows(text.count("=", 0, item.column - 1), previous[1] if previous[0] == number - 1 else None)
             return item
 
         for number, text in lines:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # Lark judges only the rows the fast path rejects: a file wit
 
 from lint.formats import HEAD_LINES, Evidence, int64
 from lint.grammar import Grammar, GrammarSyntaxError, quote
-from lint.models.common import RowMemo, SyntaxProblem, new_alike
+from lint.models.common import Cause, RowMemo, SyntaxProblem, new_alike
 from lint.models.neusight_tsv import COLUMNS, HeaderRecord, LayerRecord
 
 NAME = "neusight-tsv"
@@ -81,7 +81,7 @@ class Parser:
         empty_lines: list[int] = []
         # Row text -> the row's values and ``alike``: a table repeats its rows, each distinct one is converted once.
         remembered: RowMemo[tuple[Any, ...]] = RowMemo()
-        previous: tuple[str, int, str] | None = None  # the cause of the problem of the line before (SyntaxProblem.again)
+        previous: Cause | None = None  # the cause of the problem of the line before (SyntaxProblem.follows)
         for number, text in lines:
             if not text:
                 empty_lines.append(number)
@@ -95,13 +95,12 @@ class Parser:
                 previous = None
             if header_seen:
                 known = remembered.get(text) or self._fast_row(number, text, remembered)
-                row = LayerRecord(number, 1, *known) if known is not None else self._row_slowly(number, text)
-                if isinstance(row, SyntaxProblem):
-                    cause = row.cause(text.count("\t", 0, row.column - 1))
-                    row.again = cause == previous
-                    previous = cause
-                else:
+                if known is not None:
                     previous = None
+                    yield LayerRecord(number, 1, *known)
+                    continue
+                row = self._row_slowly(number, text)
+                previous = row.follows(text.count("\t", 0, row.column - 1), previous) if isinstance(row, SyntaxProblem) else None
                 yield row
             else:
                 header_seen = True

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # Lark judges only the rows the fast path rejects: a file wit
 
 from lint.formats import HEAD_LINES, Evidence
 from lint.grammar import Grammar, GrammarSyntaxError
-from lint.models.common import RowMemo, SyntaxProblem, new_alike
+from lint.models.common import Cause, RowMemo, SyntaxProblem, new_alike
 from lint.models.simai_workload import (
     CUSTOMIZED,
     KINDS,
@@ -60,8 +60,10 @@ _BLANKS = " \t"
 _ROW_SHAPE = re.compile(r"[ \t]*[^ \t]+[ \t]+-?[0-9]+(?:[ \t]+[0-9]+[ \t]+[A-Z_]+[ \t]+[0-9]+){3}[ \t]+[0-9]+(?:[ \t]+[A-Z][A-Z0-9_]*)?[ \t]*")
 _INTEGER_TERMINALS = frozenset({"INT", "SIGNED_INT"})
 _Record = TypeVar("_Record", Header, LayerCount, LayerRow)
-# The header's known keys: rule, key terminal, the terminal of the value that must follow.
-_KNOWN_KEYS = (("setting", "SETTING_KEY", "HEADER_NUMBER"), ("checkpoints", "CHECKPOINTS_KEY", "INT"))
+# The header's settings, in the order Lark's priorities pick them: rule, key terminal, the terminal of the
+# value that must follow (None: any word, VALUE).
+_HEADER_SETTINGS = (("setting", "SETTING_KEY", "HEADER_NUMBER"), ("checkpoints", "CHECKPOINTS_KEY", "INT"), ("unknown_setting", "UNKNOWN_KEY", None))
+_HEADER_TERMINALS = ("KIND", "DLRM_KIND", "INT", "SETTING_KEY", "HEADER_NUMBER", "CHECKPOINTS_KEY", "UNKNOWN_KEY")
 _Word = tuple[str, int]  # a token of a line and its column
 _Part = tuple[str, list[_Word]]  # a grammar rule of the header and its words
 
@@ -106,12 +108,10 @@ class Parser:
         self._integer_columns = {
             rule: tuple(self.grammar.alternatives(field)[0] in _INTEGER_TERMINALS for field in fields) for rule, fields in self._row_fields.items()
         }
-        # The header and the count: the derived regexes prove a line valid, the terminals then tell its words apart.
-        self._header_regex = self.grammar.derive("header").regex
+        # The count: the derived regex proves the line valid.  The header: its words, each proved by its terminal
+        # (a regex of the whole header would try its settings' overlapping choices over and over on a bad one).
         self._count_regex = self.grammar.derive("count").regex
-        self._terminals = {
-            name: re.compile(self.grammar.terminal_regex(name)) for name in ("DLRM_KIND", "SETTING_KEY", "CHECKPOINTS_KEY", "HEADER_NUMBER", "INT")
-        }
+        self._terminals = {name: re.compile(self.grammar.terminal_regex(name)) for name in _HEADER_TERMINALS}
 
     # -- streaming ------------------------------------------------------------------------------
 
@@ -132,7 +132,8 @@ class Parser:
         rows = 0  # non-blank lines read as rows so far
         readable = 0  # rows SimAI reads: the declared count, or any number without one
         last_read = 0  # the line of the last of them, or of the count
-        row_problem: tuple[str, int, str] | None = None  # the cause of the problem of the row before (SyntaxProblem.again)
+        row_problem: Cause | None = None  # the cause of the problem of the row before (SyntaxProblem.follows)
+        surplus = 0  # tokens of the rows read so far beyond their columns (negative: short of them)
         for number, text in numbered:
             if rows < readable and (known := remembered.get(text)) is not None:  # the common case first: a row read before
                 rows += 1
@@ -156,10 +157,11 @@ class Parser:
                     row_problem = None
                     yield LayerRow(number, 1, *known)
                 else:
-                    # The last row's extra columns are never read, unless the row before had a problem too: then
-                    # they are likely one more row of a layout the simulators misread.
-                    last_of = readable if rows == readable and row_problem is None else None
-                    row_problem = yield from self._row_slowly(number, text, row_rule, last_of, row_problem)
+                    # The last row's extra columns are never read, unless the rows before shifted the tokens: then
+                    # the simulators read them into this row (a table of another layout is one run of TL002).
+                    last_of = readable if rows == readable and surplus == 0 else None
+                    row_problem, extra = yield from self._row_slowly(number, text, row_rule, last_of, row_problem)
+                    surplus += extra
             else:
                 yield from self._past_declared_rows(number, text, row_rule, readable, last_read, remembered)
         if not counted:
@@ -176,31 +178,31 @@ class Parser:
             return SyntaxProblem(number, len(text) - len(tokens) + error.column, SYNTAX_CODE, error.message)
 
     def _fast_header(self, number: int, text: str) -> Header | None:
-        """The header ``text`` when the derived regex and the terminals prove it valid and SimAI reads its numbers,
-        else None (Lark then says what is wrong).  Its words are told apart as Lark's lexer tells them: after a
-        DLRM kind a number is the last bottom layer, after ``checkpoints: n`` every number is a layer, any other
-        word is a key followed by its value.  The regex alone is looser than Lark: a known key (which wins over
-        an unknown one by priority) must be followed by its own terminal, not by any value."""
-        tokens = text.lstrip(_BLANKS)
-        if not self.fast or self._header_regex.fullmatch(tokens) is None:
+        """The header ``text`` when its terminals prove it valid and SimAI reads its numbers, else None (Lark then
+        says what is wrong).  Blanks separate its words, and every terminal ends at a blank (the grammar says
+        so), so each word is one terminal, told apart as Lark's lexer tells them: the kind; after a DLRM kind a
+        number is the last bottom layer; then keys, a known one (which wins over an unknown one by priority)
+        followed by its own terminal, ``checkpoints: n`` by every number after it, any other by one value."""
+        if not self.fast:
             return None
-        words = [(match.group(), match.start() + 1) for match in _TOKEN.finditer(tokens)]
-        kind = words[0]
-        dlrm = self._terminals["DLRM_KIND"].fullmatch(kind[0]) is not None
-        parts: list[_Part] = [("dlrm_parallelism" if dlrm else "parallelism", [kind])]
+        words = [(match.group(), match.start() + 1) for match in _TOKEN.finditer(text.lstrip(_BLANKS))]
+        if not words or not self._terminals["KIND"].fullmatch(words[0][0]):
+            return None
+        dlrm = self._terminals["DLRM_KIND"].fullmatch(words[0][0]) is not None
+        parts: list[_Part] = [("dlrm_parallelism" if dlrm else "parallelism", [words[0]])]
         index = 1
-        if dlrm and index < len(words) and _INTEGER.fullmatch(words[index][0]):
+        if dlrm and index < len(words) and self._terminals["INT"].fullmatch(words[index][0]):
             parts.append(("dlrm_last_bottom_layer", [words[index]]))
             index += 1
         while index < len(words):
             key, end = words[index][0], index + 2
             rule, value_terminal = next(
-                ((rule, terminal) for rule, key_terminal, terminal in _KNOWN_KEYS if self._terminals[key_terminal].fullmatch(key)), ("unknown_setting", None)
+                ((rule, value) for rule, key_terminal, value in _HEADER_SETTINGS if self._terminals[key_terminal].fullmatch(key)), (None, None)
             )
-            if value_terminal is not None and not self._terminals[value_terminal].fullmatch(words[index + 1][0]):
+            if rule is None or end > len(words) or (value_terminal is not None and not self._terminals[value_terminal].fullmatch(words[index + 1][0])):
                 return None
             if rule == "checkpoints":
-                while end < len(words) and _INTEGER.fullmatch(words[end][0]):
+                while end < len(words) and self._terminals["INT"].fullmatch(words[end][0]):
                     end += 1
             parts.append((rule, words[index:end]))
             index = end
@@ -233,11 +235,12 @@ class Parser:
         return remembered.remember_row(text, (*columns, *padding, (), new_alike()), number)
 
     def _row_slowly(
-        self, number: int, text: str, rule: str, last_of: int | None = None, previous: tuple[str, int, str] | None = None
-    ) -> Generator[LayerRow | TrailingText | SyntaxProblem, None, tuple[str, int, str] | None]:
+        self, number: int, text: str, rule: str, last_of: int | None = None, previous: Cause | None = None
+    ) -> Generator[LayerRow | TrailingText | SyntaxProblem, None, tuple[Cause | None, int]]:
         """A row the fast path cannot prove valid: counted, then judged by Lark.  ``last_of``: the declared
-        count, when this is the last row the simulators read; ``previous``: the cause of the row before's
-        problem, which this row's problem may repeat (SyntaxProblem.again).  Returns the cause of this row's."""
+        count, when this is the last row the simulators read and no token before it is out of place;
+        ``previous``: the cause of the row before's problem, which this row's problem may repeat
+        (SyntaxProblem.follows).  Returns the cause of this row's problem, and its tokens beyond its columns."""
         expected = len(self._row_fields[rule])
         # Only the expected columns become match objects: a long line of tiny tokens would otherwise
         # cost a hundred bytes of memory per byte of input.
@@ -250,9 +253,9 @@ class Parser:
                 if len(columns) == expected
                 else SyntaxProblem(number, len(text) + 1, COLUMN_COUNT_CODE, f"expected {expected} columns, found {len(columns)}")
             )
-            cause = _repeated(parsed, text, previous)
+            cause = _follows(parsed, text, previous)
             yield parsed
-            return cause
+            return cause, len(columns) - expected
         extra_columns = tuple(token.group() for token in chain((first_extra,), tokens))
         found = expected + len(extra_columns)
         row = self._parse_line(number, text[: columns[-1].end()], rule, self._layer_row)
@@ -262,16 +265,16 @@ class Parser:
             # is never read, like text after the rows.
             yield row
             yield TrailingText(number, first_extra.start() + 1, text[first_extra.start() :], number, last_of)
-            return None
+            return None, 0  # never read: no token shifted
         problem = SyntaxProblem(number, first_extra.start() + 1, COLUMN_COUNT_CODE, f"expected {expected} columns, found {found}")
-        cause = _repeated(problem, text, previous)
+        cause = _follows(problem, text, previous)
         yield problem
         # The expected columns still describe the layer: keep it, with what follows as extra columns.
         # A syntax error among them goes unreported: after a wrong count it is likely a shifted column.
         if isinstance(row, LayerRow):
             row.extra_columns = extra_columns
             yield row
-        return cause
+        return cause, len(extra_columns)
 
     def _past_declared_rows(
         self, number: int, text: str, rule: str, declared: int, last_read: int, remembered: RowMemo[tuple[Any, ...]]
@@ -330,13 +333,9 @@ class Parser:
     # -- writing ----------------------------------------------------------------------------------
 
 
-def _repeated(item: LayerRow | SyntaxProblem, text: str, previous: tuple[str, int, str] | None) -> tuple[str, int, str] | None:
-    """The cause of row ``text``'s problem, if ``item`` is one (marked ``again`` when it is ``previous``)."""
-    if not isinstance(item, SyntaxProblem):
-        return None
-    cause = item.cause(len(_TOKEN.findall(text, 0, item.column - 1)))
-    item.again = cause == previous
-    return cause
+def _follows(item: LayerRow | SyntaxProblem, text: str, previous: Cause | None) -> Cause | None:
+    """The cause of row ``text``'s problem, if ``item`` is one (SyntaxProblem.follows: the field is its token)."""
+    return item.follows(len(_TOKEN.findall(text, 0, item.column - 1)), previous) if isinstance(item, SyntaxProblem) else None
 
 
 def _rules(tree: Tree[Token]) -> list[Tree[Token]]:

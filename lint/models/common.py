@@ -26,11 +26,17 @@ class SyntaxProblem:
     # finding on the first line of the run names the others instead of one finding per line.
     again: bool = False
 
-    def cause(self, field: int) -> tuple[str, int, str]:
-        """What makes the problems of two lines one (see ``again``): the code, the field of its line it is in,
-        and the message but for the value found there, which changes from line to line (a writer that prints
-        every compute time as a float)."""
-        return self.code, field, _FOUND_VALUE.sub("found …", self.message)
+    def follows(self, field: int, previous: Cause | None) -> Cause:
+        """Marks this problem ``again`` when ``previous``, the cause of the line before's problem (None: that line
+        had none), is its own; returns its cause, for the next line's.  A cause is the code, the field of its
+        line the problem is in, and the message but for the value found there, which changes from line to line
+        (a writer that prints every compute time as a float)."""
+        cause = (self.code, field, _FOUND_VALUE.sub("found …", self.message))
+        self.again = cause == previous
+        return cause
+
+
+Cause = tuple[str, int, str]  # see SyntaxProblem.follows
 
 
 _FOUND_VALUE = re.compile(r"""found (?:'[^']*'|"[^"]*")""")  # a value as lint.grammar.quote shows it

@@ -90,12 +90,13 @@ class OncePerLayerComm(Rule):
             if self.still_wrong(comm):
                 groups.setdefault((comm.phase, comm.type), []).append((layer, found))
         for (phase, comm_type), layers in groups.items():
-            (layer, first), *others = layers
+            (layer, first), *_ = layers
             rows = sum(found.rows for _, found in layers) - 1
-            if not others:
+            # The other layers (the first layer's rows of another size are in the same group).
+            names = list(dict.fromkeys(name for name, _ in layers if name != layer))
+            if not names:
                 more = f" (and {rows} more {layer} rows)" if rows else ""
             else:
-                names = [name for name, _ in others]
                 unnamed = len(names) - _NAMED_LAYERS
                 listed = ", ".join(names[:_NAMED_LAYERS]) + (f" and {unnamed} more layer{'s' if unnamed > 1 else ''}" if unnamed > 0 else "")
                 more = f" (and {rows} more rows with {phase}_comm_type {comm_type}, also of {listed})"
