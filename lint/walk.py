@@ -89,10 +89,10 @@ class _Walker:
             self.walk(path)
         elif path.is_file():
             self.found.sources.append(Source(path, shown, named=named))
+        elif path.exists():  # followed through links: a link to a device or a fifo is no broken link
+            self.found.errors.append(f"{shown}: not a regular file or directory")
         elif path.is_symlink():
             self.found.errors.append(f"{shown}: a broken symbolic link or a symbolic link loop")
-        elif path.exists():
-            self.found.errors.append(f"{shown}: not a regular file or directory")
         else:
             self.found.errors.append(f"{shown}: no such file or directory")
 
@@ -134,7 +134,8 @@ class _Walker:
                 path = here / name
                 if os.path.isfile(path):
                     self.found.sources.append(Source(path, printable_path(str(path))))
-                elif os.path.islink(path):
+                elif os.path.islink(path) and not os.path.exists(path):
+                    # A link to a fifo or a device is passed over, as the fifo or device itself would be.
                     self.found.errors.append(f"{printable_path(str(path))}: a broken symbolic link or a symbolic link loop")
 
     def _left_out(self, absolute: Path, top: Path, chain: _Chain, *, directory: bool, base: Path | None = None) -> bool:

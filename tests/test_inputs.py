@@ -101,6 +101,17 @@ def test_symlink_loops_and_broken_links_are_reported_not_fatal(tmp_path: Path, b
     assert f"{tmp_path / 'dangling.txt'}: a broken symbolic link" in err
 
 
+def test_a_link_to_a_fifo_is_not_called_broken(tmp_path: Path, broken_trace: bytes) -> None:
+    (tmp_path / "trace_rank7.txt").write_bytes(broken_trace)
+    os.mkfifo(tmp_path / "pipe")
+    os.symlink(tmp_path / "pipe", tmp_path / "pipe_rank1.txt")
+    # Walked, the link is passed over as the fifo itself is; named, it is no regular file.
+    code, out, err = run("check", str(tmp_path))
+    assert code == 1 and out.count("TL") == 2 and "tlint: error" not in err
+    code, _, err = run("check", str(tmp_path / "pipe_rank1.txt"))
+    assert code == 2 and f"{tmp_path / 'pipe_rank1.txt'}: not a regular file or directory" in err
+
+
 # -- the cache ----------------------------------------------------------------------------------------
 
 
