@@ -245,12 +245,24 @@ def test_per_path_ignores(tmp_path: Path, broken_trace: Path) -> None:
         ("[rules.TL001]\nfoo = 1\n", "unknown [rules.TL001] key 'foo'"),
         ("max-findings = -2\n", "key 'max-findings'"),
         ("[broken\n", "not valid TOML"),
+        pytest.param("select = " + "[" * 5000 + "\n", "not valid TOML: arrays or inline tables nested too deeply", id="nested"),
     ],
 )
 def test_configuration_errors_exit_2_naming_the_key(tmp_path: Path, broken_trace: Path, config: str, message: str) -> None:
     (tmp_path / "tlint.toml").write_text(config, encoding="utf-8")
     code, _, err = run("check", str(broken_trace))
     assert code == 2 and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("tool", ["tool = 5", 'tool = "tlint"', "[tool]\ntlint = 3"])
+def test_a_pyproject_whose_tool_is_no_table_of_tables_is_not_a_crash(tmp_path: Path, broken_trace: Path, tool: str) -> None:
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(tool + "\n", encoding="utf-8")
+    code, _, err = run("check", str(broken_trace))
+    assert (code, err.count("tlint: error")) == ((2, 1) if "tlint = 3" in tool else (1, 0))
+    code, _, err = run("check", str(broken_trace), "--config", str(pyproject))
+    assert (code, err.count("tlint: error")) == ((2, 1) if "tlint = 3" in tool else (1, 0))
+    assert "Traceback" not in err
 
 
 def test_explicit_config_overrides_discovery(tmp_path: Path, broken_trace: Path) -> None:
