@@ -299,11 +299,20 @@ def test_baseline_suppresses_known_findings_by_content_not_line(tmp_path: Path, 
     assert "0 findings suppressed by the baseline, 1 baseline entry no longer matched" in err
 
 
-def test_broken_baseline_file_exits_2(tmp_path: Path, broken_trace: Path) -> None:
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"{}", "entries: Field required"),
+        (b"[" * 100_000, "Invalid JSON: recursion limit exceeded at line 1 column"),
+        (b"\xff", "Invalid JSON: expected value at line 1 column 1"),
+    ],
+    ids=["no-entries", "nested", "not-utf-8"],
+)
+def test_broken_baseline_file_exits_2(tmp_path: Path, broken_trace: Path, content: bytes, problem: str) -> None:
     baseline = tmp_path / "baseline.json"
-    baseline.write_text("{}", encoding="utf-8")
+    baseline.write_bytes(content)
     code, _, err = run("check", str(broken_trace), "--baseline", str(baseline))
-    assert code == 2 and "not a tlint baseline file" in err
+    assert code == 2 and f"{baseline}: not a tlint baseline file: {problem}" in err
 
 
 def test_statistics_counts_per_rule_most_frequent_first(tmp_path: Path) -> None:
