@@ -73,9 +73,13 @@ def run_key(path: Path, pattern: re.Pattern[str]) -> NamedFile | None:
 
 
 def _name_parts(name: str, pattern: re.Pattern[str]) -> tuple[str, int, str] | None:
-    """(stem, rank, time stamp) of a file name, or None for a name without a rank."""
+    """(stem, rank, time stamp) of a file name, or None for a name without a rank.
+
+    A --rank-regex may let its rank group catch anything (``(?P<rank>.*)``) or nothing (``(?P<rank>x)?``):
+    a name has a rank only where the group catches a number.
+    """
     match = pattern.search(name)
-    if match is None:
+    if match is None or not (match.group("rank") or "").isdecimal():
         return None
     stamp = (match.groupdict().get("stamp") or "") if "stamp" in pattern.groupindex else ""
     return name[: match.start("rank")], int(match.group("rank")), stamp
