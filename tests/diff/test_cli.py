@@ -132,6 +132,16 @@ def test_errors_are_one_line_and_exit_2(argv: list[object], message: str) -> Non
     assert (code, out, err) == (2, "", message)
 
 
+@pytest.mark.parametrize("number", ["attention_norm	    -1	3422000", "6236471296"], ids=["compute", "size"])
+def test_a_number_beyond_a_float_is_a_damaged_row_not_a_crash(tmp_path: Path, number: str) -> None:
+    path = tmp_path / "huge.txt"
+    path.write_text(SEED_004.read_text(encoding="utf-8").replace(number, number[:-7] + "9" * 400, 1), encoding="utf-8")
+    code, _, err = run(path, SEED_004)
+    assert code == 1 and f"warning: a has syntax errors ({path}: 1 line with syntax errors, the first at line " in err
+    code, out, _ = run(path, SEED_004, "--output-format", "json")
+    assert code == 1 and json.loads(out)["a"]["path"] == str(path)
+
+
 def test_a_directory_of_mixed_formats_is_refused(tmp_path: Path) -> None:
     (tmp_path / "trace_rank0.txt").write_bytes(SEED_000.read_bytes())
     (tmp_path / "workload.txt").write_bytes(SEED_004.read_bytes())
