@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import os
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -136,7 +137,8 @@ class Settings:
 
 def find_config(paths: Iterable[str]) -> Path | None:
     """The first tlint.toml, or pyproject.toml with a [tool.tlint] table, walking up from the paths."""
-    starts = [Path(p).resolve() for p in paths] or [Path.cwd()]
+    # realpath, not Path.resolve: a named symbolic link loop is reported by the walk, not raised here.
+    starts = [Path(os.path.realpath(p)) for p in paths] or [Path.cwd()]
     seen: set[Path] = set()
     for start in starts:
         directory = start if start.is_dir() else start.parent

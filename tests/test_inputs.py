@@ -101,6 +101,14 @@ def test_symlink_loops_and_broken_links_are_reported_not_fatal(tmp_path: Path, b
     assert f"{tmp_path / 'dangling.txt'}: a broken symbolic link" in err
 
 
+def test_a_symlink_loop_named_on_the_command_line_is_reported_not_fatal(tmp_path: Path, broken_trace: bytes) -> None:
+    (tmp_path / "trace_rank7.txt").write_bytes(broken_trace)
+    os.symlink("loop.txt", tmp_path / "loop.txt")
+    code, out, err = run("check", str(tmp_path / "loop.txt"), str(tmp_path / "trace_rank7.txt"))
+    assert code == 2 and out.count("TL") == 2
+    assert f"{tmp_path / 'loop.txt'}: a broken symbolic link or a symbolic link loop" in err
+
+
 def test_a_link_to_a_fifo_is_not_called_broken(tmp_path: Path, broken_trace: bytes) -> None:
     (tmp_path / "trace_rank7.txt").write_bytes(broken_trace)
     os.mkfifo(tmp_path / "pipe")
