@@ -293,6 +293,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     walked = expand(paths, options.walk)
     report.summary.input_errors.extend(walked.errors)
     tasks: list[_Task] = []
+    unrecognised: list[Source] = []  # walked files of no format: skipped, unless they are a run's rank files
     for source in walked.sources:
         report.summary.files += 1
         try:
@@ -305,7 +306,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
         elif (source.named and source.path.suffix.lower() not in formats.NOT_A_TRACE) or source.head_damage is not None:
             _report_unrecognised(source, detection, options, report)
         else:
-            report.summary.skipped.append(source.display)
+            unrecognised.append(source)
 
     stems: dict[RunKey, dict[Path, _Task]] = defaultdict(dict)  # run stem -> its files, asked or not
     stem_formats: dict[RunKey, str] = {}  # the run format of the files that named the stem
@@ -316,6 +317,16 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             stems[named.key][named.path] = task
             stem_formats.setdefault(named.key, task.format)
             names[named.path] = named
+    for source in unrecognised:
+        # Named as a rank of a run walked here, it is that run's file, damaged (emptied, or zeroed by a crash):
+        # read as the run's format, it is reported; skipped, the run would lose a rank with a warning at most.
+        named = run_key(source.path, options.rank_regex)
+        if named is None or named.key not in stem_formats:
+            report.summary.skipped.append(source.display)
+            continue
+        tasks.append(_Task(source, stem_formats[named.key], asked=True))
+        stems[named.key][named.path] = tasks[-1]
+        names[named.path] = named
     asked_tasks = len(tasks)
     asked: set[Path] | None = None  # resolved: made only for a sibling not already among the files (resolving costs)
     for stem in sorted(stems):
