@@ -26,7 +26,7 @@ from lint.config import ConfigError, Selection
 from lint.models.common import RowKeyed, SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
 from lint.rule import Rule, Scope, Severity, Violation, catalog
-from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, run_key, siblings, split_by_time
+from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, damaged_rank, run_key, siblings, split_by_time
 from lint.runs.sources import LayoutSources
 from lint.source import CONSOLE_JUNK_CODE, InputError, Source, printable_path
 from lint.walk import WalkOptions, expand
@@ -318,10 +318,9 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             stem_formats.setdefault(named.key, task.format)
             names[named.path] = named
     for source in unrecognised:
-        # Named as a rank of a run walked here, it is that run's file, damaged (emptied, or zeroed by a crash):
-        # read as the run's format, it is reported; skipped, the run would lose a rank with a warning at most.
-        named = run_key(source.path, options.rank_regex)
-        if named is None or named.key not in stem_formats:
+        # Skipped, a damaged rank file would only cost its run a rank, a warning at most.
+        named = damaged_rank(source.path, options.rank_regex, stem_formats)
+        if named is None:
             report.summary.skipped.append(source.display)
             continue
         tasks.append(_Task(source, stem_formats[named.key], asked=True))

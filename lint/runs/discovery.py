@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +70,13 @@ def run_key(path: Path, pattern: re.Pattern[str]) -> NamedFile | None:
     """The run stem, rank and time stamp a file's name gives, or None for a name without a rank."""
     parts = _name_parts(path.name, pattern)
     return None if parts is None else NamedFile(path, RunKey(str(path.parent), parts[0]), parts[1], parts[2])
+
+
+def damaged_rank(path: Path, pattern: re.Pattern[str], runs: Container[RunKey]) -> NamedFile | None:
+    """What the name of ``path``, a file of no format, says when it makes it a rank of one of ``runs``: then it
+    is that run's file, damaged (emptied, or zeroed by a crash), to be read and reported, not skipped."""
+    named = run_key(path, pattern)
+    return named if named is not None and named.key in runs else None
 
 
 def _name_parts(name: str, pattern: re.Pattern[str]) -> tuple[str, int, str] | None:

@@ -142,6 +142,16 @@ def test_a_number_beyond_a_float_is_a_damaged_row_not_a_crash(tmp_path: Path, nu
     assert code == 1 and json.loads(out)["a"]["path"] == str(path)
 
 
+def test_a_zeroed_rank_file_of_a_run_marks_its_side_broken(tmp_path: Path) -> None:
+    spec = RunSpec(tp=2, pp=2, dp=1, micro_batches=2)
+    write_run(spec, tmp_path / "a")
+    zeroed = write_run(spec, tmp_path / "b")[0]
+    zeroed.write_bytes(b"\0" * zeroed.stat().st_size)
+    _, out, _ = run(tmp_path / "a", tmp_path / "b", "--output-format", "json")
+    side = json.loads(out)["b"]
+    assert (side["files"], side["broken"]) == (4, [f"{zeroed}: has syntax errors"])
+
+
 def test_a_directory_of_mixed_formats_is_refused(tmp_path: Path) -> None:
     (tmp_path / "trace_rank0.txt").write_bytes(SEED_000.read_bytes())
     (tmp_path / "workload.txt").write_bytes(SEED_004.read_bytes())
