@@ -142,6 +142,25 @@ def test_a_number_beyond_a_float_is_a_damaged_row_not_a_crash(tmp_path: Path, nu
     assert code == 1 and json.loads(out)["a"]["path"] == str(path)
 
 
+@pytest.mark.parametrize(
+    ("seed", "old", "new"),
+    [
+        (SEED_003, "4.791370158793459e-09", "1.7976931348623157e308"),  # valid, but their sum is past the largest float
+        (SEED_000, "duration=629.77", "duration=1e400"),  # infinite: TL105 for check, no sample for diff
+        (SEED_000, "duration=629.77", "duration=nan"),
+    ],
+    ids=["largest-floats", "infinite", "nan"],
+)
+@pytest.mark.parametrize("output_format", ["concise", "full", "html", "json"])
+def test_times_past_the_largest_float_are_drawn_or_left_out_not_a_crash(tmp_path: Path, seed: Path, old: str, new: str, output_format: str) -> None:
+    path = tmp_path / seed.name
+    path.write_text(seed.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    code, out, err = run(seed, path, "--output-format", output_format, "--threshold", "0")
+    assert code in (0, 1) and out and "Traceback" not in err
+    if output_format == "json":
+        assert all(change.get("spread_before", {}).get("median") != "NaN" for change in json.loads(out)["changes"])
+
+
 def test_a_zeroed_rank_file_of_a_run_marks_its_side_broken(tmp_path: Path) -> None:
     spec = RunSpec(tp=2, pp=2, dp=1, micro_batches=2)
     write_run(spec, tmp_path / "a")
