@@ -80,6 +80,14 @@ def test_standard_input(monkeypatch: pytest.MonkeyPatch, broken_trace: bytes) ->
     assert code == 1 and out.startswith("-:4:1: TL112")
 
 
+def test_standard_input_named_twice_is_the_same_text_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(SEED_TRACE.read_bytes())))
+    code, out, err = run("check", "-", "-")
+    assert (code, out) == (0, "") and "Checked 2 files: no findings." in err  # not an empty second file (TL005)
+    code, out, _ = run("diff", "-", "-")
+    assert code == 0 and out.startswith("identical")
+
+
 def test_globs_expand_and_an_unmatched_pattern_is_an_error(tmp_path: Path, broken_trace: bytes) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "trace_rank7.txt").write_bytes(broken_trace)
