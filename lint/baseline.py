@@ -9,7 +9,6 @@ deleting other lines does not change it; editing the record does.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -67,11 +66,14 @@ def write(path: Path, findings: list[Finding]) -> int:
 
 def load(path: Path) -> Baseline:
     try:
-        return Baseline.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        # pydantic parses the JSON itself: its parser stops at a nesting limit where json's would exhaust the stack.
+        return Baseline.model_validate_json(path.read_bytes())
     except OSError as error:
         raise ConfigError(f"{path}: cannot read the baseline: {error.strerror or error}") from None
-    except (ValueError, ValidationError) as error:
-        raise ConfigError(f"{path}: not a tlint baseline file: {str(error).splitlines()[0]}") from None
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise ConfigError(f"{path}: not a tlint baseline file: {where + ': ' if where else ''}{problem['msg']}") from None
 
 
 def apply(path: Path, findings: list[Finding]) -> tuple[list[Finding], int, int]:

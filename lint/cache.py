@@ -139,7 +139,7 @@ def _remembered(path: Path) -> tuple[Stamp | None, str, dict[str, Any]]:
             remembered = json.loads(stream.read())
         if isinstance(remembered, dict) and remembered.get("stamp") == stamp:
             return stamp, memo, remembered
-    except (OSError, ValueError):
+    except _DAMAGED:
         pass
     return stamp, memo, {}
 
@@ -241,8 +241,9 @@ def store(entry: str, display: str, result: FileResult, findings: list[Finding],
     _write(_entry_path(entry), _json(outcome) + b"\n" + _json(None if summary is None else summary.packed()))
 
 
-# What reading an entry that another program (or a failing disk) damaged may raise.
-_DAMAGED = (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError)
+# What reading an entry that another program (or a failing disk) damaged may raise; json recurses, so
+# thousands of `[` exhaust the stack.
+_DAMAGED = (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
 
 
 def _json(value: Any) -> bytes:

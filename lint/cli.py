@@ -269,6 +269,10 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.writelines(f"tlint: error: {problem}\n" for problem in walked.errors)
         return EXIT_ERROR if walked.errors else EXIT_CLEAN
 
+    shown_per_rule = options.max_findings
+    if args.write_baseline or args.baseline:
+        # A baseline records and matches every finding: those past --max-findings are left out after it has.
+        options.max_findings = 0
     with progress_bar(err, enabled=output_format in HUMAN_FORMATS and not args.quiet) as progress:
         report = check(paths, options, progress)
 
@@ -282,6 +286,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         report.findings = kept
         report.summary.baseline_suppressed, report.summary.baseline_stale = suppressed, stale
         report.count_severities()
+    if args.write_baseline or args.baseline:
+        report.limit_findings(shown_per_rule)
     if args.statistics:
         report.compute_statistics()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import os
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -136,7 +137,8 @@ class Settings:
 
 def find_config(paths: Iterable[str]) -> Path | None:
     """The first tlint.toml, or pyproject.toml with a [tool.tlint] table, walking up from the paths."""
-    starts = [Path(p).resolve() for p in paths] or [Path.cwd()]
+    # realpath, not Path.resolve: a named symbolic link loop is reported by the walk, not raised here.
+    starts = [Path(os.path.realpath(p)) for p in paths] or [Path.cwd()]
     seen: set[Path] = set()
     for start in starts:
         directory = start if start.is_dir() else start.parent
@@ -153,9 +155,27 @@ def find_config(paths: Iterable[str]) -> Path | None:
 
 def _has_tool_table(pyproject: Path) -> bool:
     try:
-        return "tlint" in tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return _tool_table(_parse_toml(pyproject)) is not None
+    except ConfigError:
         return False
+
+
+def _parse_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except RecursionError:
+        # tomllib descends into nested arrays and inline tables recursively: a few thousand `[` exhaust the stack.
+        raise ConfigError(f"{path}: not valid TOML: arrays or inline tables nested too deeply") from None
+
+
+def _tool_table(pyproject: dict[str, Any]) -> object:
+    """What ``[tool.tlint]`` holds, None when there is none: ``tool`` may be any value (`tool = 5`), not only a table."""
+    tool = pyproject.get("tool")
+    return tool.get("tlint") if isinstance(tool, dict) else None
 
 
 def load_settings(config_path: Path | None, overrides: Overrides) -> Settings:
@@ -178,17 +198,11 @@ def load_settings(config_path: Path | None, overrides: Overrides) -> Settings:
 
 
 def _read(path: Path) -> FileConfig:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    data = _parse_toml(path)
     table_name = "[tool.tlint]" if path.name == "pyproject.toml" else ""
-    if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("tlint", {})
+    table = _tool_table(data) if path.name == "pyproject.toml" else data
     try:
-        return FileConfig.model_validate(data)
+        return FileConfig.model_validate({} if table is None else table)
     except ValidationError as error:
         raise ConfigError(f"{path}: {_first_problem(error, table_name)}") from None
 
@@ -196,7 +210,7 @@ def _read(path: Path) -> FileConfig:
 def _first_problem(error: ValidationError, table: str) -> str:
     problem = error.errors()[0]
     key = ".".join(str(part) for part in problem["loc"])
-    where = f"{table} key '{key}'" if table else f"key '{key}'"
+    where = " ".join(filter(None, (table, key and f"key '{key}'"))) or "the file"  # no key: the table itself is wrong
     if problem["type"] == "extra_forbidden":
         return f"unknown {where}"
     return f"{where}: {problem['msg']} (found {problem.get('input')!r})"

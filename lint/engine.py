@@ -26,7 +26,7 @@ from lint.config import ConfigError, Selection
 from lint.models.common import RowKeyed, SyntaxProblem
 from lint.models.report import CheckReport, FileResult, Finding
 from lint.rule import Rule, Scope, Severity, Violation, catalog
-from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, run_key, siblings, split_by_time
+from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, damaged_rank, run_key, siblings, split_by_time
 from lint.runs.sources import LayoutSources
 from lint.source import CONSOLE_JUNK_CODE, InputError, Source, printable_path
 from lint.walk import WalkOptions, expand
@@ -316,6 +316,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     walked = expand(paths, options.walk)
     report.summary.input_errors.extend(walked.errors)
     tasks: list[_Task] = []
+    unrecognised: list[Source] = []  # walked files of no format: skipped, unless they are a run's rank files
     for source in walked.sources:
         report.summary.files += 1
         try:
@@ -328,7 +329,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
         elif (source.named and source.path.suffix.lower() not in formats.NOT_A_TRACE) or source.head_damage is not None:
             _report_unrecognised(source, detection, options, report)
         else:
-            report.summary.skipped.append(source.display)
+            unrecognised.append(source)
 
     stems: dict[RunKey, dict[Path, _Task]] = defaultdict(dict)  # run stem -> its files, asked or not
     stem_formats: dict[RunKey, str] = {}  # the run format of the files that named the stem
@@ -339,6 +340,15 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             stems[named.key][named.path] = task
             stem_formats.setdefault(named.key, task.format)
             names[named.path] = named
+    for source in unrecognised:
+        # Skipped, a damaged rank file would only cost its run a rank, a warning at most.
+        named = damaged_rank(source.path, options.rank_regex, stem_formats)
+        if named is None:
+            report.summary.skipped.append(source.display)
+            continue
+        tasks.append(_Task(source, stem_formats[named.key], asked=True))
+        stems[named.key][named.path] = tasks[-1]
+        names[named.path] = named
     asked_tasks = len(tasks)
     asked: set[Path] | None = None  # resolved: made only for a sibling not already among the files (resolving costs)
     for stem in sorted(stems):

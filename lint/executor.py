@@ -158,9 +158,21 @@ def _on_dask(
         from distributed import Client, KilledWorker
     except ImportError:
         raise BackendError("--dask-scheduler needs the 'distributed' package: pip install 'tlint-traces[dask]'") from None
+
+    class ClosingClient(Client):
+        """A Client that closes itself when it cannot start: distributed closes one that fails to connect with
+        an OSError only, and one left half started (``bogus``, ``inproc://x``) waits forever when collected at exit."""
+
+        def start(self, **kwargs: Any) -> None:
+            try:
+                super().start(**kwargs)  # type: ignore[no-untyped-call]  # distributed has no annotations
+            except BaseException:
+                self.close()  # type: ignore[no-untyped-call]
+                raise
+
     try:
-        client = Client(address, timeout=CONNECT_TIMEOUT_SECONDS, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as error:
+        client = ClosingClient(address, timeout=CONNECT_TIMEOUT_SECONDS, set_as_default=False)  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError, ValueError, TypeError) as error:  # TypeError: a tls:// address, TLS not configured
         raise BackendError(f"cannot reach the Dask scheduler at {address}: {error}") from None
     with client:
         try:

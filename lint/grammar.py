@@ -326,7 +326,7 @@ def _ebnf(text: str) -> _Ebnf:
     if (remembered := memo.recall(key)) is not None:
         try:
             return _Ebnf.from_json(remembered)
-        except (ValueError, TypeError, KeyError, AttributeError):
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):  # json recurses: `[` thousands deep exhaust the stack
             pass  # damaged: parsed again below, and the memo rewritten
     ebnf = _parsed_ebnf(text)
     memo.remember(key, ebnf.as_json())

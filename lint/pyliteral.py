@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lint.formats import int64
+
 MAX_DEPTH = 16
 
 _TOKEN = re.compile(
@@ -21,7 +23,8 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"'}
 
 
 def read_literal(text: str) -> Any:
-    """The value ``text`` is the repr of; ValueError when it is not such a repr."""
+    """The value ``text`` is the repr of; ValueError when it is not such a repr, OverflowError for an integer
+    past an int64."""
     tokens = _tokens(text)
     value, position = _value(tokens, 0, 0)
     if position != len(tokens):
@@ -49,7 +52,12 @@ def _value(tokens: list[tuple[str, str]], position: int, depth: int) -> tuple[An
         raise ValueError("the value ends early")
     kind, text = tokens[position]
     if kind == "number":
-        return (float(text) if any(c in text for c in ".eE") else int(text)), position + 1
+        if any(c in text for c in ".eE"):
+            return float(text), position + 1
+        # Past an int64 an OverflowError, as for every integer field: no writer prints such a number, and past
+        # 4300 digits Python would not even convert it.
+        magnitude = int64(text.removeprefix("-"))
+        return (-magnitude if text.startswith("-") else magnitude), position + 1
     if kind == "string":
         return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(0)), text[1:-1]), position + 1
     if kind == "name":

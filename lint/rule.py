@@ -235,7 +235,7 @@ def catalog() -> dict[str, Listed]:
             listing = {listed.code: listed for listed in map(Listed.from_json, json.loads(remembered))}
             if sorted(listed.module for listed in listing.values()) == [path.name for path in modules]:
                 return listing
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):  # json recurses: a memo nested thousands deep exhausts the stack
             pass  # damaged: listed again below, and the memo rewritten
     listing = {code: Listed.of(rule) for code, rule in registry().items()}
     if key is not None:

@@ -21,6 +21,7 @@ import tempfile
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import chain
 from operator import itemgetter, methodcaller
 from pathlib import Path
@@ -259,11 +260,18 @@ def _utf8_lines(raws: list[bytes], crlf: bool) -> list[str] | None:
 
 def spool_stdin() -> Source:
     """Standard input, copied to a temporary file: it is read twice (detection, then checking)."""
+    return Source(_spooled(sys.stdin.buffer), STDIN, named=True)
+
+
+@cache
+def _spooled(stream: BinaryIO) -> Path:
+    """Copied once: named twice (`tlint diff - -`), standard input is the same text both times, not a second,
+    empty, file."""
     spool = tempfile.NamedTemporaryFile(prefix="tlint-stdin-", delete=False)  # noqa: SIM115 - removed at exit
     with spool:
-        shutil.copyfileobj(sys.stdin.buffer, spool)
+        shutil.copyfileobj(stream, spool)
     atexit.register(os.unlink, spool.name)
-    return Source(Path(spool.name), STDIN, named=True)
+    return Path(spool.name)
 
 
 def printable_path(name: str) -> str:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     # Imported when a directory is walked: its import (and asyncio's, which it pulls in) costs more than
     # a check of a named file served from the cache spends on anything else.
     from pathspec import GitIgnoreSpec
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 # Directories that hold installed or generated code, never traces; `--exclude` replaces this list.
 DEFAULT_EXCLUDE = ("__pycache__/", "node_modules/", "site-packages/")
@@ -42,8 +43,14 @@ class WalkOptions:
 
     def exclude_spec(self) -> GitIgnoreSpec:
         from pathspec import GitIgnoreSpec
+        from pathspec.patterns.gitignore import GitIgnorePatternError
 
-        return GitIgnoreSpec.from_lines([*self.exclude, *self.extend_exclude])
+        try:
+            return GitIgnoreSpec.from_lines([*self.exclude, *self.extend_exclude])
+        except GitIgnorePatternError as error:  # a lone `!` or a trailing `\`: the user wrote a pattern git would not take
+            from lint.config import ConfigError
+
+            raise ConfigError(f"exclude patterns: {error}") from None
 
 
 @dataclass
@@ -89,10 +96,10 @@ class _Walker:
             self.walk(path)
         elif path.is_file():
             self.found.sources.append(Source(path, shown, named=named))
+        elif path.exists():  # followed through links: a link to a device or a fifo is no broken link
+            self.found.errors.append(f"{shown}: not a regular file or directory")
         elif path.is_symlink():
             self.found.errors.append(f"{shown}: a broken symbolic link or a symbolic link loop")
-        elif path.exists():
-            self.found.errors.append(f"{shown}: not a regular file or directory")
         else:
             self.found.errors.append(f"{shown}: no such file or directory")
 
@@ -134,7 +141,8 @@ class _Walker:
                 path = here / name
                 if os.path.isfile(path):
                     self.found.sources.append(Source(path, printable_path(str(path))))
-                elif os.path.islink(path):
+                elif os.path.islink(path) and not os.path.exists(path):
+                    # A link to a fifo or a device is passed over, as the fifo or device itself would be.
                     self.found.errors.append(f"{printable_path(str(path))}: a broken symbolic link or a symbolic link loop")
 
     def _left_out(self, absolute: Path, top: Path, chain: _Chain, *, directory: bool, base: Path | None = None) -> bool:
@@ -197,6 +205,17 @@ def _read_gitignore(path: Path) -> GitIgnoreSpec:
     from pathspec import GitIgnoreSpec
 
     try:
-        return GitIgnoreSpec.from_lines(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        return GitIgnoreSpec.from_lines(path.read_text(encoding="utf-8", errors="replace").splitlines(), _gitignore_line)
     except OSError:
         return GitIgnoreSpec.from_lines([])
+
+
+def _gitignore_line(line: str) -> GitIgnoreSpecPattern:
+    r"""A .gitignore line as git reads it: one that is no pattern (a lone `!`, a trailing `\`) matches nothing."""
+    from pathspec.patterns.gitignore import GitIgnorePatternError
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    try:
+        return GitIgnoreSpecPattern(line)
+    except GitIgnorePatternError:
+        return GitIgnoreSpecPattern("")  # as a blank line

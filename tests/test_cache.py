@@ -82,12 +82,22 @@ def test_a_damaged_or_foreign_entry_is_a_miss(tmp_path: Path, private_cache: Pat
     first = check(str(tmp_path))
     entries = sorted((private_cache / cache.LAYOUT / "entries").rglob("*"))
     entries = [path for path in entries if path.is_file()]
-    damaged = [b"", b'[[true, "megatron-trace"], [', b'{"an": "object"}', b"[[1], [[2]], {}, [3]]", b"\xff\xfe"]
+    damaged = [b"", b'[[true, "megatron-trace"], [', b'{"an": "object"}', b"[[1], [[2]], {}, [3]]", b"\xff\xfe", b"[" * 100_000]
     for index, path in enumerate(entries):
         path.write_bytes(damaged[index % len(damaged)])
     parsed.clear()
     assert check(str(tmp_path)) == first
     assert len(parsed) == len(entries) - 1  # every file again (the run's entry is not a file's)
+
+
+def test_a_damaged_memo_of_a_files_digest_is_a_miss(tmp_path: Path, private_cache: Path, parsed: list[str]) -> None:
+    run_with_a_fault(tmp_path)
+    first = check(str(tmp_path))
+    for path in (private_cache / cache.LAYOUT / "contents").rglob("*"):
+        if path.is_file():
+            path.write_bytes(b"[" * 100_000)
+    parsed.clear()
+    assert check(str(tmp_path)) == first and parsed == []  # digests again: the same entries
 
 
 def test_a_damaged_summary_is_computed_again(tmp_path: Path, private_cache: Path, parsed: list[str]) -> None:

@@ -255,12 +255,24 @@ def test_per_path_ignores(tmp_path: Path, broken_trace: Path) -> None:
         ("[rules.TL001]\nfoo = 1\n", "unknown [rules.TL001] key 'foo'"),
         ("max-findings = -2\n", "key 'max-findings'"),
         ("[broken\n", "not valid TOML"),
+        pytest.param("select = " + "[" * 5000 + "\n", "not valid TOML: arrays or inline tables nested too deeply", id="nested"),
     ],
 )
 def test_configuration_errors_exit_2_naming_the_key(tmp_path: Path, broken_trace: Path, config: str, message: str) -> None:
     (tmp_path / "tlint.toml").write_text(config, encoding="utf-8")
     code, _, err = run("check", str(broken_trace))
     assert code == 2 and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("tool", ["tool = 5", 'tool = "tlint"', "[tool]\ntlint = 3"])
+def test_a_pyproject_whose_tool_is_no_table_of_tables_is_not_a_crash(tmp_path: Path, broken_trace: Path, tool: str) -> None:
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(tool + "\n", encoding="utf-8")
+    code, _, err = run("check", str(broken_trace))
+    assert (code, err.count("tlint: error")) == ((2, 1) if "tlint = 3" in tool else (1, 0))
+    code, _, err = run("check", str(broken_trace), "--config", str(pyproject))
+    assert (code, err.count("tlint: error")) == ((2, 1) if "tlint = 3" in tool else (1, 0))
+    assert "Traceback" not in err
 
 
 def test_explicit_config_overrides_discovery(tmp_path: Path, broken_trace: Path) -> None:
@@ -297,11 +309,36 @@ def test_baseline_suppresses_known_findings_by_content_not_line(tmp_path: Path, 
     assert "0 findings suppressed by the baseline, 1 baseline entry no longer matched" in err
 
 
-def test_broken_baseline_file_exits_2(tmp_path: Path, broken_trace: Path) -> None:
+def test_a_baseline_records_and_matches_the_findings_past_max_findings_too(tmp_path: Path) -> None:
+    trace, baseline = tmp_path / "trace_rank7.txt", tmp_path / "baseline.json"
+    lines = SEED_TRACE.read_text(encoding="utf-8").splitlines()
+    trace.write_text("\n".join(line.replace("stage_id=3", "stage_id=x") for line in lines) + "\n", encoding="utf-8")
+    broken = sum("stage_id=3" in line for line in lines)
+    assert broken > 2
+    code, _, err = run("check", str(trace), "--select", "TL001", "--max-findings", "1", "--write-baseline", str(baseline))
+    assert code == 1 and f"Wrote {broken} findings to the baseline" in err
+    # The broken record once more at the end, past --max-findings: it alone is new, and it fails the check.
+    last_broken = next(line for line in reversed(lines) if "stage_id=3" in line).replace("stage_id=3", "stage_id=x")
+    trace.write_text(trace.read_text(encoding="utf-8") + last_broken + "\n", encoding="utf-8")
+    code, out, err = run("check", str(trace), "--select", "TL001", "--max-findings", "1", "--baseline", str(baseline))
+    assert (code, out.count("TL001"), f":{len(lines) + 1}:" in out) == (1, 1, True)
+    assert f"{broken} findings suppressed by the baseline, 0 baseline entries no longer matched" in err
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"{}", "entries: Field required"),
+        (b"[" * 100_000, "Invalid JSON: recursion limit exceeded at line 1 column"),
+        (b"\xff", "Invalid JSON: expected value at line 1 column 1"),
+    ],
+    ids=["no-entries", "nested", "not-utf-8"],
+)
+def test_broken_baseline_file_exits_2(tmp_path: Path, broken_trace: Path, content: bytes, problem: str) -> None:
     baseline = tmp_path / "baseline.json"
-    baseline.write_text("{}", encoding="utf-8")
+    baseline.write_bytes(content)
     code, _, err = run("check", str(broken_trace), "--baseline", str(baseline))
-    assert code == 2 and "not a tlint baseline file" in err
+    assert code == 2 and f"{baseline}: not a tlint baseline file: {problem}" in err
 
 
 def test_statistics_counts_per_rule_most_frequent_first(tmp_path: Path) -> None:

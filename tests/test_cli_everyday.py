@@ -115,6 +115,18 @@ def test_exclude_patterns_from_the_configuration(tmp_path: Path) -> None:
     assert tlint("check", "--show-files", cwd=tmp_path).stdout.splitlines() == ["runs/trace_rank7.txt", "tlint.toml"]
 
 
+def test_a_gitignore_line_that_is_no_pattern_matches_nothing_as_in_git(repo: Path) -> None:
+    (repo / "traces" / ".gitignore").write_text("!\n*.tmp.txt\\\n", encoding="utf-8")  # a lone `!`, a trailing `\`
+    shown = tlint("check", "--show-files", cwd=repo)
+    assert (shown.returncode, shown.stdout.splitlines(), shown.stderr) == (0, ["traces/good_rank7.txt"], "")
+
+
+@pytest.mark.parametrize("option", ["--exclude", "--extend-exclude"])
+def test_an_exclude_pattern_that_is_no_pattern_is_a_usage_error(repo: Path, option: str) -> None:
+    result = tlint("check", option, "!", cwd=repo)
+    assert (result.returncode, result.stderr) == (2, "tlint: error: exclude patterns: Invalid git pattern: '!'\n")
+
+
 # -- output and exit -------------------------------------------------------------------------------
 
 

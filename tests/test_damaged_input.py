@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from lint.cli import main
 from tests.fuzz.budget import fuzz_settings
+from tests.synth.megatron_run import RunSpec, write_run
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "tests" / "fixtures" / "seeds"
@@ -130,6 +131,22 @@ def test_unknown_files_met_while_walking_a_directory_are_skipped_and_listed(tmp_
     code, _, err = run(str(tmp_path))
     assert code == 0 and "Checked 1 file (2 skipped: format not recognised): no findings." in err
     assert f"{tmp_path / 'empty.txt'}: skipped" in err and f"{tmp_path / 'notes.md'}: skipped" in err
+
+
+def test_a_walked_rank_file_emptied_or_zeroed_is_reported_not_skipped(tmp_path: Path) -> None:
+    """A crash leaves rank files empty or full of NULs: named as ranks of the run beside them, they are its
+    files, damaged; skipped as files of no format, the run would only miss two ranks (a warning)."""
+    zeroed, emptied, *_ = write_run(RunSpec(tp=2, pp=2, dp=1, micro_batches=2), tmp_path)
+    zeroed.write_bytes(b"\0" * zeroed.stat().st_size)
+    emptied.write_bytes(b"")
+    (tmp_path / "empty.txt").write_bytes(b"")
+    code, found, summary = findings(str(tmp_path))
+    assert code == 1 and summary["skipped"] == [str(tmp_path / "empty.txt")]
+    assert {(f["path"], f["line"], f["code"]) for f in found if f["path"] in (str(zeroed), str(emptied))} == {
+        (str(zeroed), 1, "TL001"),
+        (str(zeroed), 1, "TL003"),
+        (str(emptied), 1, "TL001"),
+    }
 
 
 NOTE = """# What happened on node 3

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,6 +76,29 @@ def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path, faulty_run: P
     code, out, err = run("check", str(faulty_run), "--dask-scheduler", "tcp://127.0.0.1:9")
     assert code == 2 and out == ""
     assert err.startswith("tlint: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9: ") and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("address", "problem"),
+    [
+        ("bogus", "missing port number in address 'bogus'"),
+        ("inproc://x", "not enough values to unpack"),
+        ("nowhere://x", "unknown address scheme 'nowhere'"),
+        ("tls://127.0.0.1:9", "TLS expects a `ssl_context` argument"),
+    ],
+)
+def test_a_scheduler_address_that_cannot_be_connected_to_is_an_error_and_the_process_ends(faulty_run: Path, address: str, problem: str) -> None:
+    # A subprocess: a client distributed leaves half started used to hang the interpreter's exit, after the error.
+    result = subprocess.run(
+        [sys.executable, "-m", "lint", "check", str(faulty_run), "--dask-scheduler", address],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith(f"tlint: error: cannot reach the Dask scheduler at {address}: {problem}"), result.stderr
 
 
 def test_without_distributed_the_option_says_what_to_install(faulty_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -47,7 +47,17 @@ def test_a_changed_grammar_is_a_new_memo(cache_dir: Path) -> None:
     assert len(memos(cache_dir)) == 2
 
 
-@pytest.mark.parametrize("damage", [b"", b"not json", b"[1, 2]", b'[{"header": [3, []]}, {}]', b'[{"header": {"type": 1}}, {}]'])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"",
+        b"not json",
+        b"[1, 2]",
+        b'[{"header": [3, []]}, {}]',
+        b'[{"header": {"type": 1}}, {}]',
+        b"[" * 100_000,
+    ],
+)
 def test_a_damaged_memo_is_parsed_again_and_rewritten(cache_dir: Path, damage: bytes) -> None:
     text = grammar_path("neusight-tsv").read_text(encoding="utf-8")
     expected = grammar._ebnf(text)

@@ -80,6 +80,14 @@ def test_standard_input(monkeypatch: pytest.MonkeyPatch, broken_trace: bytes) ->
     assert code == 1 and out.startswith("-:4:1: TL112")
 
 
+def test_standard_input_named_twice_is_the_same_text_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(SEED_TRACE.read_bytes())))
+    code, out, err = run("check", "-", "-")
+    assert (code, out) == (0, "") and "Checked 2 files: no findings." in err  # not an empty second file (TL005)
+    code, out, _ = run("diff", "-", "-")
+    assert code == 0 and out.startswith("identical")
+
+
 def test_globs_expand_and_an_unmatched_pattern_is_an_error(tmp_path: Path, broken_trace: bytes) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "trace_rank7.txt").write_bytes(broken_trace)
@@ -99,6 +107,25 @@ def test_symlink_loops_and_broken_links_are_reported_not_fatal(tmp_path: Path, b
     assert code == 2 and out.count("TL") == 2
     assert f"{tmp_path / 'loop'}: a broken symbolic link or a symbolic link loop" in err
     assert f"{tmp_path / 'dangling.txt'}: a broken symbolic link" in err
+
+
+def test_a_symlink_loop_named_on_the_command_line_is_reported_not_fatal(tmp_path: Path, broken_trace: bytes) -> None:
+    (tmp_path / "trace_rank7.txt").write_bytes(broken_trace)
+    os.symlink("loop.txt", tmp_path / "loop.txt")
+    code, out, err = run("check", str(tmp_path / "loop.txt"), str(tmp_path / "trace_rank7.txt"))
+    assert code == 2 and out.count("TL") == 2
+    assert f"{tmp_path / 'loop.txt'}: a broken symbolic link or a symbolic link loop" in err
+
+
+def test_a_link_to_a_fifo_is_not_called_broken(tmp_path: Path, broken_trace: bytes) -> None:
+    (tmp_path / "trace_rank7.txt").write_bytes(broken_trace)
+    os.mkfifo(tmp_path / "pipe")
+    os.symlink(tmp_path / "pipe", tmp_path / "pipe_rank1.txt")
+    # Walked, the link is passed over as the fifo itself is; named, it is no regular file.
+    code, out, err = run("check", str(tmp_path))
+    assert code == 1 and out.count("TL") == 2 and "tlint: error" not in err
+    code, _, err = run("check", str(tmp_path / "pipe_rank1.txt"))
+    assert code == 2 and f"{tmp_path / 'pipe_rank1.txt'}: not a regular file or directory" in err
 
 
 # -- the cache ----------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ def test_the_remembered_catalog_is_what_loading_every_rule_module_gives(fresh_ca
         assert listed.defaults == rule.options_json(rule.registry()[code].Options())
 
 
-@pytest.mark.parametrize("damage", [b"", b"{}", b"[[1]]", b'[["TL001", "x", "fatal", [], "file", [], "tl001.py", {}]]'])
+@pytest.mark.parametrize("damage", [b"", b"{}", b"[[1]]", b'[["TL001", "x", "fatal", [], "file", [], "tl001.py", {}]]', b"[" * 100_000])
 def test_a_damaged_catalog_is_listed_again(fresh_catalog: Path, damage: bytes) -> None:
     rule.catalog()
     (memo,) = memos(fresh_catalog)

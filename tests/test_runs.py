@@ -261,13 +261,26 @@ def test_custom_rank_regex(clean_run: Run, tmp_path: Path) -> None:
     assert main(["check", str(tmp_path), "--rank-regex", "job"], stdout=io.StringIO(), stderr=io.StringIO()) == 2
 
 
+@pytest.mark.parametrize("regex", [r"(?P<rank>.*)", r"job-(?P<rank>\d*)", r"job-(?P<rank>x)?"])
+def test_a_rank_regex_whose_group_catches_no_number_gives_no_rank(clean_run: Run, tmp_path: Path, regex: str) -> None:
+    for rank, records in clean_run.items():
+        write_run(SPEC, tmp_path, run={rank: records})
+    for path in tmp_path.iterdir():
+        path.rename(tmp_path / f"job-{path.name.split('_rank')[1].split('_')[0]}.log")
+    (tmp_path / "job-13.log").rename(tmp_path / "job-.log")
+    for argv in (["check", str(tmp_path), "--jobs", "1"], ["diff", str(tmp_path), str(tmp_path), "--jobs", "1"]):
+        err = io.StringIO()
+        assert main([*argv, "--rank-regex", regex], stdout=io.StringIO(), stderr=err) in (0, 1), err.getvalue()
+
+
 def _explain(fault: Fault, findings: list[dict[str, Any]]) -> str:
     return f"fault {fault} not found among " + "; ".join(f"{f['code']} rank {f['rank']} line {f['line']}: {f['message']}" for f in findings[:8])
 
 
-def test_a_configured_log_that_cannot_be_read_is_a_configuration_error(clean_run: Run, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("log", "problem"), [("missing.log", "No such file or directory"), ("run", "Is a directory")])
+def test_a_configured_log_that_cannot_be_read_is_a_configuration_error(clean_run: Run, tmp_path: Path, log: str, problem: str) -> None:
     write_run(SPEC, tmp_path / "run", run=clean_run)
-    (tmp_path / "tlint.toml").write_text('[runs."*"]\nlog = "missing.log"\n', encoding="utf-8")
+    (tmp_path / "tlint.toml").write_text(f'[runs."*"]\nlog = "{log}"\n', encoding="utf-8")
     err = io.StringIO()
     assert main(["check", str(tmp_path / "run")], stdout=io.StringIO(), stderr=err) == 2
-    assert err.getvalue().startswith('tlint: error: [tool.tlint.runs."*"] log: ')
+    assert err.getvalue() == f'tlint: error: [tool.tlint.runs."*"] log: {tmp_path / log}: cannot read: {problem}\n'

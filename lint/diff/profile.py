@@ -9,11 +9,12 @@ compared on it alone.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from lint.diff.stats import median, total
 
@@ -28,6 +29,13 @@ class Timing(BaseModel):
 
     counts: dict[float, int]
     per_step: float = 1.0
+
+    @field_validator("counts")
+    @classmethod
+    def _finite(cls, counts: dict[float, int]) -> dict[float, int]:
+        """An infinite or NaN time (damage `tlint check` reports, or a sum past the largest float) is no sample:
+        the statistics and the plots would turn it into NaN."""
+        return {sample: count for sample, count in counts.items() if math.isfinite(sample)}
 
     @classmethod
     def of(cls, samples: Iterable[float], per_step: float = 1.0) -> Timing:

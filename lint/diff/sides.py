@@ -14,7 +14,7 @@ from typing import Protocol
 from lint import formats
 from lint.diff.profile import Profile
 from lint.executor import Backend
-from lint.runs.discovery import DEFAULT_RANK_REGEX
+from lint.runs.discovery import DEFAULT_RANK_REGEX, damaged_rank, run_key
 from lint.source import InputError, Source
 from lint.walk import expand
 
@@ -39,6 +39,7 @@ def load_side(path: str, options: SideOptions) -> Profile:
     if walked.errors:
         raise DiffInputError(walked.errors[0])
     by_format: dict[str, list[Source]] = {}
+    unrecognised: list[Source] = []
     for source in walked.sources:
         try:
             format_name = options.trace_format or formats.detect(source.head())
@@ -46,12 +47,17 @@ def load_side(path: str, options: SideOptions) -> Profile:
             raise DiffInputError(str(error)) from None
         if format_name is not None:
             by_format.setdefault(format_name, []).append(source)
+        else:
+            unrecognised.append(source)
     if not by_format:
         raise DiffInputError(f"{path}: no file of a known format (use --trace-format to force one)")
     if len(by_format) > 1:
         counts = ", ".join(f"{len(sources)} {name}" for name, sources in sorted(by_format.items()))
         raise DiffInputError(f"{path}: holds files of several formats ({counts}); name one file or run")
     ((format_name, found),) = by_format.items()
+    if format_name in formats.run_formats():  # a run's damaged rank file is read, so that the side is marked broken
+        runs = {named.key for source in found if (named := run_key(source.path, options.rank_regex))}
+        found += [source for source in unrecognised if damaged_rank(source.path, options.rank_regex, runs)]
     adapter: Adapter = importlib.import_module(formats.diff_adapter(format_name))
     try:
         return adapter.load(path, found, options)

@@ -38,7 +38,7 @@ def median(counts: Counts[Sample]) -> float:
     if n % 2:
         return _order_statistics(counts, n // 2, n // 2)[0]
     below, above = _order_statistics(counts, n // 2 - 1, n // 2)
-    return (below + above) / 2
+    return below / 2 + above / 2  # what (below + above) / 2 gives, without overflowing near the largest float
 
 
 def total(counts: Counts[Sample]) -> int:

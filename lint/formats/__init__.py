@@ -20,6 +20,7 @@ from lint.formats.descriptor import Format
 # ``formats`` of the rules that apply to every format).
 FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in descriptor.FORMATS)
 INT64_MAX = 2**63 - 1
+UINT64_MAX = 2**64 - 1
 
 
 def fits_int64(digits: str) -> bool:

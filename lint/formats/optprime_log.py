@@ -760,9 +760,17 @@ class Parser:
             return self._build(rule, number, position + 1, texts), len(text) if end is None else end
         except _Overflow as overflow:
             value = texts[overflow.field] or ""
-            terminal = self.grammar.alternatives(overflow.field)[0]
-            message = f"expected {self.grammar.describe({terminal})}, found {quote(value)}, which overflows a 64-bit integer"
-            return self._problem(rule, number, text, position, line_rank, position + fields[overflow.field].meta.start_pos + 1, message)
+            # The field is the integer, or a literal that holds it (stage2rank's map, a mesh's ranks): then the
+            # finding names and points at that integer.
+            integer = next(match for match in _DIGITS.finditer(value) if not fits_int64(match.group()))
+            if integer.group() == value.removeprefix("-"):
+                expected = self.grammar.describe({self.grammar.alternatives(overflow.field)[0]})
+                found, offset = value, 0
+            else:
+                expected, found, offset = "integers of 64 bits", integer.group(), integer.start()
+            message = f"expected {expected}, found {quote(found)}, which overflows a 64-bit integer"
+            column = position + fields[overflow.field].meta.start_pos + offset + 1
+            return self._problem(rule, number, text, position, line_rank, column, message)
 
     def _problem(self, rule: str, number: int, text: str, position: int, line_rank: int | None, column: int, message: str) -> tuple[SyntaxProblem, int]:
         """The finding on a broken record at ``position``; what follows it is read again from the next record there."""
@@ -810,6 +818,9 @@ class _Derived(dict[str, re.Pattern[str]]):
     def __missing__(self, rule: str) -> re.Pattern[str]:
         pattern = self[rule] = self._derive(rule)
         return pattern
+
+
+_DIGITS = re.compile(r"[0-9]+")
 
 
 class _Overflow(Exception):

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 if TYPE_CHECKING:  # Lark judges only the rows the fast path rejects: a file without one never imports it
     from lark import Token, Tree
 
-from lint.formats import HEAD_LINES, Evidence
+from lint.formats import HEAD_LINES, UINT64_MAX, Evidence
 from lint.grammar import Grammar, GrammarSyntaxError
 from lint.models.common import Cause, RowMemo, SyntaxProblem, new_alike
 from lint.models.simai_workload import (
@@ -231,6 +231,8 @@ class Parser:
             columns: list[Any] = [int(column) if integer else column for integer, column in zip(self._integer_columns[rule], match.groups(), strict=True)]
         except ValueError:  # beyond Python's limit on digits: Lark's path says where
             return None
+        if any(type(column) is int and not _readable(column) for column in columns):  # Lark's path says where, too
+            return None
         padding = (None,) if rule == "row" else ()  # no parallelism column
         return remembered.remember_row(text, (*columns, *padding, (), new_alike()), number)
 
@@ -364,9 +366,18 @@ def _value(token: Token) -> int | str:
 
 def _integer(text: str, column: int) -> int:
     try:
-        return int(text)
-    except ValueError:  # beyond Python's limit on digits: no reader could use such a number either
-        raise _Rejected(column, f"expected a number SimAI can read, found one of {len(text)} digits") from None
+        value = int(text)
+    except ValueError:  # beyond Python's limit on digits
+        value = None
+    if value is None or not _readable(value):
+        raise _Rejected(column, f"expected a number SimAI can read, found one of {len(text)} digits")
+    return value
+
+
+def _readable(value: int) -> bool:
+    """Whether SimAI's ``>>`` reads ``value``: it reads sizes and times into 64-bit integers, and fails past them
+    (so nothing downstream, a float in the diff say, meets a number of hundreds of digits)."""
+    return abs(value) <= UINT64_MAX
 
 
 def _header_number(text: str, column: int) -> HeaderNumber:

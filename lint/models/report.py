@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
@@ -76,6 +77,21 @@ class CheckReport(BaseModel):
         self.summary.errors = counts[Severity.ERROR]
         self.summary.warnings = counts[Severity.WARNING]
         self.summary.infos = counts[Severity.INFO]
+
+    def limit_findings(self, limit: int) -> None:
+        """Keep at most ``limit`` findings per rule and file (0: all), counting the others in ``summary.not_shown``."""
+        if not limit:
+            return
+        seen: Counter[tuple[str | None, str]] = Counter()
+        kept: list[Finding] = []
+        for finding in self.findings:
+            seen[finding.path, finding.code] += 1
+            if seen[finding.path, finding.code] <= limit:
+                kept.append(finding)
+            else:
+                self.summary.not_shown[finding.code] = self.summary.not_shown.get(finding.code, 0) + 1
+        self.findings = kept
+        self.count_severities()
 
     def compute_statistics(self) -> None:
         """Counts per rule, most frequent first (findings beyond --max-findings included)."""

@@ -27,8 +27,10 @@ def described_layout(path: Path, kind: str) -> tuple[list[LayoutClaim], dict[int
         if formats.detect(source.head()) != format_name:
             raise DescriptionError(f"{path} is not an {format_name} file")
         items = list(formats.parser(format_name).parse(source.lines()))
-    except (InputError, OSError) as error:
-        raise DescriptionError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    except InputError as error:  # its message names the file and why already
+        raise DescriptionError(str(error)) from None
+    except OSError as error:
+        raise DescriptionError(f"{path}: cannot read: {error.strerror or error}") from None
     described = f"the {kind} {path}"
     # The model module reads it (imported here: few runs name a log or workload, and building these models
     # costs every check start-up time).

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,10 +72,21 @@ def run_key(path: Path, pattern: re.Pattern[str]) -> NamedFile | None:
     return None if parts is None else NamedFile(path, RunKey(str(path.parent), parts[0]), parts[1], parts[2])
 
 
+def damaged_rank(path: Path, pattern: re.Pattern[str], runs: Container[RunKey]) -> NamedFile | None:
+    """What the name of ``path``, a file of no format, says when it makes it a rank of one of ``runs``: then it
+    is that run's file, damaged (emptied, or zeroed by a crash), to be read and reported, not skipped."""
+    named = run_key(path, pattern)
+    return named if named is not None and named.key in runs else None
+
+
 def _name_parts(name: str, pattern: re.Pattern[str]) -> tuple[str, int, str] | None:
-    """(stem, rank, time stamp) of a file name, or None for a name without a rank."""
+    """(stem, rank, time stamp) of a file name, or None for a name without a rank.
+
+    A --rank-regex may let its rank group catch anything (``(?P<rank>.*)``) or nothing (``(?P<rank>x)?``):
+    a name has a rank only where the group catches a number.
+    """
     match = pattern.search(name)
-    if match is None:
+    if match is None or not (match.group("rank") or "").isdecimal():
         return None
     stamp = (match.groupdict().get("stamp") or "") if "stamp" in pattern.groupindex else ""
     return name[: match.start("rank")], int(match.group("rank")), stamp

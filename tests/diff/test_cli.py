@@ -132,6 +132,45 @@ def test_errors_are_one_line_and_exit_2(argv: list[object], message: str) -> Non
     assert (code, out, err) == (2, "", message)
 
 
+@pytest.mark.parametrize("number", ["attention_norm	    -1	3422000", "6236471296"], ids=["compute", "size"])
+def test_a_number_beyond_a_float_is_a_damaged_row_not_a_crash(tmp_path: Path, number: str) -> None:
+    path = tmp_path / "huge.txt"
+    path.write_text(SEED_004.read_text(encoding="utf-8").replace(number, number[:-7] + "9" * 400, 1), encoding="utf-8")
+    code, _, err = run(path, SEED_004)
+    assert code == 1 and f"warning: a has syntax errors ({path}: 1 line with syntax errors, the first at line " in err
+    code, out, _ = run(path, SEED_004, "--output-format", "json")
+    assert code == 1 and json.loads(out)["a"]["path"] == str(path)
+
+
+@pytest.mark.parametrize(
+    ("seed", "old", "new"),
+    [
+        (SEED_003, "4.791370158793459e-09", "1.7976931348623157e308"),  # valid, but their sum is past the largest float
+        (SEED_000, "duration=629.77", "duration=1e400"),  # infinite: TL105 for check, no sample for diff
+        (SEED_000, "duration=629.77", "duration=nan"),
+    ],
+    ids=["largest-floats", "infinite", "nan"],
+)
+@pytest.mark.parametrize("output_format", ["concise", "full", "html", "json"])
+def test_times_past_the_largest_float_are_drawn_or_left_out_not_a_crash(tmp_path: Path, seed: Path, old: str, new: str, output_format: str) -> None:
+    path = tmp_path / seed.name
+    path.write_text(seed.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    code, out, err = run(seed, path, "--output-format", output_format, "--threshold", "0")
+    assert code in (0, 1) and out and "Traceback" not in err
+    if output_format == "json":
+        assert all(change.get("spread_before", {}).get("median") != "NaN" for change in json.loads(out)["changes"])
+
+
+def test_a_zeroed_rank_file_of_a_run_marks_its_side_broken(tmp_path: Path) -> None:
+    spec = RunSpec(tp=2, pp=2, dp=1, micro_batches=2)
+    write_run(spec, tmp_path / "a")
+    zeroed = write_run(spec, tmp_path / "b")[0]
+    zeroed.write_bytes(b"\0" * zeroed.stat().st_size)
+    _, out, _ = run(tmp_path / "a", tmp_path / "b", "--output-format", "json")
+    side = json.loads(out)["b"]
+    assert (side["files"], side["broken"]) == (4, [f"{zeroed}: has syntax errors"])
+
+
 def test_a_directory_of_mixed_formats_is_refused(tmp_path: Path) -> None:
     (tmp_path / "trace_rank0.txt").write_bytes(SEED_000.read_bytes())
     (tmp_path / "workload.txt").write_bytes(SEED_004.read_bytes())

@@ -70,6 +70,22 @@ SEED = parse_lines(lines_of(SEED_002))
 FAILED = parse_lines(lines_of(FAILED_RUN))
 
 
+@pytest.mark.parametrize(
+    ("line", "old", "new", "number"),
+    [
+        (31, "1: [1]", "1: [{}]", "9223372036854775808"),  # stage2rank's map
+        (29, "[0, 1, 2, 3,", "[0, 1, {}, 3,", "9" * 5000),  # a mesh's ranks, past Python's digit limit
+    ],
+    ids=["stage2rank", "mesh-ranks"],
+)
+def test_an_integer_past_an_int64_inside_a_literal_is_a_finding_at_it(line: int, old: str, new: str, number: str) -> None:
+    lines = lines_of(SEED_002)
+    lines[line - 1] = lines[line - 1].replace(old, new.format(number), 1)
+    (problem,) = [item for item in parse_lines(lines) if isinstance(item, SyntaxProblem)]
+    assert (problem.line, problem.column) == (line, lines[line - 1].index(number) + 1)
+    assert problem.message.startswith(f"expected integers of 64 bits, found '{number[:40]}") and problem.message.endswith("which overflows a 64-bit integer")
+
+
 # -- the real sample ------------------------------------------------------------------------------
 
 

@@ -154,10 +154,12 @@ def nice_ticks(low: float, high: float, count: int = _TICKS) -> list[float]:
     if not high > low:
         low, high = (low - 1, high + 1) if low == 0 else (low - abs(low) * 0.1, high + abs(high) * 0.1)
     raw = (high - low) / count
-    power = 10 ** math.floor(math.log10(raw))
+    power = 10.0 ** math.floor(math.log10(raw))  # a float, as the times are: an int power would outgrow them
     step = next(power * f for f in (1, 2, 5, 10) if power * f >= raw)
     first = math.floor(low / step) * step
     last = math.ceil(high / step) * step
+    if not math.isfinite(last):  # rounded up past the largest float: the ticks stop below the highest time
+        last = math.floor(high / step) * step
     return [round(first + i * step, 12) for i in range(round((last - first) / step) + 1)]
 
 
