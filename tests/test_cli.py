@@ -312,16 +312,18 @@ def test_baseline_suppresses_known_findings_by_content_not_line(tmp_path: Path, 
 def test_a_baseline_records_and_matches_the_findings_past_max_findings_too(tmp_path: Path) -> None:
     trace, baseline = tmp_path / "trace_rank7.txt", tmp_path / "baseline.json"
     lines = SEED_TRACE.read_text(encoding="utf-8").splitlines()
-    trace.write_text("\n".join(line.replace("stage_id=3", "stage_id=x") for line in lines) + "\n", encoding="utf-8")
-    broken = sum("stage_id=3" in line for line in lines)
+    # Every other line broken: lines one after another with one problem would be one finding.
+    broken_lines = [line.replace("stage_id=3", "stage_id=x") if index % 2 == 0 else line for index, line in enumerate(lines)]
+    trace.write_text("\n".join(broken_lines) + "\n", encoding="utf-8")
+    broken = sum(line != original for line, original in zip(broken_lines, lines, strict=True))
     assert broken > 2
     code, _, err = run("check", str(trace), "--select", "TL001", "--max-findings", "1", "--write-baseline", str(baseline))
     assert code == 1 and f"Wrote {broken} findings to the baseline" in err
-    # The broken record once more at the end, past --max-findings: it alone is new, and it fails the check.
-    last_broken = next(line for line in reversed(lines) if "stage_id=3" in line).replace("stage_id=3", "stage_id=x")
-    trace.write_text(trace.read_text(encoding="utf-8") + last_broken + "\n", encoding="utf-8")
+    # A broken record once more at the end, after a good one, past --max-findings: it alone is new, and it fails the check.
+    good, bad = next((line, changed) for line, changed in zip(lines, broken_lines, strict=True) if line != changed)
+    trace.write_text(trace.read_text(encoding="utf-8") + good + "\n" + bad + "\n", encoding="utf-8")
     code, out, err = run("check", str(trace), "--select", "TL001", "--max-findings", "1", "--baseline", str(baseline))
-    assert (code, out.count("TL001"), f":{len(lines) + 1}:" in out) == (1, 1, True)
+    assert (code, out.count("TL001"), f":{len(lines) + 2}:" in out) == (1, 1, True)
     assert f"{broken} findings suppressed by the baseline, 0 baseline entries no longer matched" in err
 
 
