@@ -1,6 +1,7 @@
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from lint.models.neusight_tsv import LayerRecord
@@ -82,7 +83,9 @@ class GradSize(Rule):
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
-        self.grads: list[tuple[LayerRecord, Check]] = []  # gradient rows of recognised layers, in file order
+        # Gradient rows of recognised layers by name and size, in the order of their first rows: the first such
+        # row, its check and how many rows repeat it (a table repeats its rows: kept once, not per row).
+        self.grads: dict[tuple[str, int], _Grad] = {}
         self.checks: PerAlikeRow[Check | None] = PerAlikeRow()  # of each distinct row
 
     def _check(self, row: LayerRecord) -> Check | None:
@@ -96,21 +99,39 @@ class GradSize(Rule):
     def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
         check = self._check(row)
         if check is not None:
-            self.grads.append((row, check))
+            found = self.grads.get((row.name, row.backward_comm_size))
+            if found is None:
+                self.grads[row.name, row.backward_comm_size] = _Grad(row, check)
+            else:
+                found.rows += 1
         return ()
 
     def finish(self) -> Iterator[Violation]:
-        layer_norms = [row for row, check in self.grads if check is _layer_norm]
-        votes = Counter(row.backward_comm_size for row in layer_norms if row.backward_comm_size % 2 == 0)
+        layer_norms = [grad for grad in self.grads.values() if grad.check is _layer_norm]
+        votes = Counter[int]()
+        for grad in layer_norms:
+            if grad.first.backward_comm_size % 2 == 0:
+                votes[grad.first.backward_comm_size] += grad.rows
         if not votes:
             return
         size = votes.most_common(1)[0][0]
         hidden = size // 2
-        source = next(row for row in layer_norms if row.backward_comm_size == size)
-        for row, check in self.grads:
-            expected = check(row.backward_comm_size, hidden)
+        source = next(grad.first for grad in layer_norms if grad.first.backward_comm_size == size)
+        for grad in self.grads.values():
+            row = grad.first
+            expected = grad.check(row.backward_comm_size, hidden)
             if expected:
-                yield at(row, f"{row.name} has {row.backward_comm_size} elements; {expected} (H = {hidden} from {source.name})")
+                more = f" (and {grad.rows - 1} more row{'s' if grad.rows > 2 else ''} alike)" if grad.rows > 1 else ""
+                yield at(row, f"{row.name} has {row.backward_comm_size} elements; {expected} (H = {hidden} from {source.name}){more}")
+
+
+@dataclass(slots=True)
+class _Grad:
+    """The first gradient row of a name and size, its check, and how many rows repeat it."""
+
+    first: LayerRecord
+    check: Check
+    rows: int = 1
 
 
 def _check_of(row: LayerRecord) -> Check | None:

@@ -1,10 +1,11 @@
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from lint.models.simai_workload import Comm, LayerRow
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import PerAlikeRow, quotient
+from lint.rulekit import quotient
 from lint.rulekit.simai import AicbOnly, LayerRowTally
 
 CROSS_ENTROPY = re.compile(r"cross_entropy[0-9]*")
@@ -50,29 +51,34 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
-        self.row_reductions: PerAlikeRow[tuple[Comm, ...]] = PerAlikeRow()  # of each distinct row
+        # (row name, comm column, size) -> the first such all-reduce and how many rows repeat it, in file order:
+        # a workload repeats its cross-entropy rows once per micro-batch, kept once, not per row.
+        self.reductions: dict[tuple[str, str, int], _Reduction] = {}
 
     def share(self, shared: dict[type, Any]) -> None:
         super().share(shared)
-        self.tally.keepers.append(self._reduces)
+        self.tally.consumers.append(self._count)
 
-    def _reductions_of(self, row: LayerRow) -> tuple[Comm, ...]:
-        reductions = self.row_reductions.get(row.alike)
-        if reductions is None:
-            reductions = self.row_reductions.remember(row, _reductions(row))
-        return reductions
-
-    def _reduces(self, row: LayerRow) -> bool:
-        """Whether the tally keeps ``row`` and the rows alike: the header comes first, so nothing is kept
-        of a file AICB did not write."""
-        return self.from_aicb and bool(self._reductions_of(row))
+    def _count(self, batch: Iterable[tuple[LayerRow, int, int]]) -> None:
+        """The tally's distinct rows, in the order of their first rows: the header comes first, so nothing is
+        kept of a file AICB did not write."""
+        if not self.from_aicb:
+            return
+        for row, _, rows in batch:
+            for comm in _reductions(row):
+                found = self.reductions.get((row.name, comm.phase, comm.size))
+                if found is None:
+                    self.reductions[row.name, comm.phase, comm.size] = _Reduction(row, comm, rows)
+                else:
+                    found.rows += rows
 
     def finish(self) -> Iterator[Violation]:
-        reductions = [(row, comm) for row in self.tally.kept for comm in self._reductions_of(row)]
-        if not self.from_aicb or not reductions:
+        self.tally.flush()  # the last distinct rows, to _count
+        if not self.from_aicb or not self.reductions:
             return
-        (first_row, first), *others = reductions
         activation = self.tally.activation_size(self.tp)
+        first_reduction, *others = self.reductions.values()
+        first_row, first = first_reduction.row, first_reduction.comm
         if first.size % 4:
             yield at(first_row, f"{first_row.name}: {first} is not a multiple of 4: AICB writes seq·mbs·4 (one fp32 per token)")
         elif activation is not None and 2 * activation.size % first.size:
@@ -82,12 +88,21 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
                 f"{first_row.name}: {first} gives seq·mbs = {tokens}, but {activation} is not a multiple of "
                 f"2·seq·mbs = {2 * tokens} (the hidden size would be {quotient(2 * activation.size, first.size)})",
             )
-        for row, comm in others:
-            if comm.size != first.size:
+        for other in others:
+            if other.comm.size != first.size:
+                more = f" (and {other.rows - 1} more row{'s' if other.rows > 2 else ''} alike)" if other.rows > 1 else ""
                 yield at(
-                    row,
-                    f"{row.name}: {comm}; {first_row.name} (line {first_row.line}) has {first.size}: AICB sizes every cross-entropy all-reduce seq·mbs·4",
+                    other.row,
+                    f"{other.row.name}: {other.comm}; {first_row.name} (line {first_row.line}) has {first.size}: "
+                    f"AICB sizes every cross-entropy all-reduce seq·mbs·4{more}",
                 )
+
+
+@dataclass(slots=True)
+class _Reduction:
+    row: LayerRow  # the first row of its name with this all-reduce
+    comm: Comm
+    rows: int
 
 
 def _reductions(row: LayerRow) -> tuple[Comm, ...]:

@@ -114,8 +114,7 @@ class LayerRows:
     A workload repeats a few dozen rows a hundred thousand times, so a row costs a lookup; what the rules
     conclude from the distinct rows is worked out when the tally is full (it is bounded: a file of endlessly
     new rows) and at the end of the file, by the consumers the rules register (``consumers``), each given
-    the distinct rows in the order of their first rows.  The rows of the alikes a ``keeper`` wants are kept
-    in file order (``kept``).
+    the distinct rows in the order of their first rows, with how many rows are alike.
     """
 
     def __init__(self) -> None:
@@ -126,11 +125,9 @@ class LayerRows:
         self.first_extra_row = 0  # its number among the rows (0: no count declared)
         self.previous_name: str | None = None
         self.place = 0  # of the current row in its run of one name
-        # (alike, place) -> [first row, rows, ``kept`` or None], in the order of the first rows
+        # (alike, place) -> [first row, rows], in the order of the first rows
         self.pending: dict[tuple[int, int], list[Any]] = {}
         self.consumers: list[Callable[[Iterable[tuple[LayerRow, int, int]]], None]] = []
-        self.keepers: list[Callable[[LayerRow], bool]] = []
-        self.kept: list[LayerRow] = []
         self.activation = TpActivation()
         self.consumers.append(self.activation.count)
 
@@ -153,8 +150,6 @@ class LayerRows:
             self._first_alike(row)
         else:
             entry[1] += 1
-            if entry[2] is not None:
-                entry[2].append(row)
         return ()
 
     def _first_alike(self, row: LayerRow) -> None:
@@ -162,15 +157,12 @@ class LayerRows:
             self.long_rows += 1
         if len(self.pending) >= PerAlikeRow.ENTRIES:  # as bounded as the rules' memos
             self.flush()
-        kept = next((self.kept for keep in self.keepers if keep(row)), None)
-        self.pending[row.alike, self.place] = [row, 1, kept]
-        if kept is not None:
-            kept.append(row)
+        self.pending[row.alike, self.place] = [row, 1]
 
     def flush(self) -> None:
         """Hands the distinct rows tallied so far to the consumers: at the end of the file, before the
         rules conclude."""
-        batch = [(row, place, rows) for (_, place), (row, rows, _) in self.pending.items()]
+        batch = [(row, place, rows) for (_, place), (row, rows) in self.pending.items()]
         self.pending.clear()
         for consume in self.consumers:
             consume(batch)
