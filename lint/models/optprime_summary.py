@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from lint.models.optprime_log import FAILURE_MESSAGES, Reading
+from lint.models.optprime_log import FAILURE_MESSAGES, EpochProgressRecord
 
 
 class StepTimes(BaseModel):
@@ -27,18 +27,6 @@ class StepTimes(BaseModel):
     ops: list[int] = Field(default_factory=list)
     avg_ms: list[float] = Field(default_factory=list)
     layer_lines: list[int] = Field(default_factory=list)
-
-
-class EpochProgress(BaseModel):
-    line: int
-    epoch: int
-    batch: int
-    batches: int
-    lr: Reading
-    ms_per_batch: Reading | None
-    loss: Reading
-    ppl: Reading
-    elapsed_s: Reading | None = None
 
 
 class Failure(BaseModel):
@@ -59,7 +47,7 @@ class OptprimeLog(BaseModel):
     completed_ranks: list[int] = Field(default_factory=list, description="ranks that printed run completed")
     steps: list[StepTimes] = Field(default_factory=list, description="per-rank per-step layer timings, in log order")
     unattributed_layers: int = Field(default=0, description="layer[...] records no timing header claimed")
-    epochs: list[EpochProgress] = Field(default_factory=list)
+    epochs: list[EpochProgressRecord] = Field(default_factory=list, description="the progress lines, as parsed")
     elapsed_seconds: float | None = None
     failures: list[Failure] = Field(default_factory=list)
     syntax_problems: int = 0
@@ -84,7 +72,7 @@ class _Summary:
         self.steps: list[dict[str, Any]] = []
         self.current_step: dict[int, dict[str, Any]] = {}
         self.unattributed = 0
-        self.epochs: list[dict[str, Any]] = []
+        self.epochs: list[EpochProgressRecord] = []
         self.elapsed: float | None = None
         self.failures: list[dict[str, Any]] = []
         self.problems = 0
@@ -135,20 +123,8 @@ class _Summary:
         step["avg_ms"].append(item.avg_ms)
         step["layer_lines"].append(item.line)
 
-    def _epoch(self, item: Any) -> None:
-        self.epochs.append(
-            {
-                "line": item.line,
-                "epoch": item.epoch,
-                "batch": item.batch,
-                "batches": item.batches,
-                "lr": item.lr,
-                "ms_per_batch": item.ms_per_batch,
-                "loss": item.loss,
-                "ppl": item.ppl,
-                "elapsed_s": item.elapsed_s,
-            }
-        )
+    def _epoch(self, item: EpochProgressRecord) -> None:
+        self.epochs.append(item)
         if not item.finite:
             self.failures.append({"kind": "non_finite_loss", "line": item.line, "rank": item.rank, "message": f"loss {item.loss}, ppl {item.ppl}"})
 
