@@ -114,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     diff_cmd.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to this file instead of standard output")
     diff_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes reading the files (default: one per core)")
     diff_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
+    diff_cmd.add_argument("--no-cache", action="store_true", help="read every file again instead of reusing the cached check and profile of unchanged files")
 
     rules_cmd = commands.add_parser("rules", help="list every rule")
     rules_cmd.add_argument("--output-format", choices=["concise", "json", "markdown"], default="concise")
@@ -376,7 +377,7 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         rank_regex = compile_rank_regex(args.rank_regex)
     except RankRegexError as error:
         raise ConfigError(str(error)) from None
-    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=_backend(args))
+    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=_backend(args), use_cache=not args.no_cache)
     options = DiffOptions(threshold=threshold / 100, fail_on=tuple(args.fail_on))
     try:
         report = diff_paths(args.a, args.b, sides, options)

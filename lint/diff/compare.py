@@ -26,10 +26,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lint.diff.profile import Items, Profile, Scalar, Timing
+from lint.diff.sides import Problems
 from lint.diff.stats import holm, mann_whitney_p, median, quantile
 from lint.diff.wording import ARROW, is_number, key_template, natural_key, number_ranges, percent, subject, value
 from lint.models.categories import CATEGORIES, Category
 from lint.models.diff import CategoryCount, Change, DiffReport, DiffSide, DiffSummary, PlotSeries, Spread
+from lint.report.text import plural
 
 ALPHA = 0.05
 DEFAULT_THRESHOLD_PERCENT = 5.0
@@ -44,7 +46,9 @@ class DiffOptions:
     alpha: float = ALPHA
 
 
-def diff(a: Profile, b: Profile, options: DiffOptions | None = None) -> DiffReport:
+def diff(a: Profile, b: Profile, options: DiffOptions | None = None, problems: tuple[Problems, Problems] = (Problems(), Problems())) -> DiffReport:
+    """The changes from ``a`` to ``b``; ``problems``: what `tlint check` finds wrong with each side (the verdict
+    is then inconclusive, whatever changed)."""
     options = options or DiffOptions()
     same_format = a.format == b.format
     left, right = (a, b) if same_format else (a.common, b.common)
@@ -58,8 +62,8 @@ def diff(a: Profile, b: Profile, options: DiffOptions | None = None) -> DiffRepo
     ]
     changes = _collapse(changes)
     changes.sort(key=lambda c: (not c.significant, _FIRST.get(c.category, 2), -c.impact, c.category, natural_key(c.key), c.field))
-    summary = _summary(changes, options, same_format, left.step_key or right.step_key)
-    return DiffReport(a=_side(a), b=_side(b), changes=changes, summary=summary, plot=_plot(left, right))
+    summary = _summary(changes, options, same_format, left.step_key or right.step_key, problems)
+    return DiffReport(a=_side(a, problems[0]), b=_side(b, problems[1]), changes=changes, summary=summary, plot=_plot(left, right))
 
 
 # -- per category -----------------------------------------------------------------------------------
@@ -222,15 +226,20 @@ def _collapse(changes: list[Change]) -> list[Change]:
 # -- summary ----------------------------------------------------------------------------------------
 
 
-def _summary(changes: list[Change], options: DiffOptions, same_format: bool, step_key: str | None) -> DiffSummary:
+def _summary(changes: list[Change], options: DiffOptions, same_format: bool, step_key: str | None, problems: tuple[Problems, Problems]) -> DiffSummary:
     counts = {category: CategoryCount() for category in CATEGORIES}
     for change in changes:
         counts[change.category].changes += 1
         counts[change.category].significant += change.significant
     significant = [category for category in CATEGORIES if counts[category].significant]
     verdict = "significant change" if significant else "no significant change" if changes else "identical"
+    text = headline(changes, step_key)
+    damaged = [f"{name} has {plural(side.count, 'error')}: {side.shown[0]}" for name, side in zip("ab", problems, strict=True) if side.count]
+    if damaged:
+        verdict = "inconclusive"
+        text = "; ".join(damaged) + f" (`tlint check` lists them); on what could be read: {text}"
     return DiffSummary(
-        headline=headline(changes, step_key),
+        headline=text,
         verdict=verdict,
         compared="full" if same_format else "common per-layer profile",
         threshold_percent=options.threshold * 100,
@@ -301,7 +310,7 @@ def _timing_headline(changes: list[Change], step_key: str | None) -> list[str]:
     return []
 
 
-def _side(profile: Profile) -> DiffSide:
+def _side(profile: Profile, problems: Problems) -> DiffSide:
     return DiffSide(
         path=profile.path,
         format=profile.format,
@@ -309,7 +318,8 @@ def _side(profile: Profile) -> DiffSide:
         units=profile.units,
         step_ms=round(profile.step_ms, MS_DECIMALS) if profile.step_ms is not None else None,
         total_bytes=profile.total_bytes or None,
-        broken=profile.broken,
+        errors=problems.count,
+        problems=list(problems.shown),
     )
 
 

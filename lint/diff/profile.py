@@ -63,7 +63,6 @@ class Profile(BaseModel):
     # change.  Every other config field is inferred or printed, and one side's lacking it means only
     # that side cannot tell it (tp of a run without TP collectives to infer it from): not a change.
     literal_config: list[str] = Field(default_factory=list)
-    broken: list[str] = Field(default_factory=list)  # the side's files with syntax errors, one note each
     common: Profile | None = None
 
     @property

@@ -2,21 +2,35 @@
 
 An adapter is one module in :mod:`lint.diff.adapters` with ``load(path, sources, options) -> Profile``;
 every format's descriptor names its own.
+
+What the comparison rests on is checked as ``tlint check`` checks it (:func:`problems`): the same file and
+run rules, the same cache.  A profile is cached too, keyed by its files' contents (the check's digests),
+so that a second diff of unchanged inputs reads no file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from lint import formats
+from pydantic import ValidationError
+
+from lint import cache, formats
 from lint.diff.profile import Profile
 from lint.executor import Backend
+from lint.rule import Severity
 from lint.runs.discovery import DEFAULT_RANK_REGEX, damaged_rank, run_key
 from lint.source import InputError, Source
 from lint.walk import expand
+
+# A warning for `tlint check` (a directory need not hold every rank of a job: TL502's docs), but a diff of a
+# run that lacks ranks compares part of a run with the other side: what the diff says rests on a hole.
+INCOMPLETE_RUN = frozenset({"TL502"})
+SHOWN_PROBLEMS = 10  # of a side's problems, the first are named in the report; the count says how many there are
 
 
 class DiffInputError(Exception):
@@ -28,6 +42,7 @@ class SideOptions:
     trace_format: str | None = None  # force this format instead of detecting it
     rank_regex: re.Pattern[str] = field(default=DEFAULT_RANK_REGEX)
     backend: Backend = field(default_factory=Backend)  # where a run's rank files are read
+    use_cache: bool = True  # the check's cache: its findings, and the profiles of unchanged files
 
 
 class Adapter(Protocol):
@@ -58,13 +73,72 @@ def load_side(path: str, options: SideOptions) -> Profile:
     if format_name in formats.run_formats():  # a run's damaged rank file is read, so that the side is marked broken
         runs = {named.key for source in found if (named := run_key(source.path, options.rank_regex))}
         found += [source for source in unrecognised if damaged_rank(source.path, options.rank_regex, runs)]
+    entry = _profile_entry(path, format_name, found, options) if options.use_cache else None
+    if entry is not None and (cached := _cached_profile(entry, path)) is not None:
+        return cached
     adapter: Adapter = importlib.import_module(formats.diff_adapter(format_name))
     try:
-        return adapter.load(path, found, options)
+        profile = adapter.load(path, found, options)
     except InputError as error:
         raise DiffInputError(str(error)) from None
     except OSError as error:
         raise DiffInputError(f"{path}: cannot read: {error.strerror or error}") from None
+    if entry is not None:
+        cache.store_blob(entry, profile.model_dump_json().encode())
+    return profile
+
+
+def _profile_entry(path: str, format_name: str, sources: list[Source], options: SideOptions) -> str | None:
+    """The cache key of the profile of ``sources``: their contents (digests remembered by the check's cache,
+    so that unchanged files are not read), where they sit under ``path`` and how they are read; None when
+    a file cannot be read (its reading then says why)."""
+    digest = hashlib.sha256(f"diff profile\0{format_name}\0{options.rank_regex.pattern}".encode())
+    for source in sorted(sources, key=lambda source: source.display):
+        try:
+            content = cache.key(source, "diff")
+        except (InputError, OSError):
+            return None
+        if content is None:
+            return None
+        digest.update(f"\0{os.path.relpath(source.display, path) if source.display != path else ''}\0{content}".encode())
+    return cache.run_key([digest.hexdigest()])
+
+
+def _cached_profile(entry: str, path: str) -> Profile | None:
+    """The stored profile, named by ``path`` as the user named it now; None on a miss or a damaged entry."""
+    data = cache.load_blob(entry)
+    if data is None:
+        return None
+    try:
+        profile = Profile.model_validate_json(data)
+    except ValidationError:
+        return None
+    profile.path = path
+    if profile.common is not None:
+        profile.common.path = path
+    return profile
+
+
+@dataclass(frozen=True)
+class Problems:
+    """What ``tlint check`` finds wrong with a side, where it undermines a comparison: its errors, input
+    errors, and missing ranks (:data:`INCOMPLETE_RUN`)."""
+
+    count: int = 0
+    shown: tuple[str, ...] = ()  # the first few, as `tlint check` prints them
+
+
+def problems(path: str, options: SideOptions) -> Problems:
+    """The side's problems, checked as ``tlint check PATH`` checks it: its file and run rules, its cache."""
+    from lint.engine import CheckOptions, check
+    from lint.report.text import finding_message, location
+
+    report = check([path], CheckOptions(trace_format=options.trace_format, rank_regex=options.rank_regex, backend=options.backend, use_cache=options.use_cache))
+    found = [finding for finding in report.findings if finding.severity is Severity.ERROR or finding.code in INCOMPLETE_RUN]
+    codes = {finding.code for finding in found}
+    lines = [*report.summary.input_errors, *(f"{location(f.path, f.line, f.column)}: {f.code} {finding_message(f)}" for f in found)]
+    count = len(lines) + sum(hidden for code, hidden in report.summary.not_shown.items() if code in codes)
+    return Problems(count, tuple(lines[:SHOWN_PROBLEMS]))
 
 
 def single_source(path: str, sources: list[Source], format_name: str) -> Source:
@@ -74,22 +148,10 @@ def single_source(path: str, sources: list[Source], format_name: str) -> Source:
     return sources[0]
 
 
-def records(source: Source, format_name: str) -> tuple[list[object], list[str]]:
-    """The records of ``source``, and a note when lines had to be left out for syntax errors (`tlint check`
-    reports them): a comparison built on what remains must say so."""
-    found: list[object] = []
-    broken: list[object] = []
-    for item in formats.parser(format_name).parse(source.lines()):
-        (broken if getattr(item, "kind", None) == "syntax" else found).append(item)
+def records(source: Source, format_name: str) -> list[object]:
+    """The records of ``source`` that could be read; lines with syntax errors are left out (:func:`problems`
+    reports them, and a comparison built on what remains is inconclusive)."""
+    found = [item for item in formats.parser(format_name).parse(source.lines()) if getattr(item, "kind", None) != "syntax"]
     if not found:
         raise DiffInputError(f"{source.display}: no {format_name} record could be read")
-    lines = [getattr(item, "line", None) for item in broken] + [problem.line for problem in source.problems]
-    return found, [broken_note(source.display, [line for line in lines if line is not None])] if lines else []
-
-
-def broken_note(path: str, lines: list[int]) -> str:
-    """'run/rank3.txt: 2 lines with syntax errors, the first at line 7'."""
-    if not lines:
-        return f"{path}: has syntax errors"
-    count = f"{len(lines)} line{'s' if len(lines) != 1 else ''}"
-    return f"{path}: {count} with syntax errors, the first at line {min(lines)}"
+    return found

@@ -142,17 +142,17 @@ def test_the_headline_names_a_significant_stage_when_the_step_test_falls_short(t
 # -- broken input is said to be broken -------------------------------------------------------------
 
 
-def test_diffing_a_run_with_syntax_errors_warns(tmp_path: Path) -> None:
+def test_diffing_a_run_with_syntax_errors_is_inconclusive(tmp_path: Path) -> None:
     spec = replace(SMALL, tp=1, pp=2, dp=1)
     write_run(spec, tmp_path / "a")
     paths = write_run(spec, tmp_path / "b")
     lines = paths[1].read_text(encoding="utf-8").splitlines()
     lines[2] = lines[2].replace("stage_id=1", "stage_id=x", 1)
     paths[1].write_text("\n".join(lines) + "\n", encoding="utf-8")
-    _, _, err = run_cli(str(tmp_path / "a"), str(tmp_path / "b"))
-    assert f"warning: b has syntax errors ({paths[1]}: has syntax errors): the comparison is built on broken input" in err
+    code, out, err = run_cli(str(tmp_path / "a"), str(tmp_path / "b"))
+    assert code == 1 and out.startswith(f"inconclusive: b has 1 error: {paths[1]}:3:") and err == ""
     document = json.loads(run_cli(str(tmp_path / "a"), str(tmp_path / "b"), "--output-format", "json")[1])
-    assert document["a"]["broken"] == [] and document["b"]["broken"] == [f"{paths[1]}: has syntax errors"]
+    assert document["a"]["errors"] == 0 and document["b"]["errors"] == 1 and document["b"]["problems"][0].startswith(f"{paths[1]}:3:")
 
 
 def test_diffing_a_workload_with_syntax_errors_names_the_lines(tmp_path: Path) -> None:
@@ -161,10 +161,10 @@ def test_diffing_a_workload_with_syntax_errors_names_the_lines(tmp_path: Path) -
     lines[4] = lines[4].replace("ALLREDUCE", "ALLREDUCE x y z", 1)
     broken = tmp_path / "broken.txt"
     broken.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    _, _, err = run_cli(str(workload), str(broken))
-    assert f"warning: b has syntax errors ({broken}: 1 line with syntax errors, the first at line 5)" in err
+    _, out, _ = run_cli(str(workload), str(broken))
+    assert out.startswith(f"inconclusive: b has 1 error: {broken}:5:")
     _, out, _ = run_cli(str(workload), str(broken), "--output-format", "full")
-    assert "the comparison is built on broken input" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", out).split())
+    assert f"b: 1 error (`tlint check {broken}` lists them):" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", out).split())
 
 
 # -- HTML: parsed and validated ---------------------------------------------------------------------

@@ -48,7 +48,7 @@ from typing import Generic, NamedTuple, TypeVar
 
 from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Items, Profile, Timing, put, typical_message
-from lint.diff.sides import DiffInputError, SideOptions, broken_note
+from lint.diff.sides import DiffInputError, SideOptions
 from lint.diff.stats import median
 from lint.engine import read_summary
 from lint.executor import run_each
@@ -107,12 +107,11 @@ class RankDigest:
 
 
 def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
-    view, broken = _read(path, sources, options)
+    view = _read(path, sources, options)
     profile = Profile(
         format=NAME,
         path=path,
         files=len(sources),
-        broken=broken,
         units={"time": "ms (trace durations)", "comm": f"bytes = shape × dtype size ({view.dtype or 'no tensors'})"},
     )
     _config(view, profile.config)
@@ -125,7 +124,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     return profile
 
 
-def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[_RunView, list[str]]:
+def _read(path: str, sources: list[Source], options: SideOptions) -> _RunView:
     named = [run_key(source.path, options.rank_regex) for source in sources]
     stems = sorted({name.key.stem for name in filter(None, named)})
     runs = [
@@ -140,13 +139,11 @@ def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[_RunV
     order = sorted(range(len(sources)), key=lambda index: sources[index].display)
     merged = _Merged()
     files: list[tuple[RankSummary, int]] = []
-    parsed = [True] * len(sources)
     stepped = False
-    for index, (digest, read) in zip(order, run_each(_digest, NAME, [sources[index] for index in order], options.backend), strict=True):
+    for index, digest in zip(order, run_each(_digest, NAME, [sources[index] for index in order], options.backend), strict=True):
         name = named[index]
         rank = name.rank if name else index  # a rank named by neither records nor file name is numbered by its place
         files.append((digest.summary, rank))
-        parsed[index] = read
         stepped |= digest.stepped
         merged.add(digest, rank)
     if not stepped:
@@ -154,14 +151,13 @@ def _read(path: str, sources: list[Source], options: SideOptions) -> tuple[_RunV
     key = RunKey(str(Path(path)), "")
     run = assemble(key, files, frozenset(s.display for s in sources), LayoutSources(), minimum_ranks=1)
     assert run is not None
-    broken = [broken_note(source.display, []) for source, read in zip(sources, parsed, strict=True) if not read]
-    return _RunView(run, merged), broken
+    return _RunView(run, merged)
 
 
-def _digest(format_name: str, source: Source) -> tuple[RankDigest, bool]:
-    """A rank file's digest, and whether it was read without a syntax error (run by the executor)."""
-    summary, parsed = read_summary(source, format_name)
-    return _digested(summary), parsed
+def _digest(format_name: str, source: Source) -> RankDigest:
+    """A rank file's digest (run by the executor); its syntax errors are the check's to report."""
+    summary, _ = read_summary(source, format_name)
+    return _digested(summary)
 
 
 def _digested(summary: RankSummary) -> RankDigest:

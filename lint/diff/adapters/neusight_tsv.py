@@ -32,10 +32,10 @@ PLOTTED = 12
 
 def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     source = single_source(path, sources, NAME)
-    found, broken = records(source, NAME)
+    found = records(source, NAME)
     table = NeusightTable.from_records(found)
     units = {"time": "ms", "comm": f"elements × {ELEMENT_BYTES} bytes (float32 assumed)"}
-    profile = Profile(format=NAME, path=path, files=1, units=units, broken=broken)
+    profile = Profile(format=NAME, path=path, files=1, units=units)
     layers = {int(match.group(1)) for row in table.rows if (match := _LAYER.search(row.name))}
     put(profile.config, "table", rows=len(table.rows), layers=len(layers) or None, hidden=_hidden(table.rows))
     totals: Counter[str] = Counter()

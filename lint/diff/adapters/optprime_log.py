@@ -30,10 +30,10 @@ NAME = "optprime-log"
 
 def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     source = single_source(path, sources, NAME)
-    found, broken = records(source, NAME)
+    found = records(source, NAME)
     log = OptprimeLog.from_records(found)
     units = {"time": "ms (printed with 3 decimals)", "comm": "none recorded"}
-    profile = Profile(format=NAME, path=path, files=1, units=units, broken=broken)
+    profile = Profile(format=NAME, path=path, files=1, units=units)
     settings = log.config
     put(profile.config, "layout", **optprime_sizes(settings).known())
     put(

@@ -36,10 +36,10 @@ PLOTTED = 12
 
 def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     source = single_source(path, sources, NAME)
-    found, broken = records(source, NAME)
+    found = records(source, NAME)
     workload = Workload.from_records(found)
     units = {"time": "ns (SimAI), shown in ms", "comm": "bytes as written"}
-    profile = Profile(format=NAME, path=path, files=1, units=units, broken=broken, literal_config=["header"])
+    profile = Profile(format=NAME, path=path, files=1, units=units, literal_config=["header"])
     if workload.header is not None:
         _config(workload.header, profile.config)
     micro_batches = workload.header.read("ga") if workload.header is not None else None

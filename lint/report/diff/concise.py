@@ -14,21 +14,22 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     headline = printable(summary.headline)
     out.write(f"{summary.verdict}: {headline}\n" if summary.verdict != "identical" else f"{headline}\n")
     out.write(f"--- a: {side_line(report.a)}\n+++ b: {side_line(report.b)}\n")
+    out.writelines(f"{printable(line)}\n" for line in problem_lines(report))
     for change in report.changes:
         mark = " *significant*" if change.significant else "" if change.judged else " (one sample on a side: significance not judged)"
         out.write(f"{change.category} {change.kind} {printable(f'{subject(change)}: {transition(change)}')}{mark}\n")
-    err.writelines(f"warning: {printable(line)}\n" for line in broken_input(report))
-    err.write(counts_line(report) + "\n")
+    out.write(counts_line(report) + "\n")
 
 
-def broken_input(report: DiffReport) -> list[str]:
-    """One warning per side with syntax errors: what is compared is what could be read, not the run."""
-    warnings = []
+def problem_lines(report: DiffReport) -> list[str]:
+    """Each side's problems as `tlint check` prints them, under a line that counts them: the verdict rests on them."""
+    lines = []
     for name, side in (("a", report.a), ("b", report.b)):
-        if side.broken:
-            shown = "; ".join(side.broken[:3]) + (f"; and {len(side.broken) - 3} more files" if len(side.broken) > 3 else "")
-            warnings.append(f"{name} has syntax errors ({shown}): the comparison is built on broken input; `tlint check` reports them")
-    return warnings
+        if side.errors:
+            more = f", the first {len(side.problems)}" if side.errors > len(side.problems) else ""
+            lines.append(f"{name}: {plural(side.errors, 'error')} (`tlint check {side.path}` lists them{more}):")
+            lines += [f"  {problem}" for problem in side.problems]
+    return lines
 
 
 def side_line(side: DiffSide) -> str:

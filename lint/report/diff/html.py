@@ -17,14 +17,14 @@ from typing import TextIO
 from lint.diff.wording import UNJUDGED_LEGEND, is_number, mark, percent, signed, subject, unit_of, value
 from lint.models.categories import CATEGORIES
 from lint.models.diff import Change, DiffReport, PlotSeries, Spread
-from lint.report.diff.concise import broken_input, counts_line, side_line
+from lint.report.diff.concise import counts_line, problem_lines, side_line
 
 _CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
 h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 2em; }
 .summary { border: 1px solid #ccc; border-radius: 6px; padding: .8em 1.2em; background: #fafafa; }
 .verdict { font-weight: bold; } .significant-change { color: #b00020; } .no-significant-change { color: #8a6d00; }
-.identical { color: #1b7f3b; } .dim { color: #666; }
+.identical { color: #1b7f3b; } .inconclusive { color: #7b1fa2; } .dim { color: #666; }
 table { border-collapse: collapse; width: 100%; } th, td { padding: .25em .6em; border-bottom: 1px solid #e4e4e4; }
 th { text-align: left; background: #f2f2f2; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.sig td:first-child { color: #b00020; font-weight: bold; }
@@ -73,7 +73,7 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
         f'<p class="verdict {summary.verdict.replace(" ", "-")}">{escape(summary.verdict)}</p>',
         f"<p>{escape(summary.headline)}</p>",
         f'<p class="dim">a: {escape(side_line(report.a))}<br>b: {escape(side_line(report.b))}<br>{escape(counts_line(report))}</p>',
-        *(f'<p class="warning">warning: {escape(line)}</p>' for line in broken_input(report)),
+        *(f'<p class="warning">{escape(line)}</p>' for line in problem_lines(report)),
         "</div>",
     ]
     for category in CATEGORIES:
