@@ -17,6 +17,7 @@ from typing import TypeVar
 from pydantic import BaseModel, Field, field_validator
 
 from lint.diff.stats import median, total
+from lint.layout import Knob
 
 Scalar = int | float | str | bool | None
 Items = dict[str, dict[str, Scalar]]
@@ -63,7 +64,19 @@ class Profile(BaseModel):
     # change.  Every other config field is inferred or printed, and one side's lacking it means only
     # that side cannot tell it (tp of a run without TP collectives to infer it from): not a change.
     literal_config: list[str] = Field(default_factory=list)
+    # The knobs as users name them (lint.layout.KNOBS; None where the side does not tell); the known ones
+    # are config items too, keyed by their names.
+    knobs: dict[str, Knob] = Field(default_factory=dict)
+    mode: str | None = None  # the writer and its mode, where the format's writers have several
+    # Patterns (re.search) of 'category key field' whose values follow from the writer's mode: when the two
+    # sides' modes differ, such a change is the modes', not the run's.
+    mode_sensitive: list[str] = Field(default_factory=list)
+    # Items two versions of the writer name differently, keyed by the one name the profile uses: the name
+    # this side's files give it (a rename when the other side's differ).
+    spellings: dict[str, str] = Field(default_factory=dict)
     common: Profile | None = None
+    stages: int | None = None  # the pipeline stages the side covers, where it tells (an AICB workload: one)
+    stage_common: Profile | None = None  # of a side of several stages: ``common`` with each stage's layers numbered from 0
 
     @property
     def step_ms(self) -> float | None:

@@ -90,8 +90,8 @@ def load_side(path: str, options: SideOptions) -> Profile:
 
 def _profile_entry(path: str, format_name: str, sources: list[Source], options: SideOptions) -> str | None:
     """The cache key of the profile of ``sources``: their contents (digests remembered by the check's cache,
-    so that unchanged files are not read), where they sit under ``path`` and how they are read; None when
-    a file cannot be read (its reading then says why)."""
+    so that unchanged files are not read), their names and where they sit under ``path``, and how they are
+    read; None when a file cannot be read (its reading then says why)."""
     digest = hashlib.sha256(f"diff profile\0{format_name}\0{options.rank_regex.pattern}".encode())
     for source in sorted(sources, key=lambda source: source.display):
         try:
@@ -100,7 +100,9 @@ def _profile_entry(path: str, format_name: str, sources: list[Source], options: 
             return None
         if content is None:
             return None
-        digest.update(f"\0{os.path.relpath(source.display, path) if source.display != path else ''}\0{content}".encode())
+        # Where a file sits under the side, and its name: writers state settings in their file names.
+        where = os.path.relpath(source.display, path) if source.display != path else os.path.basename(path)
+        digest.update(f"\0{where}\0{content}".encode())
     return cache.run_key([digest.hexdigest()])
 
 

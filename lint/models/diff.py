@@ -98,6 +98,8 @@ class DiffReport(BaseModel):
     changes: list[Change] = Field(default_factory=list)
     summary: DiffSummary
     plot: list[PlotSeries] = Field(default_factory=list, exclude=True)
+    # For the text and HTML reporters: list what they leave out by default (`--all`).  JSON has every change.
+    show_all: bool = Field(default=False, exclude=True)
 
     @property
     def failing(self) -> bool:

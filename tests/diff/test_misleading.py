@@ -56,8 +56,8 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 def test_a_workload_with_fewer_micro_batch_copies_has_no_removed_rows() -> None:
     report = diff_of(real(SIMAI / GPT_175B.format(1024)), real(SIMAI / GPT_175B.format(4096)))
     found = changes_of(report)
-    assert found["config", "header", "ga"] == (96, 24)
-    assert found["config", "rows", "copies"] == (96, 24)
+    assert found["config", "micro-batches", ""] == (96, 24)
+    assert found["structure", "rows", "copies"] == (96, 24)
     assert [c for c in report.changes if c.key.startswith("row ")] == []  # before: "removed row attention_layer#288-1151"
     assert "removed" not in report.summary.headline
 
@@ -74,7 +74,7 @@ def test_one_sample_per_side_is_not_judged_but_still_ranked_by_size() -> None:
     assert "not significant" not in report.summary.headline
     timing = [c for c in report.changes if c.category == "timing"]
     assert timing == sorted(timing, key=lambda c: -c.impact)  # ranked by size all the same
-    _, out, _ = run_cli(str(SIMAI / GPT_175B.format(1024)), str(SIMAI / GPT_175B.format(4096)))
+    _, out, _ = run_cli(str(SIMAI / GPT_175B.format(1024)), str(SIMAI / GPT_175B.format(4096)), "--all")
     assert "timing changed workload compute median" in out and "(one sample on a side: significance not judged)" in out
 
 
@@ -91,8 +91,8 @@ def test_a_field_one_side_cannot_infer_is_not_a_change() -> None:
 
 def test_a_real_tp_change_is_reported() -> None:
     found = changes_of(diff_of(real(MEGATRON / GPT2_TP2), real(MEGATRON / GPT_TP1)))
-    assert found["config", "layout", "tp"] == (2, 1)  # before: "tp 2 → —" (tp 1 has no layer all-reduce to infer from)
-    assert found["config", "layout", "dp"] == (1, 2)
+    assert found["config", "tp", ""] == (2, 1)  # before: "tp 2 → —" (tp 1 has no layer all-reduce to infer from)
+    assert found["config", "dp", ""] == (1, 2)
 
 
 def test_tp_2_pp_4_against_tp_4_reports_the_tp_change_not_only_the_world(tmp_path: Path) -> None:
@@ -100,8 +100,8 @@ def test_tp_2_pp_4_against_tp_4_reports_the_tp_change_not_only_the_world(tmp_pat
     write_run(replace(SMALL, tp=4, pp=4, dp=1), tmp_path / "tp4")
     report = diff_of(tmp_path / "tp2", tmp_path / "tp4")
     found = changes_of(report)
-    assert found["config", "layout", "tp"] == (2, 4) and found["config", "layout", "world"] == (8, 16)
-    assert report.summary.headline.startswith("tp 2 → 4, world 8 → 16")
+    assert found["config", "tp", ""] == (2, 4) and found["config", "world", ""] == (8, 16)
+    assert report.summary.headline.startswith("tp 2 → 4;")  # the knob; the world follows from it
 
 
 # -- medians are not taken across unrelated collectives ----------------------------------------------

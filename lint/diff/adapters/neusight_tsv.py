@@ -1,7 +1,7 @@
 """``neusight-tsv`` tables as diff profiles (docs/formats/neusight-tsv.md).
 
-* config ``table``: rows, transformer layers (``…h_I_…`` names), hidden size H from the layernorm
-  gradient rows (2·H elements);
+* knobs layers (``…h_I_…`` names) and hidden (H from the layernorm gradient rows, 2·H elements); structure
+  ``rows``: how many (bookkeeping);
 * structure ``row NAME#K`` (names are unique in practice; K counts repeats) and its comm type per phase;
 * comm ``row NAME#K`` bytes per phase and ``GROUP KIND`` totals: ``ALLREDUCE`` is the TP activation
   all-reduce, ``ALLREDUCE_ASYNC`` the DP gradient all-reduce, ``SENDRECV`` pipeline p2p.  Sizes are
@@ -18,6 +18,7 @@ from collections import Counter, defaultdict
 from lint.diff.common import LayerProfileBuilder
 from lint.diff.profile import Profile, Timing, put, typical_message
 from lint.diff.sides import SideOptions, records, single_source
+from lint.layout import Knobs
 from lint.models.neusight_tsv import LayerRecord, NeusightTable
 from lint.source import Source
 
@@ -37,7 +38,11 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     units = {"time": "ms", "comm": f"elements × {ELEMENT_BYTES} bytes (float32 assumed)"}
     profile = Profile(format=NAME, path=path, files=1, units=units)
     layers = {int(match.group(1)) for row in table.rows if (match := _LAYER.search(row.name))}
-    put(profile.config, "table", rows=len(table.rows), layers=len(layers) or None, hidden=_hidden(table.rows))
+    profile.knobs = Knobs(layers=len(layers) or None, hidden=_hidden(table.rows)).values()
+    for key, known in profile.knobs.items():
+        if known is not None:
+            profile.config[key] = {"": known}
+    put(profile.structure, "rows", count=len(table.rows))
     totals: Counter[str] = Counter()
     calls: Counter[str] = Counter()
     messages: dict[str, Counter[int]] = defaultdict(Counter)  # size -> calls
