@@ -63,8 +63,7 @@ class BatchCountMismatch(OptprimeLayout):
         dp = int(dp_setting.value) if dp_setting is not None and dp_setting.value else 1
         samples, size = int(data_size.value), int(batch.value)
         global_batch = batch.label.strip().startswith("> GBS")
-        whole = math.ceil(samples / size)
-        counts = [(whole, f"ceil({samples} / {size})")]
+        counts = [(math.ceil(samples / size), f"ceil({samples} / {size})")]
         per_replica = size // dp if global_batch else size  # the loader's batch of each replica's share
         if dp > 1 and per_replica:
             counts.append((math.ceil(math.ceil(samples / dp) / per_replica), f"ceil(ceil({samples} / {dp}) / {per_replica})"))
