@@ -39,7 +39,7 @@ def test_identical_inputs_exit_0_and_say_so() -> None:
     assert code == 0
     assert out.splitlines()[0] == "identical: no difference in config, structure, comm or timing"
     assert out.splitlines()[1].startswith(
-        f"--- a: {SEED_004} (simai-workload written by AICB (AIOB path), 1 file; time: ns (SimAI), shown in ms; comm: bytes as written)"
+        f"--- a: {SEED_004} (simai-workload, AICB (AIOB path), 1 file; time: ns (SimAI), shown in ms; comm: bytes as written)"
     )
     assert out.splitlines()[-1].startswith("0 changes, 0 significant") and err == ""  # the report's last line, where the report goes
 
@@ -77,7 +77,7 @@ def test_rel_delta_is_null_where_undefined() -> None:
 
 
 def test_full_output_has_a_summary_panel_and_a_table_per_category(slower_workload: Path) -> None:
-    code, out, _ = run(SEED_000, SEED_001, "--output-format", "full")
+    code, out, _ = run(SEED_000, SEED_001, "--output-format", "full", "--all")
     assert code == 1 and out.startswith("╭─ tlint diff")
     for title in ("config (", "structure (", "comm (", "timing ("):
         assert title in out

@@ -280,3 +280,32 @@ def test_html_of_workloads_plots_no_placeholder_times(tmp_path: Path) -> None:
     assert "attention_layer fwd compute" in labels
     assert not any(label.startswith("grad_gather") for label in labels)
     assert "compute key" in [text for cls, text in validator.texts if cls == "axis-title"]
+
+
+def test_html_colours_each_sides_median_and_boxes_that_can_be_seen(tmp_path: Path) -> None:
+    spec = RunSpec(tp=1, pp=2, dp=2, micro_batches=4, layers=2, hidden=16, seq=8, vocab=64, iterations=6)
+    write_run(spec, tmp_path / "a")
+    write_run(spec, tmp_path / "b", run=slow_down_stage(generate_run(spec), 1, 1.37))
+    _, page, _ = run_cli(str(tmp_path / "a"), str(tmp_path / "b"), "--output-format", "html")
+    _validated(page)
+    medians = re.findall(r'<line class="median" [^>]*stroke="(#[0-9a-f]+)" stroke-width="3"/>', page)
+    assert len(set(medians)) == 2 and "#000" not in medians  # before: both black, 2 px
+    widths = [float(width) for width in re.findall(r'<rect x="[^"]+" y="[^"]+" width="([^"]+)"', page)]
+    assert widths and min(widths) >= 4  # before: 1 px where the quartiles coincide
+
+
+def test_html_is_titled_by_its_two_sides_and_keeps_cells_on_one_line(tmp_path: Path) -> None:
+    a = _workload(tmp_path / "base.txt", [("attention_layer", 3_000_000, 6_000_000, 6_000_000)])
+    b = _workload(tmp_path / "tuned.txt", [("attention_layer", 3_600_000, 6_000_000, 6_000_000)])
+    _, page, _ = run_cli(str(a), str(b), "--output-format", "html", "--all")
+    assert "<title>tlint diff: base.txt → tuned.txt</title>" in page  # before: always "tlint diff"
+    assert "white-space: nowrap" in page and '<div class="scroll"><table' in page  # before: the key column wrapped
+
+
+def test_html_says_when_a_side_has_no_samples(tmp_path: Path) -> None:
+    a = _workload(tmp_path / "a.txt", [("attention_layer", 3_000_000, 6_000_000, 6_000_000)])
+    b = _workload(tmp_path / "b.txt", [("attention_layer", 3_000_000, 6_000_000, 6_000_000), ("mlp_layer", 2_000_000, 4_000_000, 4_000_000)])
+    _, page, _ = run_cli(str(a), str(b), "--output-format", "html")
+    validator = _validated(page)
+    labels = [text for _, text in validator.texts]
+    assert "mlp_layer fwd compute" in labels and "a: no samples" in labels  # before: a blank row, as if a took no time

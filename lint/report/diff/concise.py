@@ -47,8 +47,8 @@ def problem_lines(report: DiffReport) -> list[str]:
 
 def side_line(side: DiffSide) -> str:
     units = "; ".join(f"{name}: {unit}" for name, unit in side.units.items())
-    written = f" written by {side.mode}" if side.mode else ""
-    return f"{printable(side.path)} ({side.format}{written}, {plural(side.files, 'file')}; {units})"
+    mode = f", {side.mode}" if side.mode else ""
+    return f"{printable(side.path)} ({side.format}{mode}, {plural(side.files, 'file')}; {units})"
 
 
 def counts_line(report: DiffReport) -> str:
