@@ -299,10 +299,14 @@ def _summary(
     significant = [category for category in CATEGORIES if counts[category].significant]
     verdict = "significant change" if significant else "no significant change" if changes else "identical"
     text = headline(changes, step_key, options.threshold, modes)
-    damaged = [f"{name} has {plural(side.count, 'error')}: {side.shown[0]}" for name, side in zip("ab", problems, strict=True) if side.count]
+    damaged = [
+        f"{name} has {plural(side.count, 'error')} (`tlint check` lists {'it' if side.count == 1 else 'them'}): {side.first}"
+        for name, side in zip("ab", problems, strict=True)
+        if side.count
+    ]
     if damaged:
         verdict = "inconclusive"
-        text = "; ".join(damaged) + f" (`tlint check` lists them); on what could be read: {text}"
+        text = "; ".join(damaged) + f"; on what could be read: {text}"
     return DiffSummary(
         headline=text,
         verdict=verdict,

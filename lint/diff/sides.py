@@ -128,6 +128,7 @@ class Problems:
 
     count: int = 0
     shown: tuple[str, ...] = ()  # the first few, as `tlint check` prints them
+    first: str = ""  # the first, its file named from the side (for a headline)
 
 
 def problems(path: str, options: SideOptions) -> Problems:
@@ -140,7 +141,15 @@ def problems(path: str, options: SideOptions) -> Problems:
     codes = {finding.code for finding in found}
     lines = [*report.summary.input_errors, *(f"{location(f.path, f.line, f.column)}: {f.code} {finding_message(f)}" for f in found)]
     count = len(lines) + sum(hidden for code, hidden in report.summary.not_shown.items() if code in codes)
-    return Problems(count, tuple(lines[:SHOWN_PROBLEMS]))
+    first = report.summary.input_errors[0] if report.summary.input_errors else ""
+    if found and not first:
+        where, side = found[0].path, path.rstrip(os.sep)
+        if where == side:
+            where = os.path.basename(side)
+        elif where is not None and where.startswith(side + os.sep):
+            where = where[len(side) + 1 :]
+        first = f"{location(where, found[0].line, found[0].column)}: {found[0].code} {finding_message(found[0])}"
+    return Problems(count, tuple(lines[:SHOWN_PROBLEMS]), first)
 
 
 def single_source(path: str, sources: list[Source], format_name: str) -> Source:

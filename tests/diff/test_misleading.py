@@ -150,7 +150,7 @@ def test_diffing_a_run_with_syntax_errors_is_inconclusive(tmp_path: Path) -> Non
     lines[2] = lines[2].replace("stage_id=1", "stage_id=x", 1)
     paths[1].write_text("\n".join(lines) + "\n", encoding="utf-8")
     code, out, err = run_cli(str(tmp_path / "a"), str(tmp_path / "b"))
-    assert code == 1 and out.startswith(f"inconclusive: b has 1 error: {paths[1]}:3:") and err == ""
+    assert code == 1 and out.startswith(f"inconclusive: b has 1 error (`tlint check` lists it): {paths[1].name}:3:") and err == ""
     document = json.loads(run_cli(str(tmp_path / "a"), str(tmp_path / "b"), "--output-format", "json")[1])
     assert document["a"]["errors"] == 0 and document["b"]["errors"] == 1 and document["b"]["problems"][0].startswith(f"{paths[1]}:3:")
 
@@ -162,9 +162,9 @@ def test_diffing_a_workload_with_syntax_errors_names_the_lines(tmp_path: Path) -
     broken = tmp_path / "broken.txt"
     broken.write_text("\n".join(lines) + "\n", encoding="utf-8")
     _, out, _ = run_cli(str(workload), str(broken))
-    assert out.startswith(f"inconclusive: b has 1 error: {broken}:5:")
+    assert out.startswith(f"inconclusive: b has 1 error (`tlint check` lists it): {broken.name}:5:")
     _, out, _ = run_cli(str(workload), str(broken), "--output-format", "full")
-    assert f"b: 1 error (`tlint check {broken}` lists them):" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", out).split())
+    assert f"b: 1 error (`tlint check {broken}` lists it):" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", out).split())
 
 
 # -- HTML: parsed and validated ---------------------------------------------------------------------

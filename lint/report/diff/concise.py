@@ -40,7 +40,7 @@ def problem_lines(report: DiffReport) -> list[str]:
     for name, side in (("a", report.a), ("b", report.b)):
         if side.errors:
             more = f", the first {len(side.problems)}" if side.errors > len(side.problems) else ""
-            lines.append(f"{name}: {plural(side.errors, 'error')} (`tlint check {side.path}` lists them{more}):")
+            lines.append(f"{name}: {plural(side.errors, 'error')} (`tlint check {side.path}` lists {'it' if side.errors == 1 else 'them'}{more}):")
             lines += [f"  {problem}" for problem in side.problems]
     return lines
 
