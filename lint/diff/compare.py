@@ -204,8 +204,8 @@ def _timing(before: Profile, after: Profile, options: DiffOptions) -> Iterator[C
         x, y = round(median(old.counts), MS_DECIMALS), round(median(new.counts), MS_DECIMALS)
         delta, rel = _deltas(x, y)
         assert delta is not None
-        if _resolved(old) == _resolved(new):  # alike to the reported resolution: times computed from time stamps differ by float noise
-            continue
+        if delta == 0 and (old.counts == new.counts or _resolved(old) == _resolved(new)):
+            continue  # alike to the reported resolution: times computed from time stamps differ by float noise
         below = delta == 0 or (rel is not None and abs(rel) < options.threshold)  # listed (not identical), never significant
         samples_enough = min(old.count, new.count) >= 2
         weight = max(old.per_step, new.per_step)
