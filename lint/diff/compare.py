@@ -75,17 +75,16 @@ def diff(a: Profile, b: Profile, options: DiffOptions | None = None, problems: t
 
 def _compared(a: Profile, b: Profile) -> tuple[Profile, Profile, str]:
     """What is compared of each side, and how it is said: the whole profiles of one format; else the per-layer
-    profiles, and where one side covers a single pipeline stage (an AICB workload) the other's stages folded
-    onto one stage's layers, so that a stage is compared with a stage, not with the model."""
+    profiles, and where one side covers a single pipeline stage (an AICB workload, one rank's trace) each
+    side's layers numbered within their stage, a side of several stages folded onto one stage's layers: a
+    stage is compared with a stage, not with the model."""
     if a.format == b.format:
         return a, b, "full"
     left, right = a.common, b.common
     if left is None or right is None:  # every adapter builds the common profile: a bug, not a user error
         raise ValueError("a side has no common per-layer profile")
-    if a.stages == 1 and b.stage_common is not None:
-        return left, b.stage_common, "common per-layer profile of one stage"
-    if b.stages == 1 and a.stage_common is not None:
-        return a.stage_common, right, "common per-layer profile of one stage"
+    if 1 in (a.stages, b.stages):
+        return a.stage_common or left, b.stage_common or right, "common per-layer profile of one stage"
     return left, right, "common per-layer profile"
 
 

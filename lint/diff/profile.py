@@ -76,7 +76,7 @@ class Profile(BaseModel):
     spellings: dict[str, str] = Field(default_factory=dict)
     common: Profile | None = None
     stages: int | None = None  # the pipeline stages the side covers, where it tells (an AICB workload: one)
-    stage_common: Profile | None = None  # of a side of several stages: ``common`` with each stage's layers numbered from 0
+    stage_common: Profile | None = None  # ``common`` with each stage's layers numbered from 0, where the side has stages
 
     @property
     def step_ms(self) -> float | None:

@@ -147,8 +147,7 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     profile.plot_keys = [f"stage {stage} step" for stage in view.stages if f"stage {stage} step" in profile.timing]
     profile.common = _layers(view).build(NAME, path, len(sources), profile.units)
     profile.stages = len(view.stages)
-    if profile.stages > 1:
-        profile.stage_common = _layers(view, folded=True).build(NAME, path, len(sources), profile.units)
+    profile.stage_common = _layers(view, folded=True).build(NAME, path, len(sources), profile.units)
     _one_spelling(profile)
     return profile
 
