@@ -184,3 +184,12 @@ def test_a_renamed_op_is_a_rename(tmp_path: Path) -> None:
         ("renamed", "ep_dp_allreduce", "ep_dp_allreduce", "exp_dp_allreduce", False)
     ]  # before: removed ep_dp_allreduce, added exp_dp_allreduce, on each stage and in comm
     assert "renamed ep_dp_allreduce → exp_dp_allreduce" in headline(report)
+
+
+def test_one_rank_of_a_later_stage_against_its_aicb_workload_aligns_the_layers(tmp_path: Path) -> None:
+    spec = RunSpec(tp=2, pp=2, dp=1, micro_batches=1, layers=4, hidden=32, seq=8, micro_batch_size=1, vocab=64, dtype="torch.bfloat16")
+    last_stage_rank = write_run(spec, tmp_path / "run")[-1]
+    workload = write_aicb(AicbSpec(world=4, tp=2, pp=2, gbs=1, mbs=1, seq=8, layers=4, hidden=32, vocab=64), tmp_path / "workload")
+    report = diff_of(last_stage_rank, workload)
+    assert report.summary.compared == "common per-layer profile of one stage"
+    assert not [c for c in report.changes if c.category == "structure"]  # before: "removed layer 2-3", "added layer 0-1"
