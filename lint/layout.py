@@ -1,7 +1,7 @@
 """The parallel layout of a job (TP, PP, DP, EP, world) as far as its files show it: the one owner of that inference.
 
-Every reader of a layout — the rule helpers (:mod:`lint.rulekit`), run assembly (:mod:`lint.runs.assemble`),
-the configured logs and workloads (:mod:`lint.runs.described`) and the differ's adapters — takes its sizes
+Every reader of a layout — the rule helpers (:mod:`lint.formats.megatron_trace.rulekit`), run assembly (:mod:`lint.runs.assemble`),
+the configured logs and workloads (:mod:`lint.check.stated`) and the differ's adapters — takes its sizes
 from here, so that a size is inferred the same way wherever it is used.
 
 Policy: a size is known where a file states it, where its writer implies it, or where ``world = tp · pp · dp``
@@ -13,7 +13,8 @@ guessing 1.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 
 SIZES = ("tp", "pp", "dp", "ep", "world")
@@ -89,6 +90,92 @@ def simai_sizes(tp: int | None, pp: int | None, ep: int | None, all_gpus: int | 
     """The sizes a SimAI workload header gives (as SimAI reads them), with DP = all_gpus / (tp · pp) as SimAI
     computes it (``Layer::report``); a key the header lacks stays unknown."""
     return Sizes(tp=_positive(tp), pp=_positive(pp), ep=_positive(ep), world=_positive(all_gpus)).completed()
+
+
+@dataclass(frozen=True)
+class StageParameters:
+    """What a megatron pipeline stage's traces show of its parameters: its transformer layers, the elements
+    its DP gradient all-reduce moves (its parameters on one TP rank), and its vocabulary shard where it
+    holds an embedding (the first and last stage; None where no embedding all-reduce shows it)."""
+
+    stage: int
+    layers: int
+    gradient_elements: int
+    vocab_shard: int | None
+
+
+def megatron_tp(hidden: int, pp: int, stages: Iterable[StageParameters], first_stage_tokens: int | None) -> int | None:
+    """The TP size that splits a GPT's transformer layers into the stages' gradient elements, as most stages
+    agree (None where none tells it).
+
+    Per layer, 12·h² + 7·h parameters are split over TP (QKV, projection, MLP and their biases) and 6·h are
+    not (layer norms, the biases added after a TP all-reduce); the first stage also holds its word and
+    position embeddings (``vocab_shard``·h and ``first_stage_tokens``·h), the last its word embedding and
+    final layer norm (2·h).
+    """
+    found: Counter[int] = Counter()
+    for described in stages:
+        if not described.layers or not described.gradient_elements:
+            continue
+        extra = _embeddings(described, hidden, pp, first_stage_tokens)
+        if extra is None:  # its word embedding's size is unknown (no pipeline: no embedding all-reduce)
+            continue
+        split = described.gradient_elements - extra - 6 * hidden * described.layers
+        sharded = described.layers * (12 * hidden * hidden + 7 * hidden)
+        if split > 0 and sharded % split == 0:
+            found[sharded // split] += 1
+    return found.most_common(1)[0][0] if found else None
+
+
+def megatron_layers(hidden: int, pp: int, stages: Iterable[StageParameters], first_stage_tokens: int | None, tp: int) -> int | None:
+    """The model's transformer layers from every stage's gradient elements at a known ``tp`` (as
+    :func:`megatron_tp` splits them: ``L·((12·h² + 7·h)/tp + 6·h)`` plus the embeddings a stage holds); None
+    where a stage's elements fit no whole number of layers (another model than GPT's, or a gradient bucket
+    rather than the whole stage).  What a tp-1 run tells of its layers: Megatron skips the layer all-reduces
+    of a one-rank group, so no layer collective counts them."""
+    per_layer = whole(12 * hidden * hidden + 7 * hidden, tp)
+    if per_layer is None:
+        return None
+    total = 0
+    for described in stages:
+        extra = _embeddings(described, hidden, pp, first_stage_tokens)
+        layers = whole(described.gradient_elements - extra, per_layer + 6 * hidden) if extra is not None else None
+        if layers is None:
+            return None
+        total += layers
+    return total
+
+
+def _embeddings(described: StageParameters, hidden: int, pp: int, first_stage_tokens: int | None) -> int | None:
+    """What a stage holds besides its layers: the word embedding's TP shard (first and last stage), the position
+    embeddings (first), the final layer norm (last); None where the word embedding's size is unknown."""
+    first, last = described.stage == 0, described.stage == pp - 1
+    if (first or last) and described.vocab_shard is None:
+        return None
+    extra = described.vocab_shard * hidden if (first or last) and described.vocab_shard else 0
+    extra += first_stage_tokens * hidden if first and first_stage_tokens else 0
+    return extra + (2 * hidden if last else 0)
+
+
+def tp_activation_size(rows_per_layer: Mapping[str, int], sizes_per_layer: Mapping[str, Counter[int]]) -> tuple[int, int] | None:
+    """A workload's TP activation size (2·mbs·seq·hidden) and how many forward TP collectives carry it, from
+    the rows of each layer name and the sizes of their forward TP collectives (None where it is not known).
+
+    AICB sizes the forward TP collective of every transformer layer 2·mbs·seq·hidden and writes one row per
+    layer instance, so that size is the one most forward TP collectives of repeated layer names carry;
+    one-off rows (embedding, loss) carry other sizes.  The size is known only when more than half of those
+    collectives agree on it.
+    """
+    repeated = [layer for layer in sizes_per_layer if rows_per_layer.get(layer, 0) > 1]
+    sizes = Counter[int]()
+    for layer in repeated:  # in place: adding Counters copies the sum so far at each layer
+        sizes.update(sizes_per_layer[layer])
+    if not sizes:
+        return None
+    size, collectives = sizes.most_common(1)[0]
+    if 2 * collectives <= sizes.total() or size <= 1:
+        return None
+    return size, collectives
 
 
 # -- the knobs of a job, as users name them -------------------------------------------------------------
@@ -265,38 +352,3 @@ def _split_tokens(tokens: int | None, stated: dict[str, int | str]) -> tuple[int
 def _stated_int(stated: dict[str, int | str], key: str) -> int | None:
     value = stated.get(key)
     return value if isinstance(value, int) else None
-
-
-# -- Megatron GPT stages -------------------------------------------------------------------------------
-# The parameters one TP rank of a GPT pipeline stage holds, which the data-parallel gradient all-reduce
-# moves (fwyc0573/Megatron-LM finalize_model_grads, dp_allreduce): L·((12h² + 7h)/tp + 6h) — QKV, projection,
-# fc1 and fc2 weights and the QKV and fc1 biases split over TP, two layernorms and the projection and fc2
-# biases replicated — plus the embeddings the stage holds.
-
-
-def gpt_stage_extras(hidden: int, vocab_shard: int | None, seq: int | None, *, first: bool, last: bool) -> int | None:
-    """What a stage holds besides its layers: the word embedding's TP shard (first and last stage), ``seq·h``
-    position embeddings (first), the final layernorm (last); None where a size it needs is unknown."""
-    extras = 0
-    if first or last:
-        if vocab_shard is None:
-            return None
-        extras += vocab_shard * hidden
-    if first:
-        if seq is None:
-            return None
-        extras += seq * hidden
-    return extras + (2 * hidden if last else 0)
-
-
-def gpt_stage_tp(layers: int, hidden: int, parameters: int, extras: int) -> int | None:
-    """The tp that makes a stage of ``layers`` layers hold ``parameters`` per TP rank; None where none does."""
-    split = parameters - extras - 6 * hidden * layers
-    return whole(layers * (12 * hidden * hidden + 7 * hidden), split)
-
-
-def gpt_stage_layers(tp: int, hidden: int, parameters: int, extras: int) -> int | None:
-    """The layers of a stage whose TP rank holds ``parameters`` at ``tp``; None where no whole number fits (a
-    model other than GPT's, or a gradient bucket rather than the whole stage)."""
-    per_layer = whole(12 * hidden * hidden + 7 * hidden, tp)
-    return whole(parameters - extras, None if per_layer is None else per_layer + 6 * hidden)

@@ -26,13 +26,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from lint.diff.profile import Items, Profile, Scalar, Timing
 from lint.diff.sides import Problems
-from lint.diff.stats import holm, mann_whitney_p, median, quantile
-from lint.diff.wording import ARROW, is_number, key_template, natural_key, number_ranges, percent, subject, value
+from lint.diff.wording import ARROW, counted, is_number, key_template, natural_key, number_ranges, percent, subject, value
 from lint.models.categories import CATEGORIES, Category
 from lint.models.diff import CategoryCount, Change, DiffReport, DiffSide, DiffSummary, PlotSeries, Spread
-from lint.report.text import plural
+from lint.profile.profile import Items, Profile, Scalar, Timing
+from lint.profile.stats import holm, mann_whitney_p, median, quantile
 
 ALPHA = 0.05
 HEADLINE_CONFIG = 4  # settings a headline names
@@ -299,7 +298,7 @@ def _summary(
     verdict = "significant change" if significant else "no significant change" if changes else "identical"
     text = headline(changes, step_key, options.threshold, modes)
     damaged = [
-        f"{name} has {plural(side.count, 'error')} (`tlint check` lists {'it' if side.count == 1 else 'them'}): {side.first}"
+        f"{name} has {counted(side.count, 'error')} (`tlint check` lists {'it' if side.count == 1 else 'them'}): {side.first}"
         for name, side in zip("ab", problems, strict=True)
         if side.count
     ]
@@ -351,7 +350,7 @@ def headline(
         )
     by_mode = sum(c.cause == "writer mode" for c in changes)
     if by_mode:
-        parts.append(f"written in two modes, {modes[0]} and {modes[1]}: {plural(by_mode, 'difference follows', 'differences follow')} from them")
+        parts.append(f"written in two modes, {modes[0]} and {modes[1]}: {by_mode:,} difference{'s follow' if by_mode != 1 else ' follows'} from them")
     renamed = [c for c in changes if c.kind == "renamed"]
     if renamed:
         parts.append(", ".join(f"renamed {value(c.before)} {ARROW} {value(c.after)}" for c in renamed))
@@ -379,7 +378,7 @@ def _insignificant(changes: list[Change], threshold: float) -> str:
     unjudged = sum(not c.judged for c in own)
     why = []
     if len(own) > unjudged:
-        why.append(f"{plural(len(own) - unjudged, 'change')} within noise or below the {threshold * 100:g} % threshold")
+        why.append(f"{counted(len(own) - unjudged, 'change')} within noise or below the {threshold * 100:g} % threshold")
     if unjudged:
         why.append(f"{unjudged} not judged (one sample on a side)")
     return ", ".join(why)

@@ -1,11 +1,12 @@
-"""From a path the user named to a :class:`~lint.diff.profile.Profile`: read, detect, hand to the format's adapter.
+"""From a path the user named to a :class:`~lint.profile.profile.Profile`: read, detect, hand to the format's adapter.
 
-An adapter is one module in :mod:`lint.diff.adapters` with ``load(path, sources, options) -> Profile``;
-every format's descriptor names its own.
+An adapter is its format package's ``diff`` module (the descriptor's ``diff_adapter``), with
+``load(path, sources, reading) -> Profile``; the :class:`~lint.profile.side.Reading` it is handed reads
+records and rank summaries for it, on the backend the user chose.
 
 What the comparison rests on is checked as ``tlint check`` checks it (:func:`problems`): the same file and
-run rules, the same cache.  A profile is cached too, keyed by its files' contents (the check's digests),
-so that a second diff of unchanged inputs reads no file.
+run rules, the same cache.  A profile is cached too, keyed by its files' contents (the check's digests)
+and names, so that a second diff of unchanged inputs reads no file.
 """
 
 from __future__ import annotations
@@ -15,26 +16,27 @@ import importlib
 import os
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Protocol
 
 from pydantic import ValidationError
 
-from lint import cache, formats
-from lint.diff.profile import Profile
-from lint.executor import Backend
-from lint.rule import Severity
+from lint import formats
+from lint.check import cache
+from lint.check.engine import read_summary
+from lint.check.executor import Backend, run_each
+from lint.diff.wording import problem_line
+from lint.models.report import Severity
+from lint.profile.profile import Profile
+from lint.profile.side import DiffInputError, Reading
+from lint.read.source import InputError, Source
+from lint.read.walk import expand
 from lint.runs.discovery import DEFAULT_RANK_REGEX, damaged_rank, run_key
-from lint.source import InputError, Source
-from lint.walk import expand
 
 # A warning for `tlint check` (a directory need not hold every rank of a job: TL502's docs), but a diff of a
 # run that lacks ranks compares part of a run with the other side: what the diff says rests on a hole.
 INCOMPLETE_RUN = frozenset({"TL502"})
 SHOWN_PROBLEMS = 10  # of a side's problems, the first are named in the report; the count says how many there are
-
-
-class DiffInputError(Exception):
-    """A side that cannot be compared: missing, unreadable, or of no or of several formats."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class SideOptions:
 
 
 class Adapter(Protocol):
-    def load(self, path: str, sources: list[Source], options: SideOptions) -> Profile: ...
+    def load(self, path: str, sources: list[Source], reading: Reading) -> Profile: ...
 
 
 def load_side(path: str, options: SideOptions) -> Profile:
@@ -70,15 +72,16 @@ def load_side(path: str, options: SideOptions) -> Profile:
         counts = ", ".join(f"{len(sources)} {name}" for name, sources in sorted(by_format.items()))
         raise DiffInputError(f"{path}: holds files of several formats ({counts}); name one file or run")
     ((format_name, found),) = by_format.items()
-    if format_name in formats.run_formats():  # a run's damaged rank file is read, so that the side is marked broken
+    if format_name in formats.run_formats():  # a run's damaged rank file is read, so that its side's check reports it
         runs = {named.key for source in found if (named := run_key(source.path, options.rank_regex))}
         found += [source for source in unrecognised if damaged_rank(source.path, options.rank_regex, runs)]
     entry = _profile_entry(path, format_name, found, options) if options.use_cache else None
     if entry is not None and (cached := _cached_profile(entry, path)) is not None:
         return cached
     adapter: Adapter = importlib.import_module(formats.diff_adapter(format_name))
+    reading = Reading(options.rank_regex, records, partial(run_each, backend=options.backend), read_summary)
     try:
-        profile = adapter.load(path, found, options)
+        profile = adapter.load(path, found, reading)
     except InputError as error:
         raise DiffInputError(str(error)) from None
     except OSError as error:
@@ -116,9 +119,19 @@ def _cached_profile(entry: str, path: str) -> Profile | None:
     except ValidationError:
         return None
     profile.path = path
-    if profile.common is not None:
-        profile.common.path = path
+    for common in (profile.common, profile.stage_common):
+        if common is not None:
+            common.path = path
     return profile
+
+
+def records(source: Source, format_name: str) -> list[object]:
+    """The records of ``source`` that could be read; lines with syntax errors are left out (:func:`problems`
+    reports them, and a comparison built on what remains is inconclusive)."""
+    found = [item for item in formats.parser(format_name).parse(source.lines()) if getattr(item, "kind", None) != "syntax"]
+    if not found:
+        raise DiffInputError(f"{source.display}: no {format_name} record could be read")
+    return found
 
 
 @dataclass(frozen=True)
@@ -133,13 +146,12 @@ class Problems:
 
 def problems(path: str, options: SideOptions) -> Problems:
     """The side's problems, checked as ``tlint check PATH`` checks it: its file and run rules, its cache."""
-    from lint.engine import CheckOptions, check
-    from lint.report.text import finding_message, location
+    from lint.check.engine import CheckOptions, check
 
     report = check([path], CheckOptions(trace_format=options.trace_format, rank_regex=options.rank_regex, backend=options.backend, use_cache=options.use_cache))
     found = [finding for finding in report.findings if finding.severity is Severity.ERROR or finding.code in INCOMPLETE_RUN]
     codes = {finding.code for finding in found}
-    lines = [*report.summary.input_errors, *(f"{location(f.path, f.line, f.column)}: {f.code} {finding_message(f)}" for f in found)]
+    lines = [*report.summary.input_errors, *map(problem_line, found)]
     count = len(lines) + sum(hidden for code, hidden in report.summary.not_shown.items() if code in codes)
     first = report.summary.input_errors[0] if report.summary.input_errors else ""
     if found and not first:
@@ -148,21 +160,5 @@ def problems(path: str, options: SideOptions) -> Problems:
             where = os.path.basename(side)
         elif where is not None and where.startswith(side + os.sep):
             where = where[len(side) + 1 :]
-        first = f"{location(where, found[0].line, found[0].column)}: {found[0].code} {finding_message(found[0])}"
+        first = problem_line(found[0], where)
     return Problems(count, tuple(lines[:SHOWN_PROBLEMS]), first)
-
-
-def single_source(path: str, sources: list[Source], format_name: str) -> Source:
-    """The one file a one-file format needs; a directory of several is ambiguous."""
-    if len(sources) > 1:
-        raise DiffInputError(f"{path}: holds {len(sources)} {format_name} files; name one")
-    return sources[0]
-
-
-def records(source: Source, format_name: str) -> list[object]:
-    """The records of ``source`` that could be read; lines with syntax errors are left out (:func:`problems`
-    reports them, and a comparison built on what remains is inconclusive)."""
-    found = [item for item in formats.parser(format_name).parse(source.lines()) if getattr(item, "kind", None) != "syntax"]
-    if not found:
-        raise DiffInputError(f"{source.display}: no {format_name} record could be read")
-    return found

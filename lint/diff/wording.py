@@ -6,6 +6,7 @@ import re
 from typing import Any, TypeGuard
 
 from lint.models.diff import Change
+from lint.models.report import Finding
 
 MINUS = "\u2212"
 ARROW = "\u2192"
@@ -42,6 +43,21 @@ def knob_table(sides: list[tuple[str, dict[str, Any]]]) -> list[str]:
         "  ".join(cell.ljust(width) if column == 0 else cell.rjust(width) for column, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip()
         for row in rows
     ]
+
+
+def problem_line(finding: Finding, where: str | None = None) -> str:
+    """A finding as `tlint check` prints it, 'rank2.txt:5:220: TL001 expected …' (its rank where no line tells
+    it); ``where`` names its file otherwise than its path.  Control characters are the reporters' to escape."""
+    location = where if where is not None else finding.path or "<run>"
+    if finding.line:
+        location += f":{finding.line}:{finding.column or 1}"
+    rank = f" [rank {finding.rank}]" if finding.rank is not None and finding.line is None else ""
+    return f"{location}: {finding.code} {finding.message}{rank}"
+
+
+def counted(count: int, noun: str) -> str:
+    """'1 error', '2 errors'."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def is_number(value: object) -> TypeGuard[int | float]:

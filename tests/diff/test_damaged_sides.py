@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from lint.check.executor import Backend
 from lint.cli import main
 from lint.diff import SideOptions, diff_paths
-from lint.executor import Backend
-from lint.source import Source
+from lint.read.source import Source
 from tests.shared_corpus import corpus_dir
 from tests.synth.megatron_run import RunSpec, write_run
 
