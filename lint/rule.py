@@ -8,22 +8,20 @@ the engine stamps code, name, severity and path on them (as yamllint does).
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import hashlib
 import importlib.util
-import inspect
 import json
 import os
 import re
 import sys
+import typing
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
-
-import pydantic
-from pydantic import BaseModel, ConfigDict
 
 from lint.models.common import RowKeyed
 from lint.models.report import Severity as Severity  # the rule API: a rule module declares its severity with it
@@ -36,10 +34,30 @@ class Scope(StrEnum):
     RUN = "run"  # sees the per-file summaries of every rank of a run
 
 
-class RuleOptions(BaseModel):
-    """Options of a rule without options; subclasses add typed fields with defaults and descriptions."""
+@dataclass(frozen=True)
+class RuleOptions:
+    """Options of a rule without options; subclasses (frozen dataclasses) add typed fields made by :func:`option`.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Plain records: a check with no configured option never imports pydantic; one that configures options
+    validates them with pydantic (:func:`validated_options`), the boundary users see.
+    """
+
+
+def option(default: Any, *, description: str, **bounds: Any) -> Any:
+    """A field of a rule's options: its default, its description, and the bounds pydantic checks a configured
+    value against (``ge``, ``gt``, ``le``, ``lt``, as ``pydantic.Field`` takes them)."""
+    return dataclasses.field(default=default, metadata={"description": description, **bounds})
+
+
+def validated_options(options: type[RuleOptions], values: Any) -> RuleOptions:
+    """``options`` with the configured ``values``, validated by pydantic (its ValidationError when they are wrong)."""
+    from pydantic import ConfigDict, Field, TypeAdapter, create_model
+
+    hints = typing.get_type_hints(options)
+    fields: dict[str, Any] = {spec.name: (hints[spec.name], Field(spec.default, **spec.metadata)) for spec in dataclasses.fields(options)}
+    model = create_model(options.__name__, __config__=ConfigDict(extra="forbid"), **fields)
+    checked = TypeAdapter(model).validate_python(values)
+    return options(**checked.model_dump())
 
 
 @dataclass(slots=True)
@@ -121,11 +139,16 @@ class Rule:
 
     @classmethod
     def docs(cls) -> RuleDocs:
+        import inspect  # the docs of a rule are read by `tlint rule`, not by a check
+
         text = inspect.cleandoc(cls.__doc__ or "")
         parts = re.split(r"^(" + "|".join(_SECTIONS) + r"):\s*$", text, flags=re.M)
         summary = parts[0].strip()
         sections = {parts[i]: inspect.cleandoc(parts[i + 1]).strip() for i in range(1, len(parts) - 1, 2)}
-        options = [(name, _type_name(info.annotation), repr(info.default), info.description or "") for name, info in cls.Options.model_fields.items()]
+        hints = typing.get_type_hints(cls.Options)
+        options = [
+            (spec.name, _type_name(hints[spec.name]), repr(spec.default), spec.metadata.get("description", "")) for spec in dataclasses.fields(cls.Options)
+        ]
         return RuleDocs(summary, sections.get("Why it matters", ""), sections.get("Example", ""), options)
 
     @classmethod
@@ -202,13 +225,15 @@ class Listed:
 
     @classmethod
     def of(cls, rule: type[Rule]) -> Listed:
+        import inspect
+
         module = Path(inspect.getfile(rule)).name
         return cls(rule.code, rule.name, rule.severity, tuple(rule.formats), rule.scope, tuple(rule.aliases), module, options_json(rule.Options()))
 
 
 def options_json(options: RuleOptions) -> dict[str, Any]:
     """A rule's options as JSON values: what cache keys hold of them."""
-    values: dict[str, Any] = json.loads(json.dumps(options.model_dump(), default=str))
+    values: dict[str, Any] = json.loads(json.dumps(dataclasses.asdict(options), default=str))
     return values
 
 
@@ -241,7 +266,7 @@ def catalog() -> dict[str, Listed]:
 def _catalog_key(code_fingerprint: str, modules: list[Path]) -> str:
     """tlint's code (the rule modules' text among it: see :func:`lint.check.cache.code_fingerprint`) and the
     names of the rule modules this registry loads."""
-    digest = hashlib.sha256(b"rule catalog\0" + code_fingerprint.encode() + b"\0" + pydantic.VERSION.encode())  # pydantic dumps the defaults
+    digest = hashlib.sha256(b"rule catalog\0" + code_fingerprint.encode())
     for path in modules:
         digest.update(b"\0" + os.fsencode(path.name))
     return digest.hexdigest()
@@ -277,7 +302,7 @@ def _load_rule(path: Path) -> type[Rule]:
 
 def _rebuilt_by_code(code: str) -> Callable[[RuleOptions], tuple[Any, ...]]:
     def reduce(options: RuleOptions) -> tuple[Any, ...]:
-        return rule_options, (code, options.model_dump())
+        return rule_options, (code, dataclasses.asdict(options))
 
     return reduce
 
