@@ -78,7 +78,6 @@ def at(record: Any, message: str, column: int | None = None) -> Violation:
 
 
 T = TypeVar("T")
-S = TypeVar("S")
 
 _SECTIONS = ("Why it matters", "Example")
 
@@ -109,27 +108,9 @@ class Rule:
     def __init__(self, options: RuleOptions | None = None) -> None:
         self.options: Any = options if options is not None else self.Options()
 
-    def share(self, shared: dict[type, Any]) -> None:
-        """Called before a file's first record, with one dict per file that every rule of the file sees.
-
-        Rules that keep the same per-file state take one copy of it from there (``shared.setdefault``) and
-        bind their ``check_<kind>`` attributes to that copy's methods: the engine calls a handler that
-        several rules share once per record, so the state is built once however many rules read it (rules
-        that share a handler must look at the same records: the same ``ops``).
-        """
-
     def finish(self) -> Iterable[Violation]:
         """Called after the last record: rules that compare across records report here."""
         return ()
-
-    def wants(self, record: Any) -> bool:
-        """Whether the rule looks at ``record`` and the records alike it: asked once per distinct row of
-        the formats whose rows carry ``alike`` (:func:`lint.models.common.new_alike`), after the rows
-        before it were checked; the engine does not call the rule on rows it does not want.  A workload
-        repeats a few dozen rows a hundred thousand times, and most rules have nothing to note on most of
-        them.  The answer may depend only on what the row says and on what came before the first row
-        (the header): the rule must give the same findings when it is called on every row."""
-        return True
 
     @classmethod
     def handlers(cls) -> dict[str, str]:
@@ -343,13 +324,3 @@ class PerAlikeRow(RowKeyed[int, T]):
                 self.clear()
             self[row.alike] = value
         return value
-
-
-def shared_state(rule: Rule, shared: dict[type, Any], own: S, kinds: Iterable[str], method: str | None = None) -> S:
-    """The one per-file state of ``own``'s type that the rules of a file share (``own`` for the first of
-    them, see Rule.share), with the rule's ``check_<kind>`` pointed at that state's (its ``method``, else
-    its own ``check_<kind>``): the engine calls a handler rules share once per record."""
-    state: S = shared.setdefault(type(own), own)
-    for kind in kinds:
-        setattr(rule, f"check_{kind}", getattr(state, method or f"check_{kind}"))
-    return state
