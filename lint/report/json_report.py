@@ -1,7 +1,7 @@
 """``json``: exactly one JSON document on stdout (schema ``version`` 1).
 
-The document's models are pydantic's (the boundary users see); the check's own records are light
-(:mod:`lint.models.report`) and are read into them here.
+The document is validated and written by pydantic (the boundary users see), from the check's own light
+records (:mod:`lint.models.report`); the summary's model adds its count of findings.
 """
 
 from __future__ import annotations
@@ -10,28 +10,11 @@ from typing import Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from lint.models.report import CheckReport, Severity
+from lint.models.report import CheckReport, FileResult, Finding, RuleCount
 
 
 class _Document(BaseModel):
     model_config = ConfigDict(from_attributes=True)
-
-
-class FindingDocument(_Document):
-    code: str
-    name: str
-    severity: Severity
-    path: str | None
-    line: int | None
-    column: int | None
-    rank: int | None
-    message: str
-
-
-class FileDocument(_Document):
-    path: str
-    format: str | None
-    parsed: bool
 
 
 class SummaryDocument(_Document):
@@ -53,21 +36,15 @@ class SummaryDocument(_Document):
         return self.errors + self.warnings + self.infos
 
 
-class RuleCountDocument(_Document):
-    code: str
-    name: str
-    severity: Severity
-    count: int
-
-
 class CheckDocument(_Document):
     version: Literal[1] = 1
-    files: list[FileDocument] = Field(default_factory=list)
-    findings: list[FindingDocument] = Field(default_factory=list)
+    files: list[FileResult] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
     summary: SummaryDocument = Field(default_factory=SummaryDocument)
-    statistics: list[RuleCountDocument] | None = Field(default=None, description="with --statistics: counts per rule")
+    statistics: list[RuleCount] | None = Field(default=None, description="with --statistics: counts per rule")
 
 
 def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
-    out.write(CheckDocument.model_validate(report).model_dump_json(indent=2))
+    # A finding's baseline fingerprint is no part of the document.
+    out.write(CheckDocument.model_validate(report).model_dump_json(indent=2, exclude={"findings": {"__all__": {"fingerprint"}}}))
     out.write("\n")
