@@ -31,7 +31,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from lint.formats.simai_workload.records import CHECKPOINT_KEYS, SETTING_FIELDS, Comm, Header, LayerRow, Workload
+from lint.formats.simai_workload.records import CHECKPOINT_KEYS, SETTING_FIELDS, Comm, Header, LayerRow
+from lint.formats.simai_workload.summary import Workload
 from lint.layout import AICB_PATHS, AicbHeader, AicbRows, Knob, Knobs, Sizes, aicb_knobs, aicb_name_settings, simai_sizes, whole
 from lint.profile.layers import LayerProfileBuilder
 from lint.profile.profile import Profile, Scalar, Timing, put, typical_message
