@@ -6,17 +6,21 @@ removed and nothing shifts.
 
 Significance:
 
-* config and structure: every change;
+* config and structure: every change, but bookkeeping (row counts, a log's progress lines: never);
 * comm: a numeric change of at least ``threshold`` (relative), any other change;
 * timing: the median moved by at least ``threshold`` *and* a two-sided Mann-Whitney U test rejects
   equal distributions at ``alpha``.  The step time is the first question and is tested alone; the
   breakdown (per op, stage, layer, ...) is one family of tests, Holm-corrected, so that among a
   hundred keys noise alone does not flag one.  With a single sample on a side nothing can be said
   about noise: such a change is listed as not judged (never "not significant", which would claim
-  the test was made), still ranked by its size; timing changes below the threshold are not listed.
+  the test was made), still ranked by its size; a timing change below the threshold is a change, never
+  significant ("identical" means that nothing differs);
+* what follows from the two sides' writer modes (the adapters' ``mode_sensitive``), and a rename: never.
 
-Impact orders the changes: config and structure first, then comm by the share of the bytes a step
-moves and timing by the share of the step time (``|Δ median| × occurrences per step / step time``).
+Impact orders the changes: config (the knobs first) and structure first, then comm by the share of the
+bytes a step moves and timing by the share of the step time (``|Δ median| × occurrences per step / step
+time``).  The headline leads with the knobs.  A side `tlint check` finds problems in makes the verdict
+inconclusive, whatever changed.
 """
 
 from __future__ import annotations

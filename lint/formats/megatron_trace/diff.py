@@ -11,8 +11,14 @@ list values in the order its rank first meets them; run-wide ones are merged in 
 
 Identity of what is compared:
 
-* config ``layout`` (tp, pp, dp, world), ``model`` (hidden, seq, micro-batch size, dtype, layers) from
-  the p2p and layer-collective tensors, ``schedule`` (micro-batches per step, steps, global batch);
+* the knobs (``_config``): tp, pp, dp; seq, mbs and hidden from the p2p tensor ``[s, b, h]``, or without p2p
+  (scaling mode) from the embedding's ``[b, s, h]`` and the LM head's ``[s, b, h]`` TP all-reduces; layers (two
+  layer all-reduces each; at tp 1 from the gradient all-reduce); experts from the expert all-gather of the
+  per-expert token counts; ep, and tp or layers where the trace cannot tell, from the writer's file names;
+  gbs = micro-batches·mbs·dp; vpp 1; sp and recompute from the layer all-reduces; config world, dtype,
+  vocab (the word embedding's shard × tp), micro-batches per step and steps;
+* the writer's mode (``mg_state`` None throughout: the scaling mode, ``profiler_log``) and what follows from
+  it (:data:`MODE_SENSITIVE`); moe_mg's two names of the expert gradient all-reduce (:data:`ALIASES`);
 * structure ``stage S OP`` (ops per step) and ``stage S OP GROUP KIND`` (collectives per call): the
   majority over the stage's ranks and steps;
 * comm ``GROUP KIND``: bytes and calls per step of one rank of each stage, summed over the stages,
@@ -30,8 +36,8 @@ the final layernorm on the last).  Stages whose count fits no whole tp leave it 
 run without a pipeline, which has no embedding all-reduce to tell the word embedding's size.  A run
 whose forward steps record collectives but no layer all-reduce at all has tp 1: Megatron's ``_reduce``
 (``megatron/core/tensor_parallel/mappings.py``) returns before communicating when the tensor-parallel
-group has one rank, so the profiler sees no layer collective.  Where tp stays unknown on one side, the
-diff does not show it as a change.
+group has one rank, so the profiler sees no layer collective.  Where a knob stays unknown on one side, the
+diff shows it as ``?`` there, not as a change.
 """
 
 from __future__ import annotations
