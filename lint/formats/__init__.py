@@ -11,8 +11,9 @@ import importlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
+from lint.consumers import Judged
 from lint.formats import descriptor
 from lint.formats.descriptor import Format
 
@@ -115,11 +116,26 @@ HEAD_LINES = 200
 
 
 class _FormatModule(Protocol):
-    """What every format's parser module (its descriptor's ``parser``) defines."""
+    """What every format's parser module (its descriptor's ``parser``) defines; one of a format with consumers
+    also ``judged_for(lines) -> Judged``."""
 
     Parser: Callable[[], Parser]
 
     def detect(self, lines: list[str], /) -> Evidence: ...
+
+
+class _ConsumedFormatModule(_FormatModule, Protocol):
+    """The parser module of a format with consumers."""
+
+    def judged_for(self, lines: list[str], /) -> Judged: ...
+
+
+def judged_for(name: str, head: list[str]) -> Judged | None:
+    """The consumer a file of format ``name`` shows it is written for, from its first lines (``Source.head``),
+    and why; None for a format without consumers."""
+    if not named(name).consumers:
+        return None
+    return cast(_ConsumedFormatModule, _module(name)).judged_for(head)
 
 
 # What a file's name says it is, when its content is of no trace format: documentation or source code, which no

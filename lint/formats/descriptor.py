@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lint.consumers import Consumer
+
 
 @dataclass(frozen=True)
 class Format:
@@ -28,6 +30,9 @@ class Format:
     ``states_layout``: the ``[tool.tlint.runs]`` key under which a file of this format states a run's layout.
     ``console``: a file is a console capture that several processes and threads print into at once, so bytes
     that are no text are the console's damage, reported as TL006 (a warning), not the writer's (TL003).
+    ``consumers``: the programs that read its files (:mod:`lint.consumers`); a format with consumers has its
+    parser module define ``judged_for(first_lines) -> Judged``, the consumer a file shows it is written for.
+    ``keeps_bom``: its consumers read a UTF-8 byte-order mark as text of the first line, so the parser gets it.
     """
 
     name: str
@@ -38,6 +43,21 @@ class Format:
     runs: bool = False
     states_layout: str | None = None
     console: bool = False
+    consumers: tuple[Consumer, ...] = ()
+    keeps_bom: bool = False
+
+
+# The readers of simai-workload files (docs/formats/simai-workload.md).
+SIMAI = Consumer(
+    "simai",
+    "SimAI",
+    "aliyun/SimAI astra-sim-alibabacloud/astra-sim/workload/Workload.cc (Workload::initialize_workload) and Layer.cc, HEAD cef83f9d",
+)
+ASTRA_SIM_1 = Consumer(
+    "astra-sim-1",
+    "ASTRA-sim 1.0",
+    "astra-sim/astra-sim branch ASTRA-sim-1.0 (07d5d19) astra-sim/workload/Workload.cc (Workload::initialize_workload)",
+)
 
 
 # Detection order: the formats with the most distinctive first lines come first.
@@ -64,6 +84,8 @@ FORMATS: tuple[Format, ...] = (
         model="lint.models.simai_workload",
         diff_adapter="lint.diff.adapters.simai_workload",
         states_layout="workload",
+        consumers=(SIMAI, ASTRA_SIM_1),
+        keeps_bom=True,
     ),
     Format(
         name="optprime-log",
