@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lint.models.simai_workload import Comm, LayerRow
-from lint.rule import RuleOptions, Severity, Violation, at
+from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
 from lint.rulekit import quotient
 from lint.rulekit.simai import AicbOnly, LayerRowTally
 
@@ -31,8 +31,10 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
     ``model_parallel_NPU_group`` first, only AICB's keys, ``checkpoints: 0 checkpoint_initiates: 0``):
     hand-made and ASTRA-sim workloads owe nothing to AICB's formulas.
 
-    This is an error: the writer derives all these sizes from one formula (seed 004: 8192 = 2048·4,
-    TP activation 33554432 = 2·2048·8192).
+    The writer derives all these sizes from one formula (seed 004: 8192 = 2048·4, TP activation
+    33554432 = 2·2048·8192).  SimAI simulates each row with the size it has (``Workload.cc:1290-1311``).
+
+    This is a warning for SimAI: the writer's guarantee is broken, and SimAI simulates the file as written.
 
     Why it matters:
         A cross-entropy size that fits no token count was edited by hand or generated from another
@@ -46,8 +48,8 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
 
     code = "TL416"
     name = "cross-entropy-size"
-    severity = Severity.ERROR
     formats = ("simai-workload",)
+    consumers = by_consumer({"simai": Severity.WARNING})
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
@@ -57,7 +59,7 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
 
     def share(self, shared: dict[type, Any]) -> None:
         super().share(shared)
-        self.tally.consumers.append(self._count)
+        self.tally.listeners.append(self._count)
 
     def _count(self, batch: Iterable[tuple[LayerRow, int, int]]) -> None:
         """The tally's distinct rows, in the order of their first rows: the header comes first, so nothing is

@@ -3,7 +3,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from lint.models.simai_workload import LayerRow
-from lint.rule import RuleOptions, Severity, Violation, at
+from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
 from lint.rulekit import PerAlikeRow
 from lint.rulekit.simai import AicbOnly
 
@@ -22,7 +22,10 @@ class OptimizerSize(AicbOnly):
     ``model_parallel_NPU_group`` first, only AICB's keys, ``checkpoints: 0 checkpoint_initiates: 0``):
     hand-made and ASTRA-sim workloads owe nothing to AICB's formulas.
 
-    This is an error: the writer guarantees the size, so another one was edited by hand.
+    SimAI simulates each row with the size it has (``Workload.cc:1290-1311``).
+
+    This is a warning for SimAI: the writer's guarantee is broken (another size was edited by hand), and
+    SimAI simulates the file as written.
 
     Why it matters:
         Another size on these rows was edited by hand or comes from a writer that means something else
@@ -36,8 +39,8 @@ class OptimizerSize(AicbOnly):
 
     code = "TL417"
     name = "optimizer-size"
-    severity = Severity.ERROR
     formats = ("simai-workload",)
+    consumers = by_consumer({"simai": Severity.WARNING})
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
