@@ -90,7 +90,7 @@ class MissingHeaderKey(SeesExpertCollectives):
         else:
             said = "SimAI never sets them (Workload.hh:76-82); " + "; ".join(f"without {', '.join(names)} it {effect}" for effect, names in by_effect.items())
         if warned:
-            said += f"; without {', '.join(warned)} it only warns \"Input workload format mismatch\" (Workload.cc:1269)"
+            said += f'; without {", ".join(warned)} it only warns "Input workload format mismatch" (Workload.cc:1269)'
         keys += warned
         hints = "; ".join(hint for hint in (misspelt(header, key) for key in keys) if hint)
         yield at(header, f"header has no {', '.join(keys)}{f' ({hints})' if hints else ''}: {said}")

@@ -39,4 +39,4 @@ class UnknownHeaderKey(Rule):
     def check_header(self, header: Header) -> Iterator[Violation]:
         for key, value in header.unknown.items():
             if key not in WRITTEN_BUT_UNREAD and not (header.reads_parallel_sizes and misspelling(header, key)):
-                yield at(header, f"header key {key} (value {value}) is not one SimAI reads: it has no effect")
+                yield at(header, f"header key {key} ({f'value {value}' if value else 'no value'}) is not one SimAI reads: it has no effect")

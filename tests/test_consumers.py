@@ -95,9 +95,7 @@ def test_a_consumer_applies_to_the_formats_it_reads_only(tmp_path: Path) -> None
         ("", ["--consumer", "ns3"], "argument --consumer: invalid choice: 'ns3'"),  # argparse's words, on sys.stderr
     ],
 )
-def test_an_unknown_consumer_is_a_configuration_error(
-    workloads: Path, config: str, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_an_unknown_consumer_is_a_configuration_error(workloads: Path, config: str, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     (workloads / "tlint.toml").write_text(config, encoding="utf-8")
     code, _, err = check(str(workloads / "aicb.txt"), "--config", str(workloads / "tlint.toml"), *argv)
     assert code == 2 and message in err + capsys.readouterr().err

@@ -68,8 +68,9 @@ _EXPERT_COMM = re.compile(r"(?<![^ \t])(?:ALLREDUCE|ALLGATHER|REDUCESCATTER|ALLT
 _INTEGER_TERMINALS = frozenset({"INT", "SIGNED_INT"})
 _Record = TypeVar("_Record", Header, LayerCount, LayerRow)
 # The header's settings, in the order Lark's priorities pick them: rule, key terminal, the terminal of the
-# value that must follow (None: any word, VALUE).
+# value that must follow (None: any word but a key, if there is one: UNKNOWN_VALUE).
 _HEADER_SETTINGS = (("setting", "SETTING_KEY", "HEADER_NUMBER"), ("checkpoints", "CHECKPOINTS_KEY", "INT"), ("unknown_setting", "UNKNOWN_KEY", None))
+_KEY_TERMINALS = ("SETTING_KEY", "CHECKPOINTS_KEY", "UNKNOWN_KEY")
 _HEADER_TERMINALS = ("KIND", "DLRM_KIND", "INT", "SETTING_KEY", "HEADER_NUMBER", "CHECKPOINTS_KEY", "UNKNOWN_KEY")
 _Word = tuple[str, int]  # a token of a line and its column
 _Part = tuple[str, list[_Word]]  # a grammar rule of the header and its words
@@ -217,7 +218,9 @@ class Parser:
                 short_words += len(_TOKEN.findall(text))
                 if short_words < expected:
                     continue
-                wrapped = self._wrapped(short, row_rule, remembered) if short_words == expected else None
+                # The last row the consumers read ends at its last column: what follows is never read (TrailingText).
+                last_of = rows + 1 == readable and surplus == 0
+                wrapped = self._wrapped(short, row_rule, remembered, expected, readable) if short_words == expected or last_of else None
                 if wrapped is not None:
                     rows += 1
                     last_read = number
@@ -250,19 +253,24 @@ class Parser:
             header.column += 1  # columns count the mark, as they count every character of the line
         return header
 
-    def _wrapped(self, lines: list[tuple[int, str]], rule: str, remembered: RowMemo[tuple[Any, ...]]) -> list[WrappedRow | LayerRow] | None:
-        """The row the words of ``lines`` make together, as the consumers read it, after the WrappedRow that says
-        so; None when they make no well-formed row (each line is then judged on its own)."""
-        (first, _), (last, _) = lines[0], lines[-1]
-        joined = " ".join(text.strip(_BLANKS) for _, text in lines)
+    def _wrapped(
+        self, lines: list[tuple[int, str]], rule: str, remembered: RowMemo[tuple[Any, ...]], columns: int, declared: int
+    ) -> list[WrappedRow | LayerRow | TrailingText] | None:
+        """The row the first ``columns`` words of ``lines`` make together, as the consumers read it, after the
+        WrappedRow that says so, and the words after them as text never read (``lines`` end the ``declared`` rows
+        then); None when they make no well-formed row (each line is then judged on its own)."""
+        (first, _), (last, text) = lines[0], lines[-1]
+        words = [match for _, line in lines for match in _TOKEN.finditer(line)]
+        joined = " ".join(match.group() for match in words[:columns])
         known = self._fast_row(first, joined, rule, remembered)
-        if known is None:
-            parsed = self._parse_line(first, joined, rule, self._layer_row)
-            if not isinstance(parsed, LayerRow):
-                return None
-            return [WrappedRow(first, 1, last, parsed.name), parsed]
-        row = LayerRow(first, 1, *known)
-        return [WrappedRow(first, 1, last, row.name), row]
+        row = LayerRow(first, 1, *known) if known is not None else self._parse_line(first, joined, rule, self._layer_row)
+        if not isinstance(row, LayerRow):
+            return None
+        found: list[WrappedRow | LayerRow | TrailingText] = [WrappedRow(first, 1, last, row.name), row]
+        if len(words) > columns:
+            start = words[columns].start()  # on the last line: the words before it fill the row
+            found.append(TrailingText(last, start + 1, text[start:], last, declared))
+        return found
 
     def _parse_line(self, number: int, text: str, rule: str, build: Callable[[int, Tree[Token]], _Record]) -> _Record | SyntaxProblem:
         """The record of the line ``text`` by the grammar's ``rule``, from its first token on (SimAI skips
@@ -295,7 +303,9 @@ class Parser:
             rule, value_terminal = next(
                 ((rule, value) for rule, key_terminal, value in _HEADER_SETTINGS if self._terminals[key_terminal].fullmatch(key)), (None, None)
             )
-            if rule is None or end > len(words) or (value_terminal is not None and not self._terminals[value_terminal].fullmatch(words[index + 1][0])):
+            if rule == "unknown_setting" and (end > len(words) or self._is_key(words[index + 1][0])):
+                end -= 1  # a key without a value: the line ends, or the next word is a key (see UNKNOWN_VALUE)
+            elif rule is None or end > len(words) or (value_terminal is not None and not self._terminals[value_terminal].fullmatch(words[index + 1][0])):
                 return None
             if rule == "checkpoints":
                 while end < len(words) and self._terminals["INT"].fullmatch(words[end][0]):
@@ -306,6 +316,9 @@ class Parser:
             return self._header(number, parts)
         except _Rejected:
             return None
+
+    def _is_key(self, word: str) -> bool:
+        return any(self._terminals[terminal].fullmatch(word) for terminal in _KEY_TERMINALS)
 
     def _count_line(self, number: int, text: str) -> LayerCount | SyntaxProblem:
         """Line 2: the count, and where what follows it starts on the line (Lark's columns start at the first word)."""
@@ -411,8 +424,8 @@ class Parser:
         for part in _rules(tree):
             words: list[_Word] = []
             for token in _tokens(part):
-                if token.type == "CHECKPOINT_LAYERS":  # one terminal for the blanks and numbers: see the grammar
-                    words += [(match.group(), _column(token) + match.start()) for match in _INTEGER.finditer(token)]
+                if token.type in ("CHECKPOINT_LAYERS", "UNKNOWN_VALUE"):  # one terminal for blanks and words: see the grammar
+                    words += [(match.group(), _column(token) + match.start()) for match in _TOKEN.finditer(token)]
                 else:
                     words.append((str(token), _column(token)))
             parts.append((str(part.data), words))
@@ -437,7 +450,7 @@ class Parser:
             elif rule == "checkpoints":
                 setattr(header, key, _checkpoint_layers(key_text, values[0], values[1:]))
             else:
-                header.unknown[key] = values[0][0]
+                header.unknown[key] = values[0][0] if values else ""
         header.key_order = tuple(keys)
         return header
 
