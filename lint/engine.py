@@ -148,7 +148,9 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     """Parse ``source`` once, through the file rules (unless ``rules`` is false) and the summarizer (its
     steps with their times unless ``timed`` is false: see RankSummarizer)."""
     described = formats.named(format_name)
-    judged = (options.selection.consumer_for(source.display, format_name) or formats.judged_for(format_name, source.head())) if described.consumers else None
+    judged = None  # the consumer the file is judged for: what its rules hold for and at which severity (lint.consumers)
+    if rules and described.consumers:
+        judged = options.selection.consumer_for(source.display, format_name) or formats.judged_for(format_name, source.head())
     consumer = judged.consumer if judged is not None else None
     collector = _Collector(source.display, options.selection, options.max_findings, consumer)
     active = [r for r in options.selection.rules_for(format_name, Scope.FILE, consumer) if r.code not in collector.ignored] if rules else []

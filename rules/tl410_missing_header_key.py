@@ -79,19 +79,17 @@ class MissingHeaderKey(SeesExpertCollectives):
             return
         # The keys whose absence only makes SimAI warn (TL413's alone) go into this finding: one header, one cause.
         warned = [name for name in ("all_gpus", "ep", "pp_comm") if getattr(header, name) is None and name not in effects and _warns_without(header, name)]
-        keys = [SETTING_KEYS[name] for name in effects]
+        keys = [SETTING_KEYS[name] for name in effects] + warned
         by_effect: dict[str, list[str]] = {}
         for name, effect in effects.items():
             by_effect.setdefault(effect, []).append(SETTING_KEYS[name])
-        if len(effects) == 1:
-            said = f"SimAI never sets it (Workload.hh:{MEMBERS[next(iter(effects))]}) and {next(iter(effects.values()))}"
-        elif len(by_effect) == 1:
-            said = f"SimAI never sets them (Workload.hh:76-82) and {next(iter(by_effect))}"
-        else:
-            said = "SimAI never sets them (Workload.hh:76-82); " + "; ".join(f"without {', '.join(names)} it {effect}" for effect, names in by_effect.items())
         if warned:
-            said += f'; without {", ".join(warned)} it only warns "Input workload format mismatch" (Workload.cc:1269)'
-        keys += warned
+            by_effect['only warns "Input workload format mismatch" (Workload.cc:1269)'] = warned
+        members = f"it (Workload.hh:{MEMBERS[next(iter(effects))]})" if len(keys) == 1 else "them (Workload.hh:76-82)"
+        if len(by_effect) == 1:
+            said = f"SimAI never sets {members} and {next(iter(by_effect))}"
+        else:
+            said = f"SimAI never sets {members}; " + "; ".join(f"without {', '.join(names)} it {effect}" for effect, names in by_effect.items())
         hints = "; ".join(hint for hint in (misspelt(header, key) for key in keys) if hint)
         yield at(header, f"header has no {', '.join(keys)}{f' ({hints})' if hints else ''}: {said}")
 
