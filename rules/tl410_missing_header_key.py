@@ -1,11 +1,10 @@
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
-from lint.models.simai_workload import SETTING_KEYS, Header, LayerRow
-from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
-from lint.rulekit.simai import MEMBERS, SeesExpertCollectives, misspelt
+from lint.models.simai_workload import SETTING_KEYS, Header
+from lint.rule import Severity, Violation, at, by_consumer
+from lint.rulekit.simai import MEMBERS, TransformerHeader, misspelt
 
-# What SimAI does without each setting it cannot simulate without (ep: see SeesExpertCollectives).
+# What SimAI does without each setting it cannot simulate without (ep: see TransformerHeader).
 EFFECTS = {
     "tp": "divides by zero (Layer.cc:569: all_gpus / (tp·pp))",
     "pp": "divides by zero (Layer.cc:569: all_gpus / (tp·pp))",
@@ -14,7 +13,7 @@ EFFECTS = {
 }
 
 
-class MissingHeaderKey(SeesExpertCollectives):
+class MissingHeaderKey(TransformerHeader):
     """The header lacks a setting SimAI cannot simulate without.
 
     For the two transformer kinds SimAI looks the settings up by token search (``Workload::initialize_workload``,
@@ -52,21 +51,6 @@ class MissingHeaderKey(SeesExpertCollectives):
     name = "missing-header-key"
     formats = ("simai-workload",)
     consumers = by_consumer({"simai": Severity.ERROR})
-
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
-        self.header: Header | None = None
-
-    def check_header(self, header: Header) -> Iterator[Violation]:
-        if header.reads_parallel_sizes:
-            self.header = header
-        return iter(())
-
-    def wants(self, record: Any) -> bool:
-        return self.header is not None and self.header.ep is None and super().wants(record)
-
-    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
-        return super().check_layer_row(row) if self.wants(row) else ()
 
     def finish(self) -> Iterator[Violation]:
         header = self.header

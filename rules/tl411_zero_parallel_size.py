@@ -1,15 +1,14 @@
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
-from lint.models.simai_workload import SETTING_KEYS, Header, LayerRow
-from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
-from lint.rulekit.simai import SeesExpertCollectives
+from lint.models.simai_workload import SETTING_KEYS
+from lint.rule import Severity, Violation, at, by_consumer
+from lint.rulekit.simai import TransformerHeader
 
 # Header field -> what it counts.
 PARALLEL_SIZES = {"tp": "the tensor-parallel size", "pp": "the pipeline-parallel size", "ep": "the expert-parallel size"}
 
 
-class ZeroParallelSize(SeesExpertCollectives):
+class ZeroParallelSize(TransformerHeader):
     """``model_parallel_NPU_group`` or ``pp`` is 0 in the header, or ``ep`` is 0 in a workload with expert collectives.
 
     SimAI reads these keys for the two transformer kinds with ``std::stoi`` (``Workload::initialize_workload``,
@@ -43,21 +42,6 @@ class ZeroParallelSize(SeesExpertCollectives):
     formats = ("simai-workload",)
     aliases = ("zero-header-number",)
     consumers = by_consumer({"simai": Severity.ERROR})
-
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
-        self.header: Header | None = None
-
-    def check_header(self, header: Header) -> Iterator[Violation]:
-        if header.reads_parallel_sizes:
-            self.header = header
-        return iter(())
-
-    def wants(self, record: Any) -> bool:
-        return self.header is not None and self.header.ep == 0 and super().wants(record)
-
-    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
-        return super().check_layer_row(row) if self.wants(row) else ()
 
     def finish(self) -> Iterator[Violation]:
         header = self.header

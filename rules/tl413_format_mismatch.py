@@ -1,14 +1,13 @@
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
-from lint.models.simai_workload import Header, LayerRow
-from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
-from lint.rulekit.simai import SeesExpertCollectives, misspelt, unset
+from lint.models.simai_workload import Header
+from lint.rule import Severity, Violation, at, by_consumer
+from lint.rulekit.simai import TransformerHeader, misspelt, unset
 
 WARNING = '"Input workload format mismatch"'
 
 
-class FormatMismatch(SeesExpertCollectives):
+class FormatMismatch(TransformerHeader):
     """SimAI warns "Input workload format mismatch" and simulates the file.
 
     For the transformer kinds SimAI prints the warning (``Workload::initialize_workload``,
@@ -50,21 +49,6 @@ class FormatMismatch(SeesExpertCollectives):
     formats = ("simai-workload",)
     aliases = ("pp-comm-mismatch",)
     consumers = by_consumer({"simai": Severity.WARNING})
-
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
-        self.header: Header | None = None
-
-    def check_header(self, header: Header) -> Iterator[Violation]:
-        if header.reads_parallel_sizes:
-            self.header = header
-        return iter(())
-
-    def wants(self, record: Any) -> bool:
-        return self.header is not None and unset(self.header, "ep") and super().wants(record)
-
-    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
-        return super().check_layer_row(row) if self.wants(row) else ()
 
     def finish(self) -> Iterator[Violation]:
         header = self.header

@@ -55,26 +55,35 @@ def unset(header: Header, field_name: str) -> bool:
     return value is None or value == 0
 
 
-class SeesExpertCollectives(Rule):
-    """Base of the rules whose verdict on ``ep`` depends on the workload's expert-parallel collectives: SimAI
-    divides the data-parallel size by ep for a ``_DP_EP`` collective (``Layer.cc:581``) and gives an ``_EP``
-    collective a group of ep GPUs (``Layer.cc:575-578``), which takes no time unless it has two or more
-    (``Layer.cc:985``); a workload without either only makes SimAI warn when ep is 0."""
+class TransformerHeader(Rule):
+    """Base of the rules on the settings SimAI reads from the header of the transformer kinds (``header``; None
+    for another kind, which is TL424's), some of whose verdicts on ``ep`` depend on the workload's
+    expert-parallel collectives: SimAI divides the data-parallel size by ep for a ``_DP_EP`` collective
+    (``Layer.cc:581``) and gives an ``_EP`` collective a group of ep GPUs (``Layer.cc:575-578``), which takes no
+    time unless it has two or more (``Layer.cc:985``); a workload without either only makes SimAI warn when ep is
+    0.  The rows are looked at only when ep is missing or 0."""
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
+        self.header: Header | None = None
         self.divides: LayerRow | None = None  # the first row with a _DP_EP collective
         self.grouped: LayerRow | None = None  # the first row with an _EP collective
 
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        if header.reads_parallel_sizes:
+            self.header = header
+        return iter(())
+
     def wants(self, record: Any) -> bool:
-        return any(comm.suffix in EXPERT_SUFFIXES for comm in record.comms())
+        return self.header is not None and unset(self.header, "ep") and any(comm.suffix in EXPERT_SUFFIXES for comm in record.comms())
 
     def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
-        for comm in row.comms():
-            if comm.suffix == "_DP_EP":
-                self.divides = self.divides or row
-            elif comm.suffix == "_EP":
-                self.grouped = self.grouped or row
+        if self.wants(row):
+            for comm in row.comms():
+                if comm.suffix == "_DP_EP":
+                    self.divides = self.divides or row
+                elif comm.suffix == "_EP":
+                    self.grouped = self.grouped or row
         return ()
 
     def expert_effect(self) -> str | None:
