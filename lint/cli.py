@@ -40,8 +40,7 @@ def _codes(text: str) -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     from pathlib import Path
 
-    from lint.consumers import consumers
-    from lint.formats import FORMAT_NAMES
+    from lint.formats import FORMAT_NAMES, consumers
     from lint.models.categories import CATEGORIES
     from lint.report import CHECK_REPORTERS, DIFF_REPORTERS
     from lint.rule import Severity

@@ -21,8 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lint import consumers
-from lint.consumers import Judged
+from lint import formats
+from lint.models.consumers import Judged
 from lint.rule import Listed, Rule, RuleOptions, Scope, Severity, catalog, lookup, options_json, rule_class
 
 CONFIG_FILES = ("tlint.toml", "pyproject.toml")
@@ -130,7 +130,7 @@ class Selection:
         format then infers it from the file)."""
         matching = [choice for pattern, choice in reversed(self.per_path_consumers) if self._matches(path, pattern)]
         for choice in (self.command_line_consumer, *matching, self.consumer):
-            if choice is not None and consumers.reads(choice.name, format_name):
+            if choice is not None and formats.consumer_reads(choice.name, format_name):
                 return Judged(choice.name, choice.where)
         return None
 
@@ -304,8 +304,9 @@ def build_selection(config: FileConfig, overrides: Overrides, root: Path, source
 
 def _consumer(name: str, where: str) -> str:
     """``name`` when it is a consumer's, else a ConfigError saying where it was found and which there are."""
-    if name not in consumers.consumers():
-        raise ConfigError(f"{where}: unknown consumer '{name}' (known: {', '.join(sorted(consumers.consumers()))})")
+    known = formats.consumers()
+    if name not in known:
+        raise ConfigError(f"{where}: unknown consumer '{name}' (known: {', '.join(sorted(known))})")
     return name
 
 

@@ -75,7 +75,7 @@ class _Collector:
         self.path = path
         self.selection = selection
         self.limit = limit
-        self.consumer = consumer  # the file is judged for (lint.consumers): the severity of each finding is the rule's for it
+        self.consumer = consumer  # the file is judged for (lint.models.consumers): the severity of each finding is the rule's for it
         self.severities: dict[str, Severity] = {}
         self.ignored = selection.ignored_for(path)
         self.findings: list[Finding] = []
@@ -148,7 +148,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     """Parse ``source`` once, through the file rules (unless ``rules`` is false) and the summarizer (its
     steps with their times unless ``timed`` is false: see RankSummarizer)."""
     described = formats.named(format_name)
-    judged = None  # the consumer the file is judged for: what its rules hold for and at which severity (lint.consumers)
+    judged = None  # the consumer the file is judged for: what its rules hold for and at which severity (lint.models.consumers)
     if rules and described.consumers:
         judged = options.selection.consumer_for(source.display, format_name) or formats.judged_for(format_name, source.head())
     consumer = judged.consumer if judged is not None else None

@@ -99,7 +99,7 @@ class Rule:
     ops: ClassVar[frozenset[str] | None] = None
     Options: ClassVar[type[RuleOptions]] = RuleOptions
     # The consumers of its format the rule holds for, each with the severity of a finding for it
-    # (lint.consumers): a file judged for another consumer is not checked by it.  Empty: every consumer, at
+    # (lint.models.consumers): a file judged for another consumer is not checked by it.  Empty: every consumer, at
     # ``severity``.  A rule that names consumers need not state ``severity``: it is the highest of theirs.
     consumers: ClassVar[Mapping[str, Severity]] = MappingProxyType({})
 

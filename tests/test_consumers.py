@@ -1,4 +1,4 @@
-"""Which consumer a file is judged for (lint/consumers.py): named on the command line or in the configuration,
+"""Which consumer a file is judged for (lint/models/consumers.py): named on the command line or in the configuration,
 else inferred from the file; and what the rules, the reports and the cache make of it."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every file parses and gets no error (the corpus README's verdict: all are valid).  The real defects the
 consumers cannot simulate are still caught: mutated copies of every workload, in a temporary directory,
 with one row fewer or more than declared, ``pp: 0``, or a ``BROADCAST``, each judged for the consumer the file
-shows it is written for (SimAI or ASTRA-sim 1.0, lint/consumers.py).
+shows it is written for (SimAI or ASTRA-sim 1.0, lint/models/consumers.py).
 """
 
 from __future__ import annotations

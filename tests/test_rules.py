@@ -4,7 +4,7 @@ A case builds its input from ``text``, from ``bytes`` (Python escapes, for inval
 fixture ``base`` with ``edits``, or - for run rules - from a generated run ``synth`` (a RunSpec), whose
 rank files take ``edits`` and ``delete`` (by ``rank``), ``remove`` (ranks) and ``duplicate`` (a rank
 copied under another name); ``config`` is a tlint.toml and ``args`` extra command-line arguments;
-``consumer`` judges the files for that consumer (``--consumer``; see lint/consumers.py), and ``severities``
+``consumer`` judges the files for that consumer (``--consumer``; see lint/models/consumers.py), and ``severities``
 lists the severities of the findings, in the order of ``messages`` (required of every failing case that names a
 consumer: the verdict is the consumer's).
 ``expect`` lists every finding that *all* rules produce: ``[line, "CODE"]`` for one-file cases and

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol, cast
 
-from lint.consumers import Judged
 from lint.formats import descriptor
 from lint.formats.descriptor import Format
+from lint.models.consumers import Consumer, Judged
 
 # The names in detection order, fixed at import for what is declared once (``--trace-format`` choices, the
 # ``formats`` of the rules that apply to every format).
@@ -52,6 +52,16 @@ def named(name: str) -> Format:
 def names() -> tuple[str, ...]:
     """The format names in detection order."""
     return tuple(f.name for f in descriptor.FORMATS)
+
+
+def consumers() -> dict[str, Consumer]:
+    """Every consumer a format names (lint.models.consumers), by name."""
+    return {consumer.name: consumer for found in descriptor.FORMATS for consumer in found.consumers}
+
+
+def consumer_reads(consumer: str, format_name: str) -> bool:
+    """Whether consumer ``consumer`` reads files of ``format_name``."""
+    return any(found.name == consumer for found in named(format_name).consumers)
 
 
 def run_formats() -> frozenset[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lint.consumers import Consumer
+from lint.models.consumers import Consumer
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Format:
     ``states_layout``: the ``[tool.tlint.runs]`` key under which a file of this format states a run's layout.
     ``console``: a file is a console capture that several processes and threads print into at once, so bytes
     that are no text are the console's damage, reported as TL006 (a warning), not the writer's (TL003).
-    ``consumers``: the programs that read its files (:mod:`lint.consumers`); a format with consumers has its
+    ``consumers``: the programs that read its files (:mod:`lint.models.consumers`); a format with consumers has its
     parser module define ``judged_for(first_lines) -> Judged``, the consumer a file shows it is written for.
     ``keeps_bom``: its consumers read a UTF-8 byte-order mark as text of the first line, so the parser gets it.
     """

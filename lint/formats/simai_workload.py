@@ -32,11 +32,11 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 if TYPE_CHECKING:  # Lark judges only the rows the fast path rejects: a file without one never imports it
     from lark import Token, Tree
 
-from lint.consumers import Judged
 from lint.formats import HEAD_LINES, UINT64_MAX, Evidence
 from lint.formats.descriptor import ASTRA_SIM_1, SIMAI
 from lint.grammar import Grammar, GrammarSyntaxError
 from lint.models.common import Cause, RowMemo, SyntaxProblem, new_alike
+from lint.models.consumers import Judged
 from lint.models.simai_workload import (
     CUSTOMIZED,
     KINDS,
@@ -92,7 +92,7 @@ def detect(lines: list[str]) -> Evidence:
 
 
 def judged_for(lines: list[str]) -> Judged:
-    """The consumer the file's first lines show it is written for (lint.consumers), and why.
+    """The consumer the file's first lines show it is written for (lint.models.consumers), and why.
 
     SimAI: a header with a key only AICB and SimAI write (``pp:``, ``ga:``, ...), or rows with the
     expert-parallel collectives only SimAI decodes (``ALLTOALL_EP``).  ASTRA-sim 1.0: a kind it reads (or one

@@ -29,7 +29,7 @@ class FileResult(BaseModel):
     path: str
     format: str | None
     parsed: bool
-    consumer: str | None = Field(default=None, description="the consumer the file was judged for (lint.consumers); None for a format without consumers")
+    consumer: str | None = Field(default=None, description="the consumer the file was judged for (lint.models.consumers); None for a format without consumers")
     consumer_reason: str | None = Field(default=None, description="why that consumer: where the user named it, or what in the file showed it")
 
 

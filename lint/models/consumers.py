@@ -1,4 +1,5 @@
-"""The programs that read the files tlint checks, and which one a file is judged for.
+"""The programs that read the files tlint checks, and which one a file is judged for (the records; the views of
+the consumers the formats name are in :mod:`lint.formats`).
 
 A file is only as right as its reader takes it: the same workload runs on ASTRA-sim 1.0 and makes SimAI
 divide by zero.  So a format names its consumers (:class:`Consumer`, in its descriptor's ``consumers``:
@@ -34,22 +35,3 @@ class Judged:
 
     consumer: str
     reason: str
-
-
-def consumers() -> dict[str, Consumer]:
-    """Every consumer any format names, by name."""
-    from lint.formats import descriptor
-
-    return {consumer.name: consumer for format_ in descriptor.FORMATS for consumer in format_.consumers}
-
-
-def named(name: str) -> Consumer:
-    """The consumer ``name`` (KeyError for none)."""
-    return consumers()[name]
-
-
-def reads(name: str, format_name: str) -> bool:
-    """Whether consumer ``name`` reads files of ``format_name``."""
-    from lint.formats import named as format_named
-
-    return any(consumer.name == name for consumer in format_named(format_name).consumers)
