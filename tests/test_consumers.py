@@ -138,3 +138,9 @@ def test_show_settings_names_the_consumers(workloads: Path) -> None:
     main(["check", str(workloads), "--config", str(workloads / "tlint.toml"), "--show-settings"], stdout=out)
     assert f"consumer: simai (consumer in {workloads / 'tlint.toml'})" in out.getvalue()
     assert "per-path-consumer: astra/** -> astra-sim-1" in out.getvalue()
+
+
+def test_the_summary_says_which_consumers_the_files_were_judged_for(workloads: Path) -> None:
+    err = io.StringIO()
+    assert main(["check", str(workloads), "--no-cache"], stdout=io.StringIO(), stderr=err) == 0
+    assert err.getvalue().strip() == "Checked 2 files: no findings. Judged for astra-sim-1 (1 file), simai (1 file)."
