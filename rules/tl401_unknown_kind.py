@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import KINDS, VARIANT_KINDS, Header
+from lint.formats.simai_workload.records import KINDS, VARIANT_KINDS, Header
+from lint.formats.simai_workload.rulekit import reader
 from lint.rule import Rule, Severity, Violation, at, by_consumer
-from lint.rulekit.simai import reader
 
 # Where each consumer gives up on a kind it cannot decode.
 EXITS = {
@@ -21,7 +21,7 @@ class UnknownKind(Rule):
     strategy" and exits 1: SimAI at ``Workload.cc:1244-1250`` (aliyun/SimAI cef83f9d,
     ``Workload::initialize_workload``), ASTRA-sim 1.0 at ``Workload.cc:1306-1311`` (branch ``ASTRA-sim-1.0``).
     Variants of ASTRA-sim 1.0 decode kinds of their own (``VARIANT_KINDS`` in
-    ``lint/models/simai_workload.py``): ``DATA_REORDER`` (the ASTRA-sim bundled with astra-sim/tutorials
+    ``lint/formats/simai_workload/records.py``): ``DATA_REORDER`` (the ASTRA-sim bundled with astra-sim/tutorials
     exercise 4) and ``DATA_NO_OVERLAP``, ``DATA_FORWARD_OVERLAP`` (the fork Yassawe/astra-sim-csnl).  Such a
     file is judged for ASTRA-sim 1.0 (its variant) and passes; SimAI exits on it.
 

@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
+from lint.formats.simai_workload.rulekit import LayerRowTally, reader
 from lint.rule import Severity, Violation, at, by_consumer
-from lint.rulekit.simai import LayerRowTally, reader
 
 
 class ExtraLayerRows(LayerRowTally):

@@ -1,6 +1,6 @@
-from lint.models.simai_workload import Comm
+from lint.formats.simai_workload.records import Comm
+from lint.formats.simai_workload.rulekit import OncePerLayerComm, astra_sim_1_decodes, simai_decodes
 from lint.rule import Severity, by_consumer
-from lint.rulekit.simai import OncePerLayerComm, astra_sim_1_decodes, simai_decodes
 
 SMALL = 1048576  # below this many bytes (and above 1) SimAI's analytical backend times a collective by its group's size
 

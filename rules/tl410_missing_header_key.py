@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import SETTING_KEYS, Header
+from lint.formats.simai_workload.records import SETTING_KEYS, Header
+from lint.formats.simai_workload.rulekit import MEMBERS, TransformerHeader, misspelt
 from lint.rule import Severity, Violation, at, by_consumer
-from lint.rulekit.simai import MEMBERS, TransformerHeader, misspelt
 
 # What SimAI does without each setting it cannot simulate without (ep: see TransformerHeader).
 EFFECTS = {

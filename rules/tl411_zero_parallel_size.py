@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import SETTING_KEYS
+from lint.formats.simai_workload.records import SETTING_KEYS
+from lint.formats.simai_workload.rulekit import TransformerHeader
 from lint.rule import Severity, Violation, at, by_consumer
-from lint.rulekit.simai import TransformerHeader
 
 # Header field -> what it counts.
 PARALLEL_SIZES = {"tp": "the tensor-parallel size", "pp": "the pipeline-parallel size", "ep": "the expert-parallel size"}

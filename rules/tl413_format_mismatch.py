@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Header
+from lint.formats.simai_workload.records import Header
+from lint.formats.simai_workload.rulekit import TransformerHeader, misspelt, unset
 from lint.rule import Severity, Violation, at, by_consumer
-from lint.rulekit.simai import TransformerHeader, misspelt, unset
 
 WARNING = '"Input workload format mismatch"'
 

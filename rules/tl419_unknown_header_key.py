@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Header
+from lint.formats.simai_workload.records import Header
+from lint.formats.simai_workload.rulekit import misspelling
 from lint.rule import Rule, Severity, Violation, at, by_consumer
-from lint.rulekit.simai import misspelling
 
 # Keys a known writer puts in the header although SimAI does not read them: AICB's inference generator
 # writes `mode: 1`.

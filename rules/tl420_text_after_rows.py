@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import TrailingText
+from lint.formats.simai_workload.records import TrailingText
+from lint.formats.simai_workload.rulekit import reader
 from lint.rule import Rule, RuleOptions, Severity, Violation, at, by_consumer
-from lint.rulekit.simai import reader
 
 
 class TextAfterRows(Rule):

@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Header
+from lint.formats.simai_workload.records import Header
+from lint.formats.simai_workload.rulekit import reader
 from lint.rule import Rule, Severity, Violation, at, by_consumer
-from lint.rulekit.simai import reader
 
 # Where each consumer reads the kind, and gives up on one it cannot decode.
 READS = {"simai": "Workload.cc:1170, 1250", "astra-sim-1": "Workload.cc:1253-1254, 1311"}

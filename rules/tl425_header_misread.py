@@ -1,7 +1,7 @@
 import re
 from collections.abc import Iterator
 
-from lint.models.simai_workload import SETTING_KEYS, Header
+from lint.formats.simai_workload.records import SETTING_KEYS, Header
 from lint.rule import Rule, Severity, Violation, at, by_consumer
 
 INT_MAX = 2**31 - 1  # the largest value std::stoi returns; a larger one throws std::out_of_range

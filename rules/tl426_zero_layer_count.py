@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import LayerCount
+from lint.formats.simai_workload.records import LayerCount
+from lint.formats.simai_workload.rulekit import reader
 from lint.rule import Rule, Severity, Violation, at, by_consumer
-from lint.rulekit.simai import reader
 
 # Where each consumer's first iteration asserts it has a layer (one of its Workload::iterate_* functions).
 ASSERTS = {"simai": "Workload.cc:796", "astra-sim-1": "Workload.cc:189"}

@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import LayerCount
+from lint.formats.simai_workload.records import LayerCount
 from lint.rule import Rule, Severity, Violation, at, by_consumer
 
 

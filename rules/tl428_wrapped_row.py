@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import WrappedRow
+from lint.formats.simai_workload.records import WrappedRow
+from lint.formats.simai_workload.rulekit import reader
 from lint.rule import Rule, Severity, Violation, at, by_consumer
-from lint.rulekit.simai import reader
 
 # Where each consumer reads a row, word by word with `>>`.
 READS = {"simai": "Workload.cc:1284-1311", "astra-sim-1": "Workload.cc:1320-1352"}

@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Comm, Header
+from lint.formats.simai_workload.records import Comm, Header
+from lint.formats.simai_workload.rulekit import OncePerLayerComm, simai_decodes
 from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
-from lint.rulekit.simai import OncePerLayerComm, simai_decodes
 
 SMALL = 1048576  # from 2 bytes to below this, SimAI's analytical backend takes a fixed latency by group size
 

@@ -18,11 +18,12 @@ from typing import Any
 import pytest
 
 from lint.cli import main
-from lint.formats import parser, simai_workload
+from lint.formats import parser
+from lint.formats.simai_workload import parser as simai_workload
+from lint.formats.simai_workload.records import Header, LayerCount, LayerRow
+from lint.formats.simai_workload.rulekit import reader
 from lint.models.common import SyntaxProblem
-from lint.models.simai_workload import Header, LayerCount, LayerRow
-from lint.rulekit.simai import reader
-from lint.source import Source
+from lint.read.source import Source
 from tests.shared_corpus import corpus_dir, corpus_files
 
 WORKLOADS = ("real", "simai-workload")
