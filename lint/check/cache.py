@@ -153,8 +153,8 @@ def load(entry: str, display: str) -> Outcome | None:
             outcome = stream.readline()
             summary_offset = stream.tell()
             no_summary = stream.read(5) == b"null"
-        (parsed, format_name), findings, not_shown = json.loads(outcome)
-        result = FileResult(display, format_name, parsed)
+        (parsed, format_name, consumer, reason), findings, not_shown = json.loads(outcome)
+        result = FileResult(display, format_name, parsed, consumer, reason)
         found = [_finding(packed, display) for packed in findings]
         counts = Counter(dict(not_shown))
     except _DAMAGED:
@@ -174,7 +174,7 @@ def summary(display: str, stored: StoredSummary, unpacked: Callable[[str, list[A
 
 def store(entry: str, display: str, result: FileResult, findings: list[Finding], not_shown: Counter[str], summary: Packable | None) -> None:
     """Write the entry; a cache that cannot be written is skipped, never an error."""
-    outcome = [[result.parsed, result.format], [_packed(finding, display) for finding in findings], dict(not_shown)]
+    outcome = [[result.parsed, result.format, result.consumer, result.consumer_reason], [_packed(finding, display) for finding in findings], dict(not_shown)]
     # Two lines: compact JSON never holds a raw newline.
     write(_entry_path(entry), _json(outcome) + b"\n" + _json(None if summary is None else summary.packed()))
 
