@@ -42,8 +42,8 @@ def test_seed_004_against_a_public_aicb_workload() -> None:
     assert found["structure", "rows", "present"] == (33, 92)
     assert ("config", "pp", "") not in found  # a generation-1 header states only TP: unknown there, not a change
     assert ("structure", "row attention_norm#0-11", "") in found and ("structure", "row attention_layer#0-39", "") in found
-    # The 13B workload of an early AICB broadcasts its norm, a comm type SimAI does not know (TL406): an error
-    assert report.summary.verdict == "inconclusive" and report.b.errors == 1 and "TL406" in report.b.problems[0]
+    # The 13B workload of an early AICB broadcasts its norm, a comm type its simulator does not know: an error
+    assert report.summary.verdict == "inconclusive" and report.b.errors == 1 and "BROADCAST" in report.b.problems[0]
 
 
 def test_two_gpt_7b_workloads_that_differ_in_world_size_only() -> None:
