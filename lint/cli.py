@@ -119,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
     diff_cmd.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to this file instead of standard output")
     diff_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes reading the files (default: one per core)")
     diff_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
+    diff_cmd.add_argument("--no-cache", action="store_true", help="read every file again instead of reusing the cached check and profile of unchanged files")
+    diff_cmd.add_argument(
+        "--all",
+        action="store_true",
+        help="list every change, also timing that is not significant and what follows from the writer modes (json always has them)",
+    )
 
     rules_cmd = commands.add_parser("rules", help="list every rule")
     rules_cmd.add_argument("--output-format", choices=["concise", "json", "markdown"], default="concise")
@@ -385,12 +391,13 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         rank_regex = compile_rank_regex(args.rank_regex)
     except RankRegexError as error:
         raise ConfigError(str(error)) from None
-    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=_backend(args))
+    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=_backend(args), use_cache=not args.no_cache)
     options = DiffOptions(threshold=threshold / 100, fail_on=tuple(args.fail_on))
     try:
         report = diff_paths(args.a, args.b, sides, options)
     except DiffInputError as error:
         err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR
+    report.show_all = args.all
     _write_report(args.output_file, out, lambda written: diff_reporter(args.output_format)(report, written, err))
     return EXIT_FINDINGS if report.failing else EXIT_CLEAN
