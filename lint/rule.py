@@ -22,9 +22,8 @@ from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
-from lint.models.common import RowKeyed
 from lint.models.report import Severity as Severity  # the rule API: a rule module declares its severity with it
 from lint.store.resources import rules_dir
 
@@ -83,8 +82,6 @@ def at(record: Any, message: str, column: int | None = None) -> Violation:
     return Violation(record.line, column or record.column, message, getattr(record, "rank", None))
 
 
-T = TypeVar("T")
-
 _SECTIONS = ("Why it matters", "Example")
 
 
@@ -97,7 +94,16 @@ class RuleDocs:
 
 
 class Rule:
-    """Base class of every rule; see ``rules/`` for the rule set."""
+    """Base class of every rule; see ``rules/`` for the rule set.
+
+    A rule handles the records of a kind with ``check_<kind>(record)``, which yields (or returns) its violations.
+    A rule whose conclusion about such a record follows from what the record says alone - its values but its
+    line and column, and what the rule learnt before the first record of the kind (a file's header) - may
+    say so with ``judge_<kind>(record)``: the engine then judges each distinct record of the file once and
+    hands every record its verdict, ``check_<kind>(record, verdict)``.  A workload repeats a few dozen rows
+    thousands of times (docs/performance.md, "Rows that repeat").  Records are compared as values: the rule
+    must conclude the same of two equal records, whatever their text.
+    """
 
     code: ClassVar[str]
     name: ClassVar[str]
@@ -136,9 +142,10 @@ class Rule:
         return ()
 
     @classmethod
-    def handlers(cls) -> dict[str, str]:
-        """Record kind -> method name, from the ``check_<kind>`` methods the rule defines (asked once per class:
-        the engine asks it for every file)."""
+    def handlers(cls) -> dict[str, tuple[str, str | None]]:
+        """Record kind -> the names of the rule's ``check_<kind>`` method and of its ``judge_<kind>`` method (None:
+        it judges every record itself), from the methods the rule defines (asked once per class: the engine asks
+        it for every file)."""
         return _handlers_of(cls)
 
     @classmethod
@@ -187,13 +194,15 @@ def registry() -> dict[str, type[Rule]]:
     return rules
 
 
-_HANDLERS: dict[type[Rule], dict[str, str]] = {}
+_HANDLERS: dict[type[Rule], dict[str, tuple[str, str | None]]] = {}
 
 
-def _handlers_of(rule: type[Rule]) -> dict[str, str]:
+def _handlers_of(rule: type[Rule]) -> dict[str, tuple[str, str | None]]:
     found = _HANDLERS.get(rule)
     if found is None:
-        found = _HANDLERS[rule] = {name.removeprefix("check_"): name for name in dir(rule) if name.startswith("check_")}
+        names = dir(rule)
+        kinds = [name.removeprefix("check_") for name in names if name.startswith("check_")]
+        found = _HANDLERS[rule] = {kind: (f"check_{kind}", f"judge_{kind}" if f"judge_{kind}" in names else None) for kind in kinds}
     return found
 
 
@@ -348,21 +357,3 @@ def lookup(key: str) -> list[Listed]:
 
 def iter_rules() -> Iterator[type[Rule]]:
     return iter(sorted(registry().values(), key=lambda r: r.code))
-
-
-class PerAlikeRow(RowKeyed[int, T]):
-    """What a rule concluded about a row, remembered for the rows alike (by their ``alike``, see
-    :func:`lint.models.common.new_alike`): a workload repeats a few dozen rows over and over, so a rule
-    judges each of them once.  Emptied when it holds too many: a file of endlessly new rows must not grow
-    memory (the rule then judges rows again); in a file whose rows rarely repeat
-    (:func:`lint.models.common.rarely_repeat`) it stops remembering."""
-
-    ENTRIES = 4096
-
-    def remember(self, row: Any, value: T) -> T:
-        """``value``, remembered for ``row`` (a record with ``alike`` and ``line``) and the rows alike."""
-        if self.worth_remembering(row.line):
-            if len(self) >= self.ENTRIES:
-                self.clear()
-            self[row.alike] = value
-        return value

@@ -4,7 +4,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from lint.formats.neusight_tsv.records import LayerRecord
-from lint.rule import PerAlikeRow, Rule, RuleOptions, Severity, Violation, at
+from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 # Layer names are torch.fx node names: a leaf module's path with "_" for "." (nn.LayerNorm, nn.Linear,
 # nn.Embedding), or a traced call's function name with a "_N" counter (GPT-2's Conv1D becomes addmm).
@@ -84,15 +84,9 @@ class GradSize(Rule):
         # Gradient rows of recognised layers by name and size, in the order of their first rows: the first such
         # row, its check and how many rows repeat it (a table repeats its rows: kept once, not per row).
         self.grads: dict[tuple[str, int], _Grad] = {}
-        self.checks: PerAlikeRow[Check | None] = PerAlikeRow()  # of each distinct row
-
-    def _check(self, row: LayerRecord) -> Check | None:
-        if row.alike in self.checks:
-            return self.checks[row.alike]
-        return self.checks.remember(row, _check_of(row))
 
     def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
-        check = self._check(row)
+        check = _check_of(row)
         if check is not None:
             found = self.grads.get((row.name, row.backward_comm_size))
             if found is None:

@@ -1,11 +1,11 @@
 from collections.abc import Iterator
 
-from lint.formats.simai_workload.rulekit import LayerRowTally, reader
+from lint.formats.simai_workload.rulekit import LayerRows, reader
 from lint.models.common import SyntaxProblem
 from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
 
 
-class MissingLayerRows(LayerRowTally):
+class MissingLayerRows(LayerRows):
     """The file has fewer layer rows than line 2 declares.
 
     Line 2 is the number of layer rows; both consumers allocate that many layers and read exactly that many
@@ -44,16 +44,16 @@ class MissingLayerRows(LayerRowTally):
         self.rejected_line = 0  # the last of them
 
     def check_syntax(self, problem: SyntaxProblem) -> tuple[()]:
-        declared = self.tally.declared
+        declared = self.declared
         if declared is not None and problem.line > declared.line and problem.line != self.rejected_line:
             self.rejected += 1
             self.rejected_line = problem.line
         return ()
 
     def finish(self) -> Iterator[Violation]:
-        declared, rows = self.tally.declared, self.tally.rows
+        declared, rows = self.declared, self.rows
         # A row with extra columns is rejected and still built (its first columns describe the layer): it is a row.
-        malformed = self.rejected - self.tally.long_rows
+        malformed = self.rejected - self.long_rows
         if declared is not None and declared.count > rows + malformed:
             also = f" and {malformed} malformed one{'s' if malformed > 1 else ''}" if malformed else ""
             yield at(

@@ -1,10 +1,10 @@
 from collections.abc import Iterator
 
-from lint.formats.simai_workload.rulekit import LayerRowTally, reader
+from lint.formats.simai_workload.rulekit import LayerRows, reader
 from lint.rule import Severity, Violation, at, by_consumer
 
 
-class ExtraLayerRows(LayerRowTally):
+class ExtraLayerRows(LayerRows):
     """The file has more layer rows than line 2 declares.
 
     Both consumers read exactly as many rows as line 2 declares and close the file
@@ -34,11 +34,11 @@ class ExtraLayerRows(LayerRowTally):
     consumers = by_consumer({"simai": Severity.ERROR, "astra-sim-1": Severity.ERROR})
 
     def finish(self) -> Iterator[Violation]:
-        declared, rows = self.tally.declared, self.tally.rows
-        if declared is not None and declared.count > 0 and self.tally.first_extra is not None:
+        declared, rows = self.declared, self.rows
+        if declared is not None and declared.count > 0 and self.first_extra is not None:
             first = declared.count + 1
             ignored = f"rows {first} to {rows}" if rows > first else "it"
             yield at(
-                self.tally.first_extra,
+                self.first_extra,
                 f"row {first} of {rows} is past the layer count {declared.count} on line {declared.line}: {reader(self.consumer)} does not simulate {ignored}",
             )

@@ -1,11 +1,11 @@
 from collections.abc import Iterator
 
 from lint.formats.simai_workload.records import Header
-from lint.formats.simai_workload.rulekit import LayerRowTally, quotient
+from lint.formats.simai_workload.rulekit import DistinctRows, quotient
 from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
 
 
-class PpCommSize(LayerRowTally):
+class PpCommSize(DistinctRows):
     """``pp_comm`` is not the size of the activation the TP collectives move.
 
     A pipeline stage sends the next one its activation, ``2·mbs·seq·hidden`` bytes - the size AICB also
@@ -54,7 +54,7 @@ class PpCommSize(LayerRowTally):
 
     def finish(self) -> Iterator[Violation]:
         header = self.header
-        if header is None or not header.from_aicb or (header.read("pp") or 0) <= 1 or (activation := self.tally.activation_size(header.read("tp"))) is None:
+        if header is None or not header.from_aicb or (header.read("pp") or 0) <= 1 or (activation := self.activation_size(header.read("tp"))) is None:
             return
         pp_comm, tp = header.read("pp_comm"), header.read("tp") or 1
         if not pp_comm or pp_comm == activation.size or pp_comm * tp == activation.size:

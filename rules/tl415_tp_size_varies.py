@@ -1,11 +1,11 @@
 from collections.abc import Iterable, Iterator
 
 from lint.formats.simai_workload.records import LayerRow
-from lint.formats.simai_workload.rulekit import AicbOnly, LayerRowTally
+from lint.formats.simai_workload.rulekit import AicbOnly, DistinctRows
 from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
 
 
-class TpSizeVaries(AicbOnly, LayerRowTally):
+class TpSizeVaries(AicbOnly, DistinctRows):
     """Instances of one AICB layer carry TP collectives of different sizes.
 
     AICB writes one group of rows per layer instance and micro-batch, and sizes every TP collective of
@@ -47,7 +47,7 @@ class TpSizeVaries(AicbOnly, LayerRowTally):
         self.first: dict[tuple[str, int, str], tuple[LayerRow, int]] = {}
         self.reported: set[tuple[str, int, str, int]] = set()
         self.found: list[Violation] = []
-        self.tally.listeners.append(self._compare_rows)
+        self.listeners.append(self._compare_rows)
 
     def _compare_rows(self, batch: Iterable[tuple[LayerRow, int, int]]) -> None:
         """Compares each distinct row at its place (a row alike at the same place can tell nothing new), in
@@ -57,7 +57,7 @@ class TpSizeVaries(AicbOnly, LayerRowTally):
                 self.found += self._compare(row, place)
 
     def finish(self) -> Iterator[Violation]:
-        self.tally.flush()
+        self.flush()
         return iter(self.found)
 
     def _compare(self, row: LayerRow, place: int) -> Iterator[Violation]:

@@ -3,13 +3,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from lint.formats.simai_workload.records import Comm, LayerRow
-from lint.formats.simai_workload.rulekit import AicbOnly, LayerRowTally, quotient
+from lint.formats.simai_workload.rulekit import AicbOnly, DistinctRows, quotient
 from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
 
 CROSS_ENTROPY = re.compile(r"cross_entropy[0-9]*")
 
 
-class CrossEntropySize(AicbOnly, LayerRowTally):
+class CrossEntropySize(AicbOnly, DistinctRows):
     """A cross-entropy all-reduce is not ``seq·mbs·4`` bytes.
 
     AICB's ``cross_entropy1..3`` rows all-reduce one fp32 per token of a micro-batch: ``seq·mbs·4``
@@ -54,10 +54,10 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
         # (row name, comm column, size) -> the first such all-reduce and how many rows repeat it, in file order:
         # a workload repeats its cross-entropy rows once per micro-batch, kept once, not per row.
         self.reductions: dict[tuple[str, str, int], _Reduction] = {}
-        self.tally.listeners.append(self._count)
+        self.listeners.append(self._count)
 
     def _count(self, batch: Iterable[tuple[LayerRow, int, int]]) -> None:
-        """The tally's distinct rows, in the order of their first rows: the header comes first, so nothing is
+        """The distinct rows, in the order of their first rows: the header comes first, so nothing is
         kept of a file AICB did not write."""
         if not self.from_aicb:
             return
@@ -70,10 +70,10 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
                     found.rows += rows
 
     def finish(self) -> Iterator[Violation]:
-        self.tally.flush()  # the last distinct rows, to _count
+        self.flush()  # the last distinct rows, to _count
         if not self.from_aicb or not self.reductions:
             return
-        activation = self.tally.activation_size(self.tp)
+        activation = self.activation_size(self.tp)
         first_reduction, *others = self.reductions.values()
         first_row, first = first_reduction.row, first_reduction.comm
         if first.size % 4:

@@ -3,7 +3,7 @@ from collections.abc import Iterable
 
 from lint.formats.simai_workload.records import LayerRow
 from lint.formats.simai_workload.rulekit import AicbOnly
-from lint.rule import PerAlikeRow, RuleOptions, Severity, Violation, at, by_consumer
+from lint.rule import Severity, Violation, at, by_consumer
 
 OPTIMIZER = re.compile(r"optimizer[0-9]*")
 
@@ -40,27 +40,11 @@ class OptimizerSize(AicbOnly):
     formats = ("simai-workload",)
     consumers = by_consumer({"simai": Severity.WARNING})
 
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
-        self.messages: PerAlikeRow[tuple[str, ...]] = PerAlikeRow()  # of each distinct row
-
-    def _messages(self, row: LayerRow) -> tuple[str, ...]:
-        if not self.from_aicb:
-            return ()
-        messages = self.messages.get(row.alike)
-        if messages is None:
-            messages = self.messages.remember(row, _messages(row))
-        return messages
-
     def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
-        return [at(row, message) for message in self._messages(row)]
-
-
-def _messages(row: LayerRow) -> tuple[str, ...]:
-    if not OPTIMIZER.fullmatch(row.name):
-        return ()
-    return tuple(
-        f"{row.name}: {comm}, expected 4: AICB's optimizer all-reduces move one fp32 scalar"
-        for comm in row.comms()
-        if comm.family is not None and comm.size not in (0, 1, 4)
-    )
+        if not self.from_aicb or not OPTIMIZER.fullmatch(row.name):
+            return ()
+        return [
+            at(row, f"{row.name}: {comm}, expected 4: AICB's optimizer all-reduces move one fp32 scalar")
+            for comm in row.comms()
+            if comm.family is not None and comm.size not in (0, 1, 4)
+        ]

@@ -11,6 +11,7 @@ findings or end in a traceback.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import re
 from collections import Counter, defaultdict
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -180,6 +182,8 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
             listed = handlers.by_op.get(key)
             if listed is None:
                 listed = handlers.listing(key)
+            if listed.said is not None:  # some rule judges these records (see Rule): what this one says, for them
+                listed.said.see(item)
             for rule, method in listed:
                 try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
                     # Hot rules return an empty tuple, not a generator, when a record is fine: no loop then.
@@ -249,24 +253,85 @@ _Handler = tuple[Rule, Callable[[Any], Iterable[Violation]]]
 
 class _Handlers:
     """The (rule, bound ``check_<kind>`` method) pairs that look at a record, by its kind and op (see Rule.ops):
-    the one place where per-record work is dispatched."""
+    the one place where per-record work is dispatched.  A rule that judges the records of a kind
+    (``judge_<kind>``, see Rule) is handed each one's verdict by a :class:`_Judged`."""
 
     def __init__(self, rules: list[Rule]) -> None:
         self.by_kind: dict[str, list[_Handler]] = {}
+        self.said: dict[str, _Said] = {}  # of the kinds some rule judges
         for rule in rules:
-            for kind, method in rule.handlers().items():
-                self.by_kind.setdefault(kind, []).append((rule, getattr(rule, method)))
-        self.by_op: dict[tuple[str, str | None], list[_Handler]] = {}
+            for kind, (check, judge) in rule.handlers().items():
+                method = getattr(rule, check)
+                if judge is not None:
+                    method = _Judged(getattr(rule, judge), method, self.said.setdefault(kind, _Said())).check
+                self.by_kind.setdefault(kind, []).append((rule, method))
+        self.by_op: dict[tuple[str, str | None], _Listing] = {}
 
-    def listing(self, key: tuple[str, str | None]) -> list[_Handler]:
+    def listing(self, key: tuple[str, str | None]) -> _Listing:
         """The handlers of a record of ``key``'s kind and op (None: a record of no op), not listed yet (the engine
         looks a key up in ``by_op`` itself: one call less per record)."""
         kind, op = key
-        found = [(rule, method) for rule, method in self.by_kind.get(kind, ()) if op is None or rule.ops is None or op in rule.ops]
+        found = _Listing((rule, method) for rule, method in self.by_kind.get(kind, ()) if op is None or rule.ops is None or op in rule.ops)
+        found.said = self.said.get(kind)
         if len(self.by_op) >= 4096:  # bounded: a file of endlessly new op names must not grow memory
             self.by_op.clear()
         self.by_op[key] = found
         return found
+
+
+class _Listing(list[_Handler]):
+    """The handlers of the records of one kind and op, and what a record of the kind says when a rule judges them."""
+
+    said: _Said | None = None
+
+
+class _Said:
+    """What the record being dispatched says, for the rules that judge its kind (:class:`_Judged`): the values
+    of its fields but where it is (its first two, ``line`` and ``column``), by which records are told alike."""
+
+    def __init__(self) -> None:
+        self.key: Any = None
+
+    def see(self, record: Any) -> None:
+        record_type: type = type(record)  # as type[Any], mypy would take it for unhashable (python/mypy#11470)
+        self.key = _values_of(record_type)(record)
+
+
+@lru_cache(maxsize=64)  # one per record class
+def _values_of(record_type: type) -> Callable[[Any], Any]:
+    names = [spec.name for spec in dataclasses.fields(record_type)]
+    if names[:2] != ["line", "column"] or len(names) < 3:
+        raise TypeError(f"{record_type.__name__} is no record of values after its line and column: a rule cannot judge it")
+    return attrgetter(*names[2:])
+
+
+_UNJUDGED = object()  # no verdict yet (a verdict may be None)
+
+
+class _Judged:
+    """A rule's check of the records of a kind it judges (``judge_<kind>``, see Rule): each distinct record is
+    judged once, and the records equal to it in all they say (:class:`_Said`) are handed its verdict.
+
+    Bounded: a file of endlessly new records must not grow memory; once it holds ``ENTRIES`` verdicts it
+    forgets them, and records are judged again.
+    """
+
+    ENTRIES = 4096
+
+    def __init__(self, judge: Callable[[Any], Any], check: Callable[[Any, Any], Iterable[Violation]], said: _Said) -> None:
+        self.judge = judge
+        self.check_judged = check
+        self.said = said
+        self.verdicts: dict[Any, Any] = {}
+
+    def check(self, record: Any) -> Iterable[Violation]:
+        said = self.said.key
+        verdict = self.verdicts.get(said, _UNJUDGED)
+        if verdict is _UNJUDGED:
+            if len(self.verdicts) >= self.ENTRIES:
+                self.verdicts.clear()
+            verdict = self.verdicts[said] = self.judge(record)
+        return self.check_judged(record, verdict)
 
 
 def _report_crash(collector: _Collector, rule: Rule, error: Exception, line: int | None) -> None:

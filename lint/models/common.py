@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import count
 from typing import ClassVar, TypeVar
 
 T = TypeVar("T")
-K = TypeVar("K")
-V = TypeVar("V")
 
 INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
@@ -61,24 +58,6 @@ Cause = tuple[str, int, str]  # see SyntaxProblem.follows
 _FOUND_VALUE = re.compile(r"""found (?:'[^']*'|"[^"]*")""")  # a value as lint.parse.grammar.quote shows it
 
 
-class RowKeyed(dict[K, V]):
-    """What was made of the rows of a file, kept while it pays: once the rows rarely repeat
-    (:func:`rarely_repeat`) it is emptied and keeps nothing more."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.distinct = 0  # distinct rows met (remembered, or that would have been)
-        self.remembering = True
-
-    def worth_remembering(self, line: int) -> bool:
-        """Counts one more distinct row, met by ``line``: whether remembering rows still pays."""
-        self.distinct += 1
-        if self.remembering and rarely_repeat(self.distinct, line):
-            self.remembering = False
-            self.clear()
-        return self.remembering
-
-
 class TextMemo(dict[str | None, T]):
     """Values remembered by a (possibly long) text, emptied when it holds too many entries or characters:
     a file of endlessly new lines, sub-operation lists or field values must not grow memory."""
@@ -96,34 +75,3 @@ class TextMemo(dict[str | None, T]):
             self.held = len(key or "")
         self[key] = value
         return value
-
-
-def rarely_repeat(distinct: int, line: int) -> bool:
-    """Whether rows rarely repeat in a file in which ``distinct`` different rows were met by line ``line``:
-    then remembering what was made of a row (or keying by ``alike``) costs more than it saves.  Decided once
-    a memo of rows would be full (4096 rows, see :class:`TextMemo`), when they are more than half of the
-    lines read: a file that repeats rows at a longer period would not hit the memo anyway."""
-    return distinct >= 4096 and 2 * distinct > line
-
-
-class RowMemo(TextMemo[T], RowKeyed[str | None, T]):
-    """A :class:`TextMemo` of the rows of a table, by their text, that stops remembering (and stays
-    empty) in a file whose rows rarely repeat (:class:`RowKeyed`): there a lookup never pays."""
-
-    def remember_row(self, text: str, value: T, line: int) -> T:
-        return self.remember(text, value) if self.worth_remembering(line) else value
-
-
-_alike_numbers = count()
-
-
-def new_alike() -> int:
-    """A number no row has yet: the ``alike`` of a row record.
-
-    Rows the parser read from the same text share one ``alike``; rows of different texts never do (a
-    parser may also give one text several numbers, when its memo of texts is full).  A workload repeats a
-    few dozen rows a hundred thousand times: rules remember what they concluded about a row by this number
-    (:class:`lint.formats.megatron_trace.rulekit.PerAlikeRow`) and judge each distinct row once.  It is not part of the row's
-    content: not compared, shown or dumped.
-    """
-    return next(_alike_numbers)

@@ -3,8 +3,7 @@
 The first non-empty line is the header and every later line a layer row, each judged on its own by
 ``grammars/neusight-tsv.lark``.  Valid lines take the fast path: a regex derived from the grammar's
 ``header`` or ``row`` rule (:meth:`lint.parse.grammar.Grammar.derive`) accepts exactly the lines the grammar
-does, and its groups are the row's fields; each distinct row text is converted once per file (a bounded
-memo), and the rows alike share ``alike`` (:func:`lint.models.common.new_alike`).  A line the regex rejects, or whose number overflows what the
+does, and its groups are the row's fields.  A line the regex rejects, or whose number overflows what the
 readers convert it to, is parsed by Lark, which says where and why.  A rejected row is first counted:
 with the wrong number of tab-separated fields every later value would sit under the wrong column, so the
 count is reported (TL002) instead of whichever field first fails to match.  The header is not counted: a
@@ -23,7 +22,7 @@ if TYPE_CHECKING:  # Lark judges only the rows the fast path rejects: a file wit
 
 from lint.formats.descriptor import HEAD_LINES, Evidence
 from lint.formats.neusight_tsv.records import COLUMNS, HeaderRecord, LayerRecord
-from lint.models.common import Cause, RowMemo, SyntaxProblem, int64, new_alike
+from lint.models.common import Cause, SyntaxProblem, int64
 from lint.parse.grammar import Grammar, GrammarSyntaxError, quote
 
 NAME = "neusight-tsv"
@@ -79,8 +78,6 @@ class Parser:
         header_seen = False
         # Empty lines are only wrong when something follows them: hold them until a line does.
         empty_lines: list[int] = []
-        # Row text -> the row's values and ``alike``: a table repeats its rows, each distinct one is converted once.
-        remembered: RowMemo[tuple[Any, ...]] = RowMemo()
         previous: Cause | None = None  # the cause of the problem of the line before (SyntaxProblem.follows)
         for number, text in lines:
             if not text:
@@ -94,7 +91,7 @@ class Parser:
                 empty_lines.clear()
                 previous = None
             if header_seen:
-                known = remembered.get(text) or self._fast_row(number, text, remembered)
+                known = self._fast_row(text)
                 if known is not None:
                     previous = None
                     yield LayerRecord(number, 1, *known)
@@ -116,9 +113,8 @@ class Parser:
             return tree
         return HeaderRecord(line=number, column=1, columns=tuple(str(token) for token in tree.children))
 
-    def _fast_row(self, number: int, text: str, remembered: RowMemo[tuple[Any, ...]]) -> tuple[Any, ...] | None:
-        """The values of the row ``text`` and its ``alike``, when the derived regex proves it valid and its
-        numbers convert (remembered for the rows alike), else None."""
+    def _fast_row(self, text: str) -> list[Any] | None:
+        """The values of the row ``text``, when the derived regex proves it valid and its numbers convert, else None."""
         match = self._row_regex.fullmatch(text) if self.fast else None
         if match is None:
             return None
@@ -128,7 +124,7 @@ class Parser:
             return None
         if math.inf in values:
             return None
-        return remembered.remember_row(text, (*values, new_alike()), number)
+        return values
 
     def _row_slowly(self, number: int, text: str) -> LayerRecord | SyntaxProblem:
         """A row the fast path cannot prove valid: counted, then judged by Lark."""

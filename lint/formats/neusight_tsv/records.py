@@ -6,11 +6,9 @@ A ``None`` comm type becomes Python ``None``, as the writer's ``str(None)`` came
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import ClassVar, Literal
-
-from lint.models.common import new_alike
 
 CommType = Literal["ALLREDUCE", "ALLREDUCE_ASYNC", "SENDRECV"]
 
@@ -29,9 +27,7 @@ class HeaderRecord:
 
 @dataclass(slots=True)
 class LayerRecord:
-    """One layer row.  Times are milliseconds, comm sizes are element counts (not bytes).
-
-    ``alike``: see :func:`lint.models.common.new_alike`."""
+    """One layer row.  Times are milliseconds, comm sizes are element counts (not bytes)."""
 
     kind: ClassVar[str] = "layer"
     line: int
@@ -47,7 +43,6 @@ class LayerRecord:
     weight_grad_comm_type: CommType | None
     weight_grad_comm_size: int
     process_time: float
-    alike: int = field(default_factory=new_alike, compare=False, repr=False)  # not dumped (lint.models.dump)
 
     @property
     def grad_of(self) -> str | None:
@@ -62,5 +57,5 @@ def _grad_of(name: str) -> str | None:
     return name.removesuffix(GRAD_SUFFIX) if name.endswith(GRAD_SUFFIX) else None
 
 
-# The table's columns are the row's fields between its position and ``alike``, in file order.
-COLUMNS: tuple[str, ...] = tuple(spec.name for spec in fields(LayerRecord))[2:-1]
+# The table's columns are the row's fields after its position, in file order.
+COLUMNS: tuple[str, ...] = tuple(spec.name for spec in fields(LayerRecord))[2:]

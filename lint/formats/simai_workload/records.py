@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import ClassVar
 
-from lint.models.common import new_alike
-
 KINDS = frozenset(
     {
         "DATA",
@@ -218,8 +216,6 @@ class LayerRow:
     Compute times are ns in SimAI (cycles in ASTRA-sim 1.0), comm sizes are bytes.  ``parallelism`` is
     the 13th column of HYBRID_CUSTOMIZED rows; ``extra_columns`` holds the tokens past the expected
     columns of a row reported as too long, which SimAI would misread as the start of the next row.
-
-    ``alike``: see :func:`lint.models.common.new_alike`.
     """
 
     kind: ClassVar[str] = "layer_row"
@@ -239,7 +235,6 @@ class LayerRow:
     wg_update_time: int
     parallelism: str | None = None
     extra_columns: tuple[str, ...] = ()
-    alike: int = field(default_factory=new_alike, compare=False, repr=False)  # not dumped (lint.models.dump)
 
     def comms(self) -> tuple[Comm, ...]:
         """The forward, input-gradient and weight-gradient communication, in column order."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from lint.formats.simai_workload import ASTRA_SIM_1, SIMAI
 from lint.formats.simai_workload.records import EXPERT_SUFFIXES, SETTING_KEYS
 from lint.layout import tp_activation_size
-from lint.rule import PerAlikeRow, Rule, RuleOptions, Violation, at
+from lint.rule import Rule, RuleOptions, Violation, at
 
 if TYPE_CHECKING:
     from lint.formats.simai_workload.records import Comm, Header, LayerCount, LayerRow
@@ -143,7 +143,6 @@ class OncePerLayerComm(Rule):
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.found: dict[tuple[str, Comm], _Repeated] = {}  # by layer name and comm column
-        self.judged: PerAlikeRow[tuple[tuple[tuple[str, Comm], str], ...]] = PerAlikeRow()  # (layer, comm) and message
 
     def problem(self, comm: Comm) -> str | None:
         """What is wrong with ``comm``, or None."""
@@ -154,20 +153,17 @@ class OncePerLayerComm(Rule):
         return True
 
     def row_problems(self, row: LayerRow) -> Iterator[tuple[Comm, str]]:
-        """The problems of ``row``'s comm columns.  Asked once per distinct row text (and again after
-        :class:`PerAlikeRow` forgets it): only what the row says and the header may decide them."""
+        """The problems of ``row``'s comm columns: only what the row says and the header may decide them."""
         for comm in row.comms():
             if (message := self.problem(comm)) is not None:
                 yield comm, message
 
-    def _problems(self, row: LayerRow) -> tuple[tuple[tuple[str, Comm], str], ...]:
-        problems = self.judged.get(row.alike)
-        if problems is None:
-            problems = self.judged.remember(row, tuple(((row.name, comm), message) for comm, message in self.row_problems(row)))
-        return problems
+    def judge_layer_row(self, row: LayerRow) -> tuple[tuple[tuple[str, Comm], str], ...]:
+        """The problems of a distinct row, by layer and comm column (the engine hands them to the rows alike)."""
+        return tuple(((row.name, comm), message) for comm, message in self.row_problems(row))
 
-    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
-        for key, message in self._problems(row):
+    def check_layer_row(self, row: LayerRow, problems: tuple[tuple[tuple[str, Comm], str], ...]) -> Iterable[Violation]:
+        for key, message in problems:
             found = self.found.get(key)
             if found is None:
                 found = self.found[key] = _Repeated(row, message)
@@ -196,58 +192,71 @@ class OncePerLayerComm(Rule):
 _NAMED_LAYERS = 3  # the other layers a finding of OncePerLayerComm names
 
 
-class LayerRows:
-    """The layer rows of a workload, tallied once per file for the rules that count them or compare them by
-    their place (shared: Rule.share): how many there are, the first past the declared count, and per row
-    alike and place in its run of one name (see TL415), the first such row and how many there are.
+class LayerRows(Rule):
+    """Base of rules that count a workload's layer rows: how many there are (``rows``; ``long_rows`` of them with
+    columns past the expected ones, TL002), and the first past the declared count (``declared``)."""
 
-    A workload repeats a few dozen rows a hundred thousand times, so a row costs a lookup; what the rules
-    conclude from the distinct rows is worked out when the tally is full (it is bounded: a file of endlessly
-    new rows) and at the end of the file, by the listeners the rules register (``listeners``), each given
-    the distinct rows in the order of their first rows, with how many rows are alike.
-    """
-
-    def __init__(self) -> None:
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
         self.declared: LayerCount | None = None
         self.rows = 0
-        self.long_rows = 0  # rows with columns past the expected ones (TL002): each is built from the slow path, a new alike
+        self.long_rows = 0
         self.first_extra: LayerRow | None = None  # the first row past the declared count
-        self.first_extra_row = 0  # its number among the rows (0: no count declared)
+
+    def check_layer_count(self, record: LayerCount) -> tuple[()]:
+        self.declared = record
+        return ()
+
+    def check_layer_row(self, row: LayerRow) -> tuple[()]:
+        self.rows += 1
+        if row.extra_columns:
+            self.long_rows += 1
+        if self.declared is not None and self.rows == self.declared.count + 1:
+            self.first_extra = row
+        return ()
+
+
+class DistinctRows(Rule):
+    """Base of rules that look at a workload's distinct rows at their places (see TL415): per distinct row and
+    place in its run of one name, the first such row and how many rows there are alike.
+
+    A workload repeats a few dozen rows a hundred thousand times, so a row costs a lookup: the engine hands each
+    the first row equal to it (``judge_layer_row``), by which it is tallied.  What the rules conclude from the
+    distinct rows is worked out when the tally is full (it is bounded: a file of endlessly new rows) and at the
+    end of the file, by the listeners the rules register (``listeners``), each given the distinct rows in the
+    order of their first rows, with how many rows are alike.
+    """
+
+    ENTRIES = 4096
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
         self.previous_name: str | None = None
         self.place = 0  # of the current row in its run of one name
-        # (alike, place) -> [first row, rows], in the order of the first rows
+        # (line of the first row alike, place) -> [first row there, rows], in the order of the first rows
         self.pending: dict[tuple[int, int], list[Any]] = {}
         self.listeners: list[Callable[[Iterable[tuple[LayerRow, int, int]]], None]] = []
         self.activation = TpActivation()
         self.listeners.append(self.activation.count)
 
-    def check_layer_count(self, record: LayerCount) -> tuple[()]:
-        self.declared = record
-        self.first_extra_row = record.count + 1
-        return ()
+    def judge_layer_row(self, row: LayerRow) -> LayerRow:
+        """The row that the rows equal to ``row`` are tallied with: the first of them."""
+        return row
 
-    def check_layer_row(self, row: LayerRow) -> tuple[()]:
-        self.rows += 1
-        if self.rows == self.first_extra_row:
-            self.first_extra = row
+    def check_layer_row(self, row: LayerRow, first: LayerRow) -> tuple[()]:
         if row.name == self.previous_name:
             self.place += 1
         else:
             self.previous_name = row.name
             self.place = 0
-        entry = self.pending.get((row.alike, self.place))
+        entry = self.pending.get((first.line, self.place))
         if entry is None:
-            self._first_alike(row)
+            if len(self.pending) >= self.ENTRIES:
+                self.flush()
+            self.pending[first.line, self.place] = [row, 1]
         else:
             entry[1] += 1
         return ()
-
-    def _first_alike(self, row: LayerRow) -> None:
-        if row.extra_columns:
-            self.long_rows += 1
-        if len(self.pending) >= PerAlikeRow.ENTRIES:  # as bounded as the rules' memos
-            self.flush()
-        self.pending[row.alike, self.place] = [row, 1]
 
     def flush(self) -> None:
         """Hands the distinct rows tallied so far to the listeners: at the end of the file, before the
@@ -270,20 +279,6 @@ class LayerRows:
             return None
         self.flush()
         return self.activation.size()
-
-
-class LayerRowTally(Rule):
-    """Base of rules that read the :class:`LayerRows` of a workload."""
-
-    def __init__(self, options: RuleOptions | None = None) -> None:
-        super().__init__(options)
-        self.tally = LayerRows()
-
-    def check_layer_count(self, record: LayerCount) -> tuple[()]:
-        return self.tally.check_layer_count(record)
-
-    def check_layer_row(self, row: LayerRow) -> tuple[()]:
-        return self.tally.check_layer_row(row)
 
 
 @dataclass(frozen=True)
