@@ -148,11 +148,10 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     described = formats.named(format_name)
     summarizer = None
     if summarize and described.runs:
-        from lint.runs.summary import RankSummarizer
-
-        summarizer = RankSummarizer(source.display, timed=timed)
+        summarizer = formats.summarizer(format_name, source.display, timed=timed)
     source.console = described.console
-    records = formats.parser(format_name).parse(source.lines())
+    parser = formats.parser(format_name)
+    records = parser.read(source) if described.binary else parser.parse(source.lines())  # type: ignore[attr-defined]
     if summarizer is not None:
         records = _summarized(records, summarizer)
     syntax_problems = 0
@@ -384,11 +383,11 @@ def _detected(source: Source, options: CheckOptions) -> tuple[formats.Detection,
     """The format of the file, and - when it was detected here, with the cache on - the file's stamp then, for
     the cache to remember the format with the file's digest: an unchanged file is not read to detect it again."""
     if not options.use_cache:
-        return formats.identify(source.head()), None
+        return formats.identify(source.head(), source.head_bytes), None
     remembered, stamp = cache.detected_format(source.path)
     if remembered is not None:
         return formats.Detection(remembered), None
-    detection = formats.identify(source.head())
+    detection = formats.identify(source.head(), source.head_bytes)
     recognised = detection.format is not None and source.head_damage is None
     return detection, stamp if recognised else None
 

@@ -42,7 +42,7 @@ def load_side(path: str, options: SideOptions) -> Profile:
     unrecognised: list[Source] = []
     for source in walked.sources:
         try:
-            format_name = options.trace_format or formats.detect(source.head())
+            format_name = options.trace_format or formats.detect(source.head(), source.head_bytes)
         except InputError as error:
             raise DiffInputError(str(error)) from None
         if format_name is not None:

@@ -63,6 +63,16 @@ def diff_adapter(name: str) -> str:
     return named(name).diff_adapter
 
 
+def summarizer(name: str, path: str, *, timed: bool = True) -> Any:
+    """A new summarizer of one file of run format ``name``: ``check_<kind>`` handlers for its records and ``result()``."""
+    module = named(name).summary
+    if module is None:
+        from lint.runs.summary import RankSummarizer
+
+        return RankSummarizer(path, timed=timed)
+    return importlib.import_module(module).Summarizer(path)
+
+
 def stating_layout(key: str) -> Format:
     """The format of the files ``[tool.tlint.runs]`` names under ``key`` as statements of a run's layout."""
     return _find("states_layout", key)
@@ -115,7 +125,8 @@ HEAD_LINES = 200
 
 
 class _FormatModule(Protocol):
-    """What every format's parser module (its descriptor's ``parser``) defines."""
+    """What every format's parser module (its descriptor's ``parser``) defines; a binary format's also has
+    ``detect_bytes(head, complete) -> Evidence``."""
 
     Parser: Callable[[], Parser]
 
@@ -142,14 +153,25 @@ class Detection:
         return f"not a known trace format: closest is {self.closest}, but {self.why}"
 
 
-def identify(head: list[str]) -> Detection:
-    """The format whose writer produced these first lines; or, when none did, the closest one and why."""
+def identify(head: list[str], raw: tuple[bytes, bool] | None = None) -> Detection:
+    """The format whose writer produced these first lines (and first bytes ``raw``: the head's bytes, and
+    whether they are the whole file); or, when none did, the closest one and why.
+
+    Binary formats are asked after every text format declined: a binary format is told by its structure, and
+    a text file is no such structure.  Without ``raw`` they recognise nothing."""
     evidence: dict[str, Evidence] = {}
     order = names()
     for name in order:  # the first format that recognises the lines wins, as their order says
+        if named(name).binary:
+            continue
         evidence[name] = _module(name).detect(head)
         if evidence[name]:
             return Detection(name)
+    for name in order:
+        if named(name).binary:
+            evidence[name] = _module(name).detect_bytes(*raw) if raw is not None else Evidence(False, 0.0, "")  # type: ignore[attr-defined]
+            if evidence[name]:
+                return Detection(name)
     if not any(text.strip() for text in head):
         return Detection(None, why="the file is empty" if head in ([], [""]) else "the file holds only blank lines")
     closest = max(order, key=lambda name: evidence[name].share)
@@ -158,9 +180,9 @@ def identify(head: list[str]) -> Detection:
     return Detection(None, closest, evidence[closest].seen)
 
 
-def detect(head: list[str]) -> str | None:
-    """The format whose writer produced these first lines, or None."""
-    return identify(head).format
+def detect(head: list[str], raw: tuple[bytes, bool] | None = None) -> str | None:
+    """The format whose writer produced these first lines (and bytes: see :func:`identify`), or None."""
+    return identify(head, raw).format
 
 
 @cache

@@ -20,7 +20,7 @@ class Format:
 
     ``name``: as the user names it (``--trace-format``) and as rules list it in their ``formats``.
     ``parser``: the module with ``detect(first_lines) -> Evidence`` and a stateless ``Parser``.
-    ``grammar``: ``grammars/<grammar>.lark``, the single definition of a line's syntax.
+    ``grammar``: ``grammars/<grammar>.lark``, the single definition of a line's syntax; None for a binary format.
     ``model``: the module of the records the parser yields (what rules see); a format that ``states_layout``
     gives it ``stated_layout(records) -> (Sizes, stage2rank or None)``.
     ``diff_adapter``: the module with ``load(path, sources, options) -> Profile`` for `tlint diff`.
@@ -28,16 +28,25 @@ class Format:
     ``states_layout``: the ``[tool.tlint.runs]`` key under which a file of this format states a run's layout.
     ``console``: a file is a console capture that several processes and threads print into at once, so bytes
     that are no text are the console's damage, reported as TL006 (a warning), not the writer's (TL003).
+    ``binary``: the files are no text: the parser module's ``detect_bytes(head, complete)`` recognises their first
+    bytes (after the text formats declined them) and its ``Parser.read(source)`` reads the records from the bytes.
+    ``rank_name``: a run format's file names, as a regex with ``stem`` and ``rank`` groups, when they are not the
+    ``…rank{R}…`` of ``--rank-regex``'s default.
+    ``summary``: the module whose ``Summarizer(path)`` reduces a file of a run format to what its run rules compare
+    (default: :mod:`lint.runs.summary`, the megatron rank summary).
     """
 
     name: str
     parser: str
-    grammar: str
+    grammar: str | None
     model: str
     diff_adapter: str
     runs: bool = False
     states_layout: str | None = None
     console: bool = False
+    binary: bool = False
+    rank_name: str | None = None
+    summary: str | None = None
 
 
 # Detection order: the formats with the most distinctive first lines come first.
@@ -73,5 +82,16 @@ FORMATS: tuple[Format, ...] = (
         diff_adapter="lint.diff.adapters.optprime_log",
         states_layout="log",
         console=True,
+    ),
+    Format(
+        name="chakra-et",
+        parser="lint.formats.chakra_et",
+        grammar=None,
+        model="lint.formats.chakra_et.records",
+        diff_adapter="lint.formats.chakra_et.profile",
+        runs=True,
+        binary=True,
+        rank_name=r"^(?P<stem>.+\.)(?P<rank>[0-9]+)\.et$",
+        summary="lint.formats.chakra_et.summary",
     ),
 )

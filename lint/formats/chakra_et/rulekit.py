@@ -1,0 +1,154 @@
+"""What the chakra-et rules share: one finding per kind of problem per file, and the dependency graph.
+
+A trace repeats a defect on every node a writer made alike (a converter that leaves ``is_cpu_op`` true on
+every collective): one root cause, one finding, which names the first node and counts the others.
+
+Consumer lines cited by the rules are those of ASTRA-sim 2.0 (astra-sim/astra-sim ``astra-sim/workload/
+Workload.cc``) and its feeder (astra-sim/chakra, stage branch, ``src/feeder_v3/``); docs/formats/chakra-et.md
+gives what the oracle runs of the analytical backend showed for each.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Iterator
+from typing import Any
+
+from lint.formats.chakra_et.records import HeadRecord, NodeRecord
+from lint.rule import Rule, Violation
+
+FORMATS = ("chakra-et",)
+
+
+class NodeRule(Rule):
+    """A rule that judges nodes one by one and reports each kind of problem once per file, at its first node.
+
+    Subclasses define :meth:`problem`.  Nothing is judged in a file written in a historical layout: its one
+    finding (TL603) is the root cause of everything a node would show.
+    """
+
+    formats = FORMATS
+
+    def __init__(self, options: Any = None) -> None:
+        super().__init__(options)
+        self._first: dict[str, tuple[NodeRecord, str]] = {}
+        self._counts: dict[str, int] = defaultdict(int)
+        self._last: dict[str, int] = {}
+        self.head: HeadRecord | None = None
+
+    def check_head(self, head: HeadRecord) -> tuple[Violation, ...]:
+        self.head = head
+        return ()
+
+    def check_node(self, node: NodeRecord) -> tuple[Violation, ...]:
+        if self.head is not None and self.head.layout is not None:
+            return ()
+        found = self.problem(node)
+        if found is not None:
+            kind, message = found
+            self._first.setdefault(kind, (node, message))
+            self._counts[kind] += 1
+            self._last[kind] = node.index
+        return ()
+
+    def problem(self, node: NodeRecord) -> tuple[str, str] | None:
+        """(kind, message) when ``node`` has a problem; problems of one kind are reported once."""
+        raise NotImplementedError
+
+    def finish(self) -> Iterator[Violation]:
+        for kind, (node, message) in self._first.items():
+            more = self._counts[kind] - 1
+            if more:
+                message += f" (and {more} more node{'s' if more > 1 else ''} alike, to record {self._last[kind]})"
+            yield Violation(node.line, None, message, node.rank)
+
+
+class Graph:
+    """The dependency graph of one file as ASTRA-sim's feeder builds it (``feeder_v3/dependancy_solver.cpp``
+    ``DependancyResolver::add_node``): a node's parents are its ``ctrl_deps`` and ``data_deps`` together; a node
+    id seen again replaces the record the index points to (``et_feeder.cpp`` ``index_map[node_id] = last_pos``)
+    and adds its parents to the first's; a parent that is no node gets an empty entry of its own, which is
+    dependency-free.  Shared by the graph rules: each file's graph is built once."""
+
+    def __init__(self) -> None:
+        self.parents: dict[int, set[int]] = {}
+        self.first: dict[int, NodeRecord] = {}  # the first record of each id, for locating findings
+        self.duplicates: list[tuple[NodeRecord, NodeRecord]] = []  # (first, later)
+        self.missing: dict[int, list[NodeRecord]] = {}  # parent id -> the nodes that name it
+        self.historical = False
+        self._analysed: tuple[list[int], list[int]] | None = None
+
+    def check_head(self, head: HeadRecord) -> tuple[Violation, ...]:
+        self.historical = head.layout is not None
+        return ()
+
+    def check_node(self, node: NodeRecord) -> tuple[Violation, ...]:
+        parents = self.parents.get(node.id)
+        if parents is None:
+            self.parents[node.id] = set(node.ctrl_deps).union(node.data_deps)
+            self.first[node.id] = node
+        else:
+            self.duplicates.append((self.first[node.id], node))
+            parents.update(node.ctrl_deps, node.data_deps)
+        return ()
+
+    def missing_parents(self) -> dict[int, list[NodeRecord]]:
+        """The parent ids that are no node's, with the nodes that name them."""
+        if not self.missing:
+            for node_id, parents in self.parents.items():
+                for parent in parents:
+                    if parent not in self.parents:
+                        self.missing.setdefault(parent, []).append(self.first[node_id])
+        return self.missing
+
+    def analysed(self) -> tuple[list[int], list[int]]:
+        """(the dependency-free nodes, the nodes that never run): a topological sort in which a missing parent
+        counts as a node without parents, as the feeder's empty entry for it does."""
+        if self._analysed is None:
+            waiting = {node_id: len(parents) for node_id, parents in self.parents.items()}
+            children: dict[int, list[int]] = defaultdict(list)
+            for node_id, parents in self.parents.items():
+                for parent in parents:
+                    children[parent].append(node_id)
+            roots = [node_id for node_id, count in waiting.items() if count == 0]
+            ready = deque(roots)
+            ready.extend(self.missing_parents())
+            while ready:
+                for child in children.get(ready.popleft(), ()):
+                    waiting[child] -= 1
+                    if waiting[child] == 0:
+                        ready.append(child)
+            stuck = [node_id for node_id, count in waiting.items() if count > 0]
+            self._analysed = (roots, stuck)
+        return self._analysed
+
+    def cycle_through(self, stuck: list[int]) -> list[int]:
+        """One cycle among the nodes that never run (each of them is on a cycle or waits for one)."""
+        remaining = set(stuck)
+        node = stuck[0]
+        seen: dict[int, int] = {}
+        path: list[int] = []
+        while node not in seen:
+            seen[node] = len(path)
+            path.append(node)
+            node = next(parent for parent in sorted(self.parents[node]) if parent in remaining)
+        return path[seen[node] :][::-1]
+
+
+class GraphRule(Rule):
+    """A rule on the file's dependency graph, which every graph rule of the file shares (see :meth:`Rule.share`):
+    the graph's handlers take the place of the rule's, so the engine feeds each record to the graph once."""
+
+    formats = FORMATS
+    graph: Graph
+
+    def share(self, shared: dict[type, Any]) -> None:
+        self.graph = shared.setdefault(Graph, Graph())
+        self.check_head = self.graph.check_head  # type: ignore[method-assign]
+        self.check_node = self.graph.check_node  # type: ignore[method-assign]
+
+    def check_head(self, head: HeadRecord) -> tuple[Violation, ...]:
+        return ()
+
+    def check_node(self, node: NodeRecord) -> tuple[Violation, ...]:
+        return ()

@@ -1,0 +1,28 @@
+from lint.formats.chakra_et.records import NodeRecord
+from lint.formats.chakra_et.rulekit import NodeRule
+from lint.formats.chakra_et.schema import NODE_TYPES
+from lint.rule import Severity
+
+
+class ChakraUnknownNodeType(NodeRule):
+    """A node's ``type`` is none of the schema's NodeType values.
+
+    ``enum NodeType`` has INVALID_NODE (0) to COMM_COLL_NODE (7).  ASTRA-sim's ``Workload::issue``
+    (``astra-sim/workload/Workload.cc:196-198``) logs "Unknown node type" and exits for any other value.
+
+    Why it matters:
+        The simulation stops at that node.
+
+    Example:
+        a node with ``type: 9``
+        -> node 12 "relu" (record 13, byte 880) has node type 9, which ASTRA-sim rejects: "Unknown node type" …
+    """
+
+    code = "TL604"
+    name = "chakra-unknown-node-type"
+    severity = Severity.ERROR
+
+    def problem(self, node: NodeRecord) -> tuple[str, str] | None:
+        if node.type in NODE_TYPES:
+            return None
+        return str(node.type), f"{node.where} has node type {node.type}, which ASTRA-sim rejects: 'Unknown node type' and exit (Workload.cc:197)"

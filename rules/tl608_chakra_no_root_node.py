@@ -1,0 +1,42 @@
+from collections.abc import Iterator
+
+from lint.formats.chakra_et.rulekit import GraphRule
+from lint.rule import Severity, Violation
+
+
+class ChakraNoRootNode(GraphRule):
+    """Every node of a Chakra trace has a dependency: none can start, or the trace has no node at all.
+
+    ASTRA-sim's feeder starts from the nodes without parents; with none it throws "No dependancy free nodes
+    found, there might be deadlocks" (``feeder_v3/dependancy_solver.cpp:108``), which a trace of only a
+    GlobalMetadata record meets too.
+
+    Why it matters:
+        The simulation aborts before it starts.
+
+    Example:
+        two nodes that depend on each other and nothing else
+        -> no node is free of dependencies: ASTRA-sim throws 'No dependancy free nodes found' …
+    """
+
+    code = "TL608"
+    name = "chakra-no-root-node"
+    severity = Severity.ERROR
+
+    def finish(self) -> Iterator[Violation]:
+        if self.graph.historical or self.graph.missing_parents():  # a missing parent starts the feeder, then TL606 throws
+            return
+        roots, stuck = self.graph.analysed()
+        if roots:
+            return
+        if not stuck:
+            yield Violation(1, None, "the trace has no node: ASTRA-sim throws 'No dependancy free nodes found, there might be deadlocks' (dependancy_solver.cpp:108)")
+            return
+        first = min((self.graph.first[node] for node in stuck), key=lambda node: node.line)
+        yield Violation(
+            first.line,
+            None,
+            f"no node is free of dependencies ({len(stuck)} nodes, the first {first.where}): ASTRA-sim throws "
+            "'No dependancy free nodes found, there might be deadlocks' (dependancy_solver.cpp:108)",
+            first.rank,
+        )

@@ -1,0 +1,40 @@
+from lint.formats.chakra_et.records import NodeRecord, collective_name
+from lint.formats.chakra_et.rulekit import NodeRule
+from lint.formats.chakra_et.schema import ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, BROADCAST, COMM_COLL_NODE, REDUCE_SCATTER
+from lint.rule import Severity
+
+# Workload::issue_coll_comm (Workload.cc:347-390): the collectives it generates, and BROADCAST, which it replays.
+SIMULATED = frozenset({ALL_REDUCE, ALL_TO_ALL, ALL_GATHER, REDUCE_SCATTER, BROADCAST})
+
+
+class ChakraUnsupportedCollective(NodeRule):
+    """A COMM_COLL node has no ``comm_type``, or one ASTRA-sim 2.0 does not simulate.
+
+    ``Workload::issue_coll_comm`` (``astra-sim/workload/Workload.cc:338-390``) reads ``comm_type`` as a
+    required attribute (``feeder_v3/et_feeder_node_attr.h:14``: missing, it throws "Attribute comm_type not
+    found in node N") and generates ALL_REDUCE, ALL_TO_ALL, ALL_GATHER and REDUCE_SCATTER; BROADCAST is
+    replayed for its ``duration_micros``.  REDUCE, GATHER, SCATTER, REDUCE_SCATTER_BLOCK, BARRIER and any
+    other number throw "Unsupported collective comm type" (line 389).
+
+    Why it matters:
+        The simulation aborts at the node.
+
+    Example:
+        a COMM_COLL node with ``comm_type: 9`` (BARRIER)
+        -> node 30 "barrier" (record 31, byte 2200) is a BARRIER, which ASTRA-sim 2.0 does not simulate: …
+    """
+
+    code = "TL609"
+    name = "chakra-unsupported-collective"
+    severity = Severity.ERROR
+
+    def problem(self, node: NodeRecord) -> tuple[str, str] | None:
+        if node.type != COMM_COLL_NODE or node.flag("is_cpu_op"):  # ASTRA-sim throws for the CPU first: TL612
+            return None
+        if "comm_type" not in node.attrs:
+            return "missing", f"{node.where} is a COMM_COLL node without comm_type: ASTRA-sim throws 'Attribute comm_type not found in node {node.id}'"
+        comm_type = node.integer("comm_type")
+        if comm_type is None or comm_type in SIMULATED:
+            return None  # a comm_type of another slot type is TL616's
+        name = collective_name(comm_type)
+        return name, f"{node.where} is a {name}, which ASTRA-sim 2.0 does not simulate: it throws 'Unsupported collective comm type' (Workload.cc:389)"

@@ -1,0 +1,42 @@
+from lint.formats.chakra_et.records import NodeRecord, collective_name
+from lint.formats.chakra_et.rulekit import NodeRule
+from lint.formats.chakra_et.schema import BROADCAST, COMM_COLL_NODE
+from lint.rule import Severity
+
+
+class ChakraCollectiveSize(NodeRule):
+    """A COMM_COLL node has no ``comm_size``, or a ``comm_size`` of 0.
+
+    ``comm_size`` is a required attribute of ASTRA-sim's feeder (``feeder_v3/et_feeder_node_attr.h:16``):
+    without it ``Workload::issue_coll_comm`` (``Workload.cc:340``) throws "Attribute comm_size not found in
+    node N".  A size of 0 is not a collective of no bytes: ASTRA-sim's collective phases split the size
+    among the chunks and NPUs, and a 0-byte collective takes the time of a latency-only exchange on every
+    dimension (docs/formats/chakra-et.md gives what the analytical backend reported).  Chakra's Text
+    converter writes such nodes for ``NONE`` in an ASTRA-sim 1.0 workload (``get_comm_type`` returns 0,
+    ALL_REDUCE, and the size column is 0): a layer without communication becomes an ALL_REDUCE.
+
+    Why it matters:
+        The simulation aborts, or simulates communication that the workload did not have.
+
+    Example:
+        ``COMM_COLL_NODE_conv1_NONE`` with ``comm_type: 0``, ``comm_size: 0``
+        -> node 3 "COMM_COLL_NODE_conv1_NONE" (record 4, byte 130) is an ALL_REDUCE of comm_size 0: …
+    """
+
+    code = "TL610"
+    name = "chakra-collective-size"
+    severity = Severity.ERROR
+
+    def problem(self, node: NodeRecord) -> tuple[str, str] | None:
+        if node.type != COMM_COLL_NODE or node.flag("is_cpu_op"):  # ASTRA-sim throws for the CPU first: TL612
+            return None
+        comm_type = node.integer("comm_type")
+        if comm_type == BROADCAST:  # replayed for its duration: its size is not read
+            return None
+        if "comm_size" not in node.attrs:
+            return "missing", f"{node.where} is a COMM_COLL node without comm_size: ASTRA-sim throws 'Attribute comm_size not found in node {node.id}'"
+        if node.integer("comm_size") != 0:
+            return None
+        what = collective_name(comm_type)
+        source = " (chakra's Text converter writes NONE so)" if node.name.endswith("_NONE") else ""
+        return "zero", f"{node.where} is a {what} of comm_size 0{source}: ASTRA-sim simulates it as a collective of the chunks' minimum, not as no communication"
