@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -229,7 +230,16 @@ def summary(display: str, stored: StoredSummary) -> RankSummary | None:
     from lint.runs.summary import RankSummary  # here: a warm check whose run findings are cached needs none
 
     try:
-        return RankSummary.unpacked(display, json.loads(stored.read()))
+        packed = json.loads(stored.read())
+        if isinstance(packed, dict):  # a format's own summary, which names its format (a descriptor's ``summary``)
+            from lint import formats
+
+            module = formats.named(packed["format"]).summary
+            if module is None:
+                return None
+            found: RankSummary = importlib.import_module(module).unpacked(display, packed)
+            return found
+        return RankSummary.unpacked(display, packed)
     except _DAMAGED:
         return None
 

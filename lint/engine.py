@@ -12,6 +12,7 @@ findings or end in a traceback.
 from __future__ import annotations
 
 import gc
+import importlib
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -56,6 +57,7 @@ class CheckOptions:
     use_cache: bool = False
     walk: WalkOptions = field(default_factory=WalkOptions)
     cache_settings: dict[Any, str] = field(default_factory=dict, repr=False)  # memo of _cache_settings
+    comm_group: Path | None = None  # the comm_group.json of Chakra runs (else found beside each run)
 
 
 @dataclass
@@ -335,13 +337,13 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     names: dict[Path, NamedFile] = {}
     run_formats = formats.run_formats()
     for task in tasks:
-        if task.format in run_formats and (named := run_key(task.source.path, options.rank_regex)):
+        if task.format in run_formats and (named := run_key(task.source.path, _rank_pattern(task.format, options))):
             stems[named.key][named.path] = task
             stem_formats.setdefault(named.key, task.format)
             names[named.path] = named
     for source in unrecognised:
         # Skipped, a damaged rank file would only cost its run a rank, a warning at most.
-        named = damaged_rank(source.path, options.rank_regex, stem_formats)
+        named = next((found for name in run_formats if (found := damaged_rank(source.path, _rank_pattern(name, options), stem_formats))), None)
         if named is None:
             report.summary.skipped.append(source.display)
             continue
@@ -352,7 +354,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     asked: set[Path] | None = None  # resolved: made only for a sibling not already among the files (resolving costs)
     for stem in sorted(stems):
         run_format = stem_formats[stem]
-        for named in siblings(stem, options.rank_regex):
+        for named in siblings(stem, _rank_pattern(run_format, options)):
             if named.path in stems[stem]:
                 continue
             asked = asked if asked is not None else {task.source.path.resolve() for task in tasks[:asked_tasks]}
@@ -377,6 +379,20 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             for named in group:
                 files[named.path].run, files[named.path].named_rank = key, named.rank
     return [task for task in tasks if task.asked or task.run is not None]
+
+
+def _rank_pattern(format_name: str, options: CheckOptions) -> re.Pattern[str]:
+    """How the files of a run of ``format_name`` name their rank: ``--rank-regex`` when given, else the format's own
+    naming (its descriptor's ``rank_name``), else the default ``…rank<R>…``."""
+    own = formats.named(format_name).rank_name
+    if options.rank_regex is not DEFAULT_RANK_REGEX or own is None:
+        return options.rank_regex
+    return _compiled(own)
+
+
+@lru_cache(maxsize=None)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def _detected(source: Source, options: CheckOptions) -> tuple[formats.Detection, cache.Stamp | None]:
@@ -443,7 +459,9 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
     """Everything besides the file's bytes that its cached result depends on; not its path, so that a moved tree hits."""
     selection = options.selection
     ignored = selection.ignored_for(task.source.display)
-    asked = (task.format, task.asked, task.run is not None, ignored)
+    # A format with a naming of its own (chakra-et's PREFIX.<npu>.et) judges a file by the rank its name gives.
+    named_rank = run_key(task.source.path, _rank_pattern(task.format, options)) if formats.named(task.format).rank_name else None
+    asked = (task.format, task.asked, task.run is not None, ignored, named_rank.rank if named_rank else None)
     if asked not in options.cache_settings:  # the same few texts for every file: made once each
         options.cache_settings[asked] = cache.settings_text(
             {
@@ -454,6 +472,7 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
                 "options": selection.options_json(task.format),
                 "ignored": sorted(ignored),
                 "max_findings": options.max_findings,
+                "rank": asked[-1],
             }
         )
     return options.cache_settings[asked]
@@ -610,6 +629,7 @@ def _checked_run(
                 repr(key),
                 options.rank_regex.pattern,
                 repr(options.layout),
+                str(options.comm_group),
                 *sorted(
                     f"{entry} {task.named_rank} {task.source.display} {task.source.display in asked}" for entry, (task, _) in zip(entries, members, strict=True)
                 ),
@@ -617,9 +637,12 @@ def _checked_run(
         )
         if (hit := cache.load_findings(entry)) is not None:
             return hit, None
+    sharing()
+    described = formats.named(members[0][0].format)
+    if described.summary is not None:
+        return _checked_format_run(key, members, asked, options, entry, described.summary)
     from lint.runs.assemble import assemble, stated_layout_misfit
 
-    sharing()
     summaries: list[tuple[RankSummary, int]] = []
     broken: set[int] = set()  # ranks whose files have syntax errors
     for task, outcome in members:
@@ -636,6 +659,34 @@ def _checked_run(
     findings, withheld = check_run(run, members[0][0].format, options, frozenset(broken))
     if withheld:
         return findings, _withheld_note(run, withheld, broken)
+    if entry is not None:
+        cache.store_findings(entry, findings)
+    return findings, None
+
+
+def _checked_format_run(
+    key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: frozenset[str], options: CheckOptions, entry: str | None, module: str
+) -> tuple[list[Finding], str | None]:
+    """The run rules' findings on a run of a format with a summary of its own (its descriptor's ``summary``
+    module, whose ``assemble`` makes the run); the files with syntax errors hold back the findings about them."""
+    summaries: list[tuple[Any, int]] = []
+    broken: set[int] = set()
+    for task, outcome in members:
+        if (summary := _summary_of(task, outcome, options)) is None:
+            continue
+        summaries.append((summary, task.named_rank))
+        if not outcome.result.parsed:
+            broken.add(summary.rank if summary.rank is not None else task.named_rank)
+    run = importlib.import_module(module).assemble(key.label, Path(key.directory), key.stem, summaries, asked, options.comm_group)
+    if run is None:
+        return [], None
+    findings, withheld = check_run(run, members[0][0].format, options, frozenset(broken))
+    if withheld:
+        ranks = ", ".join(str(rank) for rank in sorted(broken))
+        return (
+            findings,
+            f"{run.label}: {withheld} run finding{'s' if withheld != 1 else ''} not shown: they follow from the syntax errors in the file of rank {ranks}; fix those and check again",
+        )
     if entry is not None:
         cache.store_findings(entry, findings)
     return findings, None

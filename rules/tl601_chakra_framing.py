@@ -19,8 +19,8 @@ class ChakraFraming(Rule):
         reports "finished" for it.
 
     Example:
-        a trace cut in the middle of its 40th node
-        -> byte 1712: record 40 declares 43 bytes but the file ends after 12: the file is truncated
+        a trace cut in the middle of its last record
+        -> byte 22: record 2 declares 50 bytes but the file ends after 3: the file is truncated
     """
 
     code = "TL601"

@@ -19,7 +19,7 @@ class ChakraMissingMetadata(Rule):
 
     Example:
         a trace whose first record is ``COMP_NODE_conv1_FWD``
-        -> the first record is a node, not the GlobalMetadata: ASTRA-sim reads node 0 "COMP_NODE_conv1_FWD" ...
+        -> the first record is a node, not the GlobalMetadata: ASTRA-sim reads it as the metadata and loses that node ...
     """
 
     code = "TL602"

@@ -21,7 +21,7 @@ class ChakraForeignSchema(NodeRule):
 
     Example:
         ASTRA-sim's ``runs/example/workload/transformer_2stack.0.eg`` (November 2023)
-        -> the trace is written in the eg_def 0.0.1 layout of January 2023 …
+        -> the trace is written in the eg_def 0.0.1 layout of January 2023 ...
     """
 
     code = "TL603"

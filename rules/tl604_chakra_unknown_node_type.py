@@ -15,7 +15,7 @@ class ChakraUnknownNodeType(NodeRule):
 
     Example:
         a node with ``type: 9``
-        -> node 12 "relu" (record 13, byte 880) has node type 9, which ASTRA-sim rejects: "Unknown node type" …
+        -> node 12 "relu" (record 2, byte 22) has node type 9, which ASTRA-sim rejects: ...
     """
 
     code = "TL604"

@@ -18,7 +18,7 @@ class ChakraDuplicateNodeId(GraphRule):
 
     Example:
         two nodes with ``id: 7``
-        -> node 7 "COMM_COLL_NODE_fc_ALLREDUCE" (record 9, byte 400) repeats the id of node 7 "COMP_NODE_fc_FWD" …
+        -> node 7 "COMM_COLL_NODE_fc_ALLREDUCE" (record 3, byte 50) repeats the id of node 7 "COMP_NODE_fc_FWD" ...
     """
 
     code = "TL605"

@@ -18,7 +18,7 @@ class ChakraMissingDependency(GraphRule):
 
     Example:
         node 216 names ``ctrl_deps: 3`` and no node has id 3
-        -> node 216 "aten::flatten_dense_tensors(0)" (record 1, byte 95) depends on node 3, which the trace lacks …
+        -> node 216 "aten::flatten_dense_tensors(0)" (record 1, byte 8) depends on node 3, which the trace lacks: ...
     """
 
     code = "TL606"
@@ -32,7 +32,7 @@ class ChakraMissingDependency(GraphRule):
         parent, nodes = min(missing.items(), key=lambda item: min(node.line for node in item[1]))
         node = min(nodes, key=lambda found: found.line)
         more = len(missing) - 1
-        also = f"; {more} other missing id{'s' if more > 1 else ''} are named too" if more else ""
+        also = f"; {more} other missing id{'s are' if more > 1 else ' is'} named too" if more else ""
         yield Violation(
             node.line,
             None,

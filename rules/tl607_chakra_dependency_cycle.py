@@ -18,7 +18,7 @@ class ChakraDependencyCycle(GraphRule):
 
     Example:
         node 5 names ``ctrl_deps: 5``
-        -> 4 nodes never run: node 5 "matmul" (record 6, byte 300) depends on itself …
+        -> 2 nodes never run: node 5 "matmul" (record 2, byte 22) depends on itself; ...
     """
 
     code = "TL607"
@@ -37,5 +37,5 @@ class ChakraDependencyCycle(GraphRule):
         if len(cycle) == 1:
             how = f"{first.where} depends on itself"
         else:
-            how = f"{first.where} waits for itself through " + " -> ".join(str(node) for node in [*cycle[1:], cycle[0]])
+            how = f"{first.where} waits for itself: " + " -> ".join(str(node) for node in [*cycle, cycle[0]]) + " (each waits for the next)"
         yield Violation(first.line, None, f"{never}: {how}; ASTRA-sim reports the rank finished without them (Workload.cc:552-561)", first.rank)

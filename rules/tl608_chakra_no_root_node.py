@@ -16,7 +16,7 @@ class ChakraNoRootNode(GraphRule):
 
     Example:
         two nodes that depend on each other and nothing else
-        -> no node is free of dependencies: ASTRA-sim throws 'No dependancy free nodes found' …
+        -> no node is free of dependencies (2 nodes, the first node 1 "node1" (record 1, byte 8)): ...
     """
 
     code = "TL608"
@@ -30,7 +30,9 @@ class ChakraNoRootNode(GraphRule):
         if roots:
             return
         if not stuck:
-            yield Violation(1, None, "the trace has no node: ASTRA-sim throws 'No dependancy free nodes found, there might be deadlocks' (dependancy_solver.cpp:108)")
+            yield Violation(
+                1, None, "the trace has no node: ASTRA-sim throws 'No dependancy free nodes found, there might be deadlocks' (dependancy_solver.cpp:108)"
+            )
             return
         first = min((self.graph.first[node] for node in stuck), key=lambda node: node.line)
         yield Violation(

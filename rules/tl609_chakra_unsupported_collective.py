@@ -1,4 +1,4 @@
-from lint.formats.chakra_et.records import NodeRecord, collective_name
+from lint.formats.chakra_et.records import NodeRecord, article, collective_name
 from lint.formats.chakra_et.rulekit import NodeRule
 from lint.formats.chakra_et.schema import ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, BROADCAST, COMM_COLL_NODE, REDUCE_SCATTER
 from lint.rule import Severity
@@ -21,7 +21,7 @@ class ChakraUnsupportedCollective(NodeRule):
 
     Example:
         a COMM_COLL node with ``comm_type: 9`` (BARRIER)
-        -> node 30 "barrier" (record 31, byte 2200) is a BARRIER, which ASTRA-sim 2.0 does not simulate: …
+        -> node 30 "barrier" (record 2, byte 22) is a BARRIER, which ASTRA-sim 2.0 does not simulate: ...
     """
 
     code = "TL609"
@@ -37,4 +37,7 @@ class ChakraUnsupportedCollective(NodeRule):
         if comm_type is None or comm_type in SIMULATED:
             return None  # a comm_type of another slot type is TL616's
         name = collective_name(comm_type)
-        return name, f"{node.where} is a {name}, which ASTRA-sim 2.0 does not simulate: it throws 'Unsupported collective comm type' (Workload.cc:389)"
+        return (
+            name,
+            f"{node.where} is {article(name)} {name}, which ASTRA-sim 2.0 does not simulate: it throws 'Unsupported collective comm type' (Workload.cc:389)",
+        )

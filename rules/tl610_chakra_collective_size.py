@@ -1,4 +1,4 @@
-from lint.formats.chakra_et.records import NodeRecord, collective_name
+from lint.formats.chakra_et.records import NodeRecord, article, collective_name
 from lint.formats.chakra_et.rulekit import NodeRule
 from lint.formats.chakra_et.schema import BROADCAST, COMM_COLL_NODE
 from lint.rule import Severity
@@ -20,7 +20,7 @@ class ChakraCollectiveSize(NodeRule):
 
     Example:
         ``COMM_COLL_NODE_conv1_NONE`` with ``comm_type: 0``, ``comm_size: 0``
-        -> node 3 "COMM_COLL_NODE_conv1_NONE" (record 4, byte 130) is an ALL_REDUCE of comm_size 0: …
+        -> node 3 "COMM_COLL_NODE_conv1_NONE" (record 2, byte 22) is an ALL_REDUCE of comm_size 0 ...
     """
 
     code = "TL610"
@@ -39,4 +39,7 @@ class ChakraCollectiveSize(NodeRule):
             return None
         what = collective_name(comm_type)
         source = " (chakra's Text converter writes NONE so)" if node.name.endswith("_NONE") else ""
-        return "zero", f"{node.where} is a {what} of comm_size 0{source}: ASTRA-sim simulates it as a collective of the chunks' minimum, not as no communication"
+        return (
+            "zero",
+            f"{node.where} is {article(what)} {what} of comm_size 0{source}: ASTRA-sim simulates it as a collective of the chunks' minimum, not as no communication",
+        )

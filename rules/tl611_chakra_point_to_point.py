@@ -24,8 +24,8 @@ class ChakraPointToPoint(NodeRule):
         The simulation aborts at the node.
 
     Example:
-        ``prefix.3.et`` holds a COMM_SEND node with ``comm_src: 2``
-        -> node 8 "send" (record 9, byte 700) sends from NPU 2 in the file of NPU 3: ASTRA-sim throws …
+        ``wl.3.et`` holds a COMM_SEND node with ``comm_src: 2``
+        -> node 8 "send" (record 1, byte 8) has comm_src 2 in the file of NPU 3: ASTRA-sim throws ...
     """
 
     code = "TL611"
@@ -39,7 +39,10 @@ class ChakraPointToPoint(NodeRule):
         lacking = [name for name in required if name not in node.attrs]
         if lacking:
             kind = node.type_name
-            return f"{kind} {lacking}", f"{node.where} is a {kind} without {' or '.join(lacking)}: ASTRA-sim throws 'Attribute {lacking[0]} not found in node {node.id}'"
+            return (
+                f"{kind} {lacking}",
+                f"{node.where} is a {kind} without {' or '.join(lacking)}: ASTRA-sim throws 'Attribute {lacking[0]} not found in node {node.id}'",
+            )
         own, error = OWN_END[node.type]
         end = node.integer(own)
         if node.rank is None or end is None or end == node.rank:

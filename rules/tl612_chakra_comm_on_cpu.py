@@ -18,7 +18,7 @@ class ChakraCommOnCpu(NodeRule):
 
     Example:
         ``c10d::allreduce_(0)`` with ``is_cpu_op: true`` and type COMM_COLL_NODE
-        -> node 3254 "c10d::allreduce_(0)" (record 1500, byte 80000) is a COMM_COLL_NODE with is_cpu_op true: …
+        -> node 3254 "c10d::allreduce_(0)" (record 1, byte 8) is a COMM_COLL_NODE with is_cpu_op true: ...
     """
 
     code = "TL612"

@@ -18,7 +18,7 @@ class ChakraInvolvedDim(NodeRule):
 
     Example:
         ``involved_dim: bool_list []``
-        -> node 40 "allreduce" (record 41, byte 3000) has an empty involved_dim: …
+        -> node 40 "allreduce" (record 1, byte 8) has an empty involved_dim: ...
     """
 
     code = "TL613"
@@ -29,7 +29,10 @@ class ChakraInvolvedDim(NodeRule):
         if node.type != COMM_COLL_NODE or (found := node.attrs.get("involved_dim")) is None:
             return None
         if found.slot != "bool_list":
-            return "slot", f"{node.where} has involved_dim as {found.slot or 'no value'}, not a bool_list: ASTRA-sim prints 'Expected bool_list in involved_dim' and exits"
+            return (
+                "slot",
+                f"{node.where} has involved_dim as {found.slot or 'no value'}, not a bool_list: ASTRA-sim prints 'Expected bool_list in involved_dim' and exits",
+            )
         if not found.value:
             return "empty", f"{node.where} has an empty involved_dim: ASTRA-sim gives the collective no dimension to run on"
         if not any(found.value):

@@ -1,5 +1,6 @@
 from lint.formats.chakra_et.records import NodeRecord
 from lint.formats.chakra_et.rulekit import NodeRule
+from lint.formats.chakra_et.schema import INTEGER_SLOTS
 from lint.rule import Severity
 
 # The one slot chakra's older feeder reads each attribute from (mlcommons/chakra src/feeder/et_feeder_node.cpp:29-49).
@@ -13,8 +14,9 @@ OLDER_FEEDER_SLOTS = {
     "comm_src": "int32_val",
     "comm_dst": "int32_val",
     "comm_tag": "int32_val",
-    "pg_name": "string_val",
 }
+# What FeederV3 reads as a number (TL616 reports the other slots).
+NUMERIC_SLOTS = INTEGER_SLOTS | {"bool_val"}
 
 
 class ChakraAttributeWidth(NodeRule):
@@ -32,7 +34,7 @@ class ChakraAttributeWidth(NodeRule):
 
     Example:
         ``comm_size`` written as ``uint64_val: 1048576``
-        -> node 1 "allreduce" (record 1, byte 8) has comm_size in uint64_val: chakra's older feeder reads int64_val, …
+        -> node 1 "allreduce" (record 1, byte 8) has comm_size 1048576 in uint64_val: chakra's older feeder reads int64_val ...
     """
 
     code = "TL614"
@@ -42,10 +44,10 @@ class ChakraAttributeWidth(NodeRule):
     def problem(self, node: NodeRecord) -> tuple[str, str] | None:
         for name, slot in OLDER_FEEDER_SLOTS.items():
             found = node.attrs.get(name)
-            if found is not None and found.slot is not None and found.slot != slot and found.value:
+            if found is not None and found.slot in NUMERIC_SLOTS and found.slot != slot and found.value:
                 return (
                     f"{name} {found.slot}",
                     f"{node.where} has {name} {found.value!r} in {found.slot}: chakra's older feeder reads {slot} and gets "
-                    f"{'false' if slot == 'bool_val' else repr('') if slot == 'string_val' else 0} (FeederV3 converts it)",
+                    f"{'false' if slot == 'bool_val' else 0} (FeederV3 converts it)",
                 )
         return None

@@ -18,7 +18,7 @@ class ChakraComputeDuration(NodeRule):
 
     Example:
         a COMP node with ``num_ops`` and ``tensor_size`` but no ``duration_micros``
-        -> node 2 "mb0.input_norm" (record 1, byte 37) is a COMP node without duration_micros: …
+        -> node 2 "mb0.input_norm" (record 1, byte 8) is a COMP node without duration_micros: ...
     """
 
     code = "TL615"
@@ -29,5 +29,7 @@ class ChakraComputeDuration(NodeRule):
         if node.type != COMP_NODE or node.duration:
             return None
         roofline = "num_ops" in node.attrs and "tensor_size" in node.attrs
-        timed = "it has num_ops and tensor_size for the roofline model, which the system configuration must enable" if roofline else "nor num_ops and tensor_size"
+        timed = (
+            "it has num_ops and tensor_size for the roofline model, which the system configuration must enable" if roofline else "nor num_ops and tensor_size"
+        )
         return str(roofline), f"{node.where} is a COMP node without duration_micros: ASTRA-sim replays it in 1 ns (Workload.cc:216); {timed}"

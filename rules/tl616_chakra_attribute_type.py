@@ -30,7 +30,7 @@ class ChakraAttributeType(NodeRule):
 
     Example:
         ``pg_name`` written as ``int64_val: 5``
-        -> node 8 "allgather" (record 5, byte 1280) has pg_name in int64_val: ASTRA-sim reads it as a string …
+        -> node 8 "allgather" (record 1, byte 8) has pg_name in int64_val: ASTRA-sim reads it as a string ...
     """
 
     code = "TL616"

@@ -176,7 +176,8 @@ def identify(head: list[str], raw: tuple[bytes, bool] | None = None) -> Detectio
         return Detection(None, why="the file is empty" if head in ([], [""]) else "the file holds only blank lines")
     closest = max(order, key=lambda name: evidence[name].share)
     if not evidence[closest].share:
-        return Detection(None, why=f"no line looks like a record of {', '.join(order[:-1])} or {order[-1]}")
+        text = [name for name in order if not named(name).binary]  # a binary format has no lines to look like
+        return Detection(None, why=f"no line looks like a record of {', '.join(text[:-1])} or {text[-1]}")
     return Detection(None, closest, evidence[closest].seen)
 
 

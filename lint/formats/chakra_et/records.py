@@ -100,6 +100,11 @@ class NodeRecord:
         return bool(found.value) if found is not None and isinstance(found.value, int) else False
 
 
+def article(word: str) -> str:
+    """``a`` or ``an`` before a word as it is read aloud (an ALL_REDUCE, a BROADCAST, an 8-byte ...)."""
+    return "an" if word[:1].upper() in "AEIOU8" else "a"
+
+
 def collective_name(number: int | None) -> str:
     return "no comm_type" if number is None else COLLECTIVES.get(number, f"comm_type {number}")
 

@@ -123,7 +123,8 @@ class Graph:
         return self._analysed
 
     def cycle_through(self, stuck: list[int]) -> list[int]:
-        """One cycle among the nodes that never run (each of them is on a cycle or waits for one)."""
+        """One cycle among the nodes that never run (each of them is on a cycle or waits for one), from its node
+        that comes first in the file, each node followed by the one it waits for."""
         remaining = set(stuck)
         node = stuck[0]
         seen: dict[int, int] = {}
@@ -132,7 +133,9 @@ class Graph:
             seen[node] = len(path)
             path.append(node)
             node = next(parent for parent in sorted(self.parents[node]) if parent in remaining)
-        return path[seen[node] :][::-1]
+        cycle = path[seen[node] :]
+        start = min(range(len(cycle)), key=lambda index: self.first[cycle[index]].line)
+        return cycle[start:] + cycle[:start]
 
 
 class GraphRule(Rule):

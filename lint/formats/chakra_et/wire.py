@@ -60,7 +60,11 @@ def frames(stream: BinaryIO) -> Iterator[Frame | Broken]:
                 break
             shift += 7
             if count >= MAX_PREFIX_BYTES:
-                yield Broken(index, start, f"the length prefix of record {index} runs past {MAX_PREFIX_BYTES} bytes: no record is that long (the feeder stops reading here)")
+                yield Broken(
+                    index,
+                    start,
+                    f"the length prefix of record {index} runs past {MAX_PREFIX_BYTES} bytes: no record is that long (the feeder stops reading here)",
+                )
                 return
         if length > MAX_LENGTH:
             yield Broken(index, start, f"record {index} declares {length} bytes, more than a 32-bit length (the feeder stops reading here)")
