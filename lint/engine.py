@@ -390,7 +390,7 @@ def _rank_pattern(format_name: str, options: CheckOptions) -> re.Pattern[str]:
     return _compiled(own)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=16)
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
