@@ -136,6 +136,7 @@ def trace(spec: dict[str, Any]) -> bytes:
 
 def write(files: dict[str, Any], directory: Path) -> list[Path]:
     """Each file of a case: a trace spec, or the JSON of a comm_group file (a dict of lists) or its raw text."""
+    directory.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, spec in files.items():
         path = directory / name
