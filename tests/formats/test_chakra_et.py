@@ -67,6 +67,10 @@ def test_text_named_et_is_no_trace(tmp_path: Path) -> None:
     assert detected(tmp_path / "notes.0.et") is None
 
 
+def test_zeroed_bytes_are_no_trace() -> None:
+    assert not detect_bytes(b"\0" * 4096, complete=True)
+
+
 def test_detection_needs_the_first_record_to_be_metadata_or_node() -> None:
     assert not detect_bytes(varint(3) + b"\x00\x00\x00", complete=True)  # field number 0
     assert detect_bytes(trace({"nodes": [collective(1)]}), complete=True)

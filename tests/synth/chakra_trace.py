@@ -131,7 +131,8 @@ def trace(spec: dict[str, Any]) -> bytes:
         records.append(metadata(spec.get("metadata", {"version": "0.0.4"})))
     records.extend(node(found) for found in spec.get("nodes", []))
     data = b"".join(varint(len(record)) + record for record in records)
-    return data + spec.get("tail", "").encode("latin-1").decode("unicode_escape").encode("latin-1")
+    tail: str = spec.get("tail", "")
+    return data + tail.encode("latin-1").decode("unicode_escape").encode("latin-1")
 
 
 def write(files: dict[str, Any], directory: Path) -> list[Path]:

@@ -52,22 +52,27 @@ def detect(lines: list[str], /) -> Evidence:
 
 def detect_bytes(head: bytes, complete: bool) -> Evidence:
     """Whether ``head`` (the file's first bytes; ``complete`` when it is the whole file) is a Chakra trace: its
-    first record must walk as a GlobalMetadata or a Node, and at least half of its complete records as nodes."""
+    first record must walk as a GlobalMetadata or a Node, at least half of its complete records as nodes, and at
+    most half of them be empty (a zeroed file is a run of empty records)."""
     records = 0
     shaped = 0  # a damaged record among the first ones is the parser's to report: half of them suffice
+    empty = 0  # records of no field: a zeroed file is nothing but these
     for frame in wire.frames(io.BytesIO(head)):
         if isinstance(frame, wire.Broken):  # after a first record, the damage is the parser's to report
-            if frame.index == 0:
+            if frame.record == 0:
                 return Evidence(False, 0.0, f"its framing breaks at byte {frame.offset}")
             break
         records += 1
+        empty += not frame.payload
         found = wire.fields(frame.payload)
-        if found is not None and (_node_shape(found, frame.payload) or (frame.index == 0 and _is_metadata(found))):
+        if found is not None and (_node_shape(found, frame.payload) or (frame.record == 0 and _is_metadata(found))):
             shaped += 1
-        elif frame.index == 0:
+        elif frame.record == 0:
             return Evidence(False, 0.0, "its first record is neither a GlobalMetadata nor a Node")
     if not records:
         return Evidence(False, 0.0, "it holds no record")
+    if 2 * empty > records:
+        return Evidence(False, 0.0, f"{empty} of its first {records} records are empty (zeroed bytes)")
     return Evidence(2 * shaped >= records, shaped / records, f"{shaped} of its first {records} records are Chakra nodes")
 
 
@@ -143,13 +148,16 @@ class Parser:
                 pending.pop(0)  # else a node stands in the metadata's place: it is read as the node it is
             for frame in _chained(pending, framed):
                 if isinstance(frame, wire.Broken):
-                    yield SyntaxProblem(frame.index + 1, 1, FRAMING_CODE, f"byte {frame.offset}: {frame.message}")
+                    yield SyntaxProblem(frame.record + 1, 1, FRAMING_CODE, f"byte {frame.offset}: {frame.message}")
                     return
                 try:
                     message = node_message.FromString(frame.payload)
                 except DecodeError as error:
                     yield SyntaxProblem(
-                        frame.index + 1, 1, FRAMING_CODE, f"record {frame.index} at byte {frame.offset} ({len(frame.payload)} bytes) is no Chakra Node: {error}"
+                        frame.record + 1,
+                        1,
+                        FRAMING_CODE,
+                        f"record {frame.record} at byte {frame.offset} ({len(frame.payload)} bytes) is no Chakra Node: {error}",
                     )
                     continue
                 yield _node(message, frame, rank, UnknownFieldSet)
@@ -187,7 +195,7 @@ def _node(message: Any, frame: wire.Frame, rank: int | None, unknown_fields: Any
     unknown = tuple((field.field_number, field.wire_type) for field in unknown_fields(message))
     node_type = message.type
     return NodeRecord(
-        frame.index + 1,
+        frame.record + 1,
         frame.offset,
         message.id,
         message.name,

@@ -12,6 +12,7 @@ Each file is read by the engine's reading API (:func:`lint.engine.read_summary`:
 from __future__ import annotations
 
 from collections import Counter
+from typing import cast
 
 from lint.diff.profile import Profile, Timing, put
 from lint.diff.sides import SideOptions, broken_note
@@ -29,8 +30,8 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
     summaries: list[ChakraSummary] = []
     broken: list[str] = []
     for source in sorted(sources, key=lambda found: found.display):
-        summary, parsed = read_summary(source, NAME)
-        summaries.append(summary)  # type: ignore[arg-type]
+        read, parsed = read_summary(source, NAME)
+        summaries.append(cast(ChakraSummary, read))  # the format's own summary (its descriptor's ``summary``)
         if not parsed:
             broken.append(broken_note(source.display, []))
     profile = Profile(format=NAME, path=path, files=len(summaries), units={"time": "ms", "comm": "bytes"}, broken=broken)
@@ -45,16 +46,16 @@ def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
         for kind, count in summary.node_types.items():
             most[kind] = max(most[kind], count)
         comm_bytes.update(summary.comm_bytes)
-        for found in summary.collectives:
-            calls[(found.group, found.comm_type)] += 1
+        for collective in summary.collectives:
+            calls[(collective.group, collective.comm_type)] += 1
         calls[("p2p", 5)] += len(summary.sends)
         calls[("p2p", 6)] += len(summary.recvs)
     for kind in sorted(totals):
         put(profile.structure, f"{NODE_TYPES.get(kind, f'type {kind}')} nodes", count=totals[kind], per_npu=most[kind])
-    for group, kind in sorted(comm_bytes, key=repr):
-        name = NODE_TYPES[kind or 0] if group == "p2p" else collective_name(kind)
+    for group, comm_type in sorted(comm_bytes, key=repr):
+        name = NODE_TYPES[comm_type or 0] if group == "p2p" else collective_name(comm_type)
         shown = "p2p" if group == "p2p" else f"group {group or 'default'}"
-        put(profile.comm, f"{shown} {name}", bytes=comm_bytes[(group, kind)], calls=calls[(group, kind)])
+        put(profile.comm, f"{shown} {name}", bytes=comm_bytes[(group, comm_type)], calls=calls[(group, comm_type)])
     profile.total_bytes = float(sum(comm_bytes.values()))
     profile.timing["compute"] = Timing.of(summary.compute_micros / 1000 for summary in summaries)
     profile.step_key = "compute"

@@ -118,7 +118,7 @@ def _file() -> FileDescriptorProto:
     def message(name: str, *fields: tuple[str, int, str, bool, str | None]) -> descriptor_pb2.DescriptorProto:
         found = proto.message_type.add(name=name)
         for field_name, number, type_name, repeated, of in fields:
-            field = found.field.add(name=field_name, number=number, type=_TYPES["message" if of else type_name])  # type: ignore[arg-type]
+            field = found.field.add(name=field_name, number=number, type=_TYPES["message" if of else type_name])
             field.label = label_repeated if repeated else label_optional  # type: ignore[assignment]
             if of:
                 field.type_name = f".{PACKAGE}.{of}"
@@ -131,7 +131,7 @@ def _file() -> FileDescriptorProto:
         list_name = scalar.capitalize() + "List"  # DoubleList, Int32List, Uint64List, Sfixed32List, ...
         message(list_name, ("values", 1, scalar, True, None))
         for field_name, type_name, of in ((f"{scalar}_val", scalar, None), (f"{scalar}_list", "message", list_name)):
-            field = attribute.field.add(name=field_name, number=number, type=_TYPES[type_name], label=label_optional)  # type: ignore[arg-type]
+            field = attribute.field.add(name=field_name, number=number, type=_TYPES[type_name], label=label_optional)
             field.oneof_index = 0
             if of:
                 field.type_name = f".{PACKAGE}.{of}"

@@ -15,7 +15,7 @@ its structure, with no protobuf import.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import BinaryIO, NamedTuple
+from typing import NamedTuple, Protocol
 
 # readVarint32 gives up after five bytes (``shift > 28``): a longer prefix ends the feeder's reading.
 MAX_PREFIX_BYTES = 5
@@ -25,8 +25,12 @@ _CHUNK = 1 << 20
 VARINT, FIXED64, DELIMITED, START_GROUP, END_GROUP, FIXED32 = range(6)
 
 
+class Readable(Protocol):
+    def read(self, size: int, /) -> bytes: ...
+
+
 class Frame(NamedTuple):
-    index: int  # 0 for the first record (the GlobalMetadata), n for the n-th node
+    record: int  # 0 for the first record (the GlobalMetadata), n for the n-th node
     offset: int  # byte offset of the record's length prefix
     payload: bytes
 
@@ -34,17 +38,24 @@ class Frame(NamedTuple):
 class Broken(NamedTuple):
     """Where the framing breaks: nothing after ``offset`` can be read as records."""
 
-    index: int
+    record: int
     offset: int
     message: str
 
 
-def frames(stream: BinaryIO) -> Iterator[Frame | Broken]:
+def frames(stream: Readable) -> Iterator[Frame | Broken]:
     """The records of ``stream``, then a :class:`Broken` where the framing breaks, if it does; the stream is
     read a chunk at a time, so memory holds a chunk and one record."""
     reader = _Reader(stream)
     index = 0
     while reader.ensure(1):
+        buffer, pos = reader.buffer, reader.pos
+        first = buffer[pos]
+        if first < 0x80 and pos + 1 + first <= len(buffer):  # a one-byte prefix and the record in the buffer: most records
+            reader.pos = pos + 1 + first
+            yield Frame(index, reader.offset - 1 - first, buffer[pos + 1 : reader.pos])
+            index += 1
+            continue
         start = reader.offset
         length = 0
         shift = 0
@@ -82,7 +93,7 @@ def frames(stream: BinaryIO) -> Iterator[Frame | Broken]:
 class _Reader:
     """A stream's bytes in a buffer that is refilled a chunk at a time."""
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: Readable) -> None:
         self._read = stream.read
         self.buffer = b""
         self.pos = 0
