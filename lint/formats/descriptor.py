@@ -34,6 +34,8 @@ class Format:
     ``…rank{R}…`` of ``--rank-regex``'s default.
     ``summary``: the module whose ``Summarizer(path)`` reduces a file of a run format to what its run rules compare
     (default: :mod:`lint.runs.summary`, the megatron rank summary).
+    ``consumers``: the programs that read the format, whose behaviour its rules' severities follow (the first is the
+    one a file is judged for unless told otherwise): what a ``--consumer`` setting chooses among.
     """
 
     name: str
@@ -47,6 +49,7 @@ class Format:
     binary: bool = False
     rank_name: str | None = None
     summary: str | None = None
+    consumers: tuple[str, ...] = ()
 
 
 # Detection order: the formats with the most distinctive first lines come first.
@@ -93,5 +96,6 @@ FORMATS: tuple[Format, ...] = (
         binary=True,
         rank_name=r"^(?P<stem>.+\.)(?P<rank>[0-9]+)\.et$",
         summary="lint.formats.chakra_et.summary",
+        consumers=("astra-sim-2",),  # ASTRA-sim 2.0 with FeederV3 (docs/formats/chakra-et.md)
     ),
 )

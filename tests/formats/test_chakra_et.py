@@ -22,7 +22,9 @@ from lint.formats.chakra_et.records import HeadRecord, NodeRecord
 from lint.models.common import SyntaxProblem
 from lint.source import Source
 from tests.shared_corpus import corpus_dir
-from tests.synth.chakra_trace import collective, trace, varint, write
+from tests.synth.chakra_trace import FIXTURES, collective, trace, varint, write
+
+FIXTURE_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "chakra"
 
 
 def check(*paths: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -50,6 +52,11 @@ def read(path: Path) -> list[Any]:
 def detected(path: Path) -> str | None:
     source = Source(path, str(path))
     return formats.detect(source.head(), source.head_bytes)
+
+
+def test_the_fixtures_are_what_the_writer_writes() -> None:
+    """tests/fixtures/chakra/ (read by the golden tests) is made by the writer, not copied from anywhere."""
+    assert {path.name: path.read_bytes() for path in FIXTURE_DIR.iterdir()} == {name: trace(spec) for name, spec in FIXTURES.items()}
 
 
 # -- detection ---------------------------------------------------------------------------------------

@@ -157,3 +157,46 @@ def collective(node_id: int, comm_type: int = 0, size: int = 1048576, **attrs: A
         "type": "COMM_COLL_NODE",
         "attrs": {"is_cpu_op": False, "comm_type": comm_type, "comm_size": size, **attrs},
     }
+
+
+# The fixtures of tests/fixtures/chakra/ (golden dumps in tests/golden/chakra-et/): a data-parallel trace as chakra's
+# Text converter writes one, with the workload it embeds, and an NPU's send and receive cut short at the end.
+_WORKLOAD = "DATA\n2\nconv1\t-1\t100\tNONE\t0\t120\tNONE\t0\t130\tALLREDUCE\t4096\t1\nfc\t-1\t200\tNONE\t0\t220\tNONE\t0\t230\tALLREDUCE\t8192\t1\n"
+FIXTURES: dict[str, Any] = {
+    "dp.0.et": {
+        "metadata": {"attrs": {"schema": "1.0.2-chakra.0.0.4", "input_file": _WORKLOAD}},
+        "nodes": [
+            {"id": 0, "name": "COMP_NODE_conv1_FWD", "duration": 100},
+            {"id": 1, "name": "COMP_NODE_fc_FWD", "duration": 200, "data": [0]},
+            {"id": 2, "name": "COMP_NODE_fc_BWD_WG", "duration": 230, "data": [1]},
+            {
+                "id": 3,
+                "name": "COMM_COLL_NODE_fc_ALLREDUCE",
+                "type": "COMM_COLL_NODE",
+                "data": [2],
+                "attrs": {"comm_type": 0, "comm_size": 8192, "involved_dim": [True]},
+            },
+            {"id": 4, "name": "COMP_NODE_fc_BWD_IG", "duration": 220, "data": [2]},
+            {"id": 5, "name": "COMP_NODE_conv1_BWD_WG", "duration": 130, "data": [4]},
+            {
+                "id": 6,
+                "name": "COMM_COLL_NODE_conv1_ALLREDUCE",
+                "type": "COMM_COLL_NODE",
+                "data": [5],
+                "attrs": {"comm_type": 0, "comm_size": {"slot": "uint64_val", "value": 4096}},
+            },
+        ],
+    },
+    "send_recv.1.et": {
+        "nodes": [
+            {"id": 1, "type": "COMM_RECV_NODE", "attrs": {"comm_src": 0, "comm_tag": 3, "comm_size": 64}},
+            {
+                "id": 2,
+                "type": "COMM_SEND_NODE",
+                "data": [1],
+                "attrs": {"comm_dst": 2, "comm_tag": 4, "comm_size": 64, "is_cpu_op": {"slot": "int32_val", "value": 0}},
+            },
+        ],
+        "tail": "\\x30\\x08",
+    },
+}
