@@ -88,10 +88,10 @@ FORMATS: tuple[Format, ...] = (
     ),
     Format(
         name="chakra-et",
-        parser="lint.formats.chakra_et",
+        parser="lint.formats.chakra_et.parser",
         grammar=None,
         model="lint.formats.chakra_et.records",
-        diff_adapter="lint.formats.chakra_et.profile",
+        diff_adapter="lint.formats.chakra_et.diff",
         runs=True,
         binary=True,
         rank_name=r"^(?P<stem>.+\.)(?P<rank>[0-9]+)\.et$",

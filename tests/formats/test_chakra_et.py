@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from lint import formats
 from lint.cli import main
-from lint.formats.chakra_et import Parser, detect_bytes, wire
+from lint.formats.chakra_et import wire
+from lint.formats.chakra_et.parser import Parser, detect_bytes
 from lint.formats.chakra_et.records import HeadRecord, NodeRecord
 from lint.models.common import SyntaxProblem
 from lint.source import Source
