@@ -24,10 +24,11 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lint.formats import Evidence
+from lint.formats import Evidence, named
 from lint.formats.chakra_et import wire
 from lint.formats.chakra_et.records import Attr, HeadRecord, NodeRecord
 from lint.formats.chakra_et.schema import METADATA_FIELDS, METADATA_NODE, NODE_FIELDS, REPEATED_VARINT_FIELDS
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 
 NAME = "chakra-et"
 FRAMING_CODE = "TL601"
-RANK_NAME = re.compile(r"^(?P<stem>.+\.)(?P<rank>[0-9]+)\.et$")
 
 # The historical layouts, by the fields that only they use (see the module's docstring).
 EG_DEF_001 = "the eg_def 0.0.1 layout of January 2023 (proto2; a node's properties in fields 5-20)"
@@ -108,9 +108,16 @@ def historical_layout(found: list[tuple[int, int]]) -> str | None:
 
 
 def rank_of(path: Path) -> int | None:
-    """The NPU of a file named as ASTRA-sim opens it (``PREFIX.<npu>.et``), None for another name."""
-    match = RANK_NAME.match(path.name)
+    """The NPU of a file named as ASTRA-sim opens it (``PREFIX.<npu>.et``: the descriptor's ``rank_name``), None for another name."""
+    match = _rank_name().match(path.name)
     return int(match.group("rank")) if match else None
+
+
+@cache
+def _rank_name() -> re.Pattern[str]:
+    pattern = named(NAME).rank_name
+    assert pattern is not None
+    return re.compile(pattern)
 
 
 class Parser:
