@@ -26,7 +26,7 @@ class ChakraDuplicateNodeId(GraphRule):
     severity = Severity.ERROR
 
     def finish(self) -> Iterator[Violation]:
-        if self.graph.historical or not self.graph.duplicates:
+        if not self.graph.judged or not self.graph.duplicates:
             return
         first, later = self.graph.duplicates[0]
         more = len(self.graph.duplicates) - 1

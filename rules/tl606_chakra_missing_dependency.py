@@ -26,7 +26,7 @@ class ChakraMissingDependency(GraphRule):
     severity = Severity.ERROR
 
     def finish(self) -> Iterator[Violation]:
-        missing = {} if self.graph.historical else self.graph.missing_parents()
+        missing = self.graph.missing_parents() if self.graph.judged else {}
         if not missing:
             return
         parent, nodes = min(missing.items(), key=lambda item: min(node.line for node in item[1]))

@@ -26,7 +26,7 @@ class ChakraDependencyCycle(GraphRule):
     severity = Severity.ERROR
 
     def finish(self) -> Iterator[Violation]:
-        if self.graph.historical:
+        if not self.graph.judged:
             return
         roots, stuck = self.graph.analysed()
         if not stuck or not (roots or self.graph.missing_parents()):  # nothing starts at all: TL608

@@ -24,7 +24,7 @@ class ChakraNoRootNode(GraphRule):
     severity = Severity.ERROR
 
     def finish(self) -> Iterator[Violation]:
-        if self.graph.historical or self.graph.missing_parents():  # a missing parent starts the feeder, then TL606 throws
+        if not self.graph.judged or self.graph.missing_parents():  # a missing parent starts the feeder, then TL606 throws
             return
         roots, stuck = self.graph.analysed()
         if roots:

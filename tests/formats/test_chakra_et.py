@@ -196,6 +196,14 @@ def test_the_stated_schema_is_read(tmp_path: Path) -> None:
 # -- runs --------------------------------------------------------------------------------------------------
 
 
+def test_a_zeroed_file_of_a_run_is_reported(tmp_path: Path) -> None:
+    write({"wl.0.et": {"nodes": [collective(1)]}, "wl.1.et": {"nodes": [collective(1)]}}, tmp_path)
+    (tmp_path / "wl.2.et").write_bytes(b"\0" * 100)
+    report = check(tmp_path)
+    assert errors(report) == {"wl.2.et": {"TL601"}}
+    assert "zeroed bytes" in report["findings"][0]["message"]
+
+
 def test_a_run_is_found_from_one_of_its_files(tmp_path: Path) -> None:
     write({"wl.0.et": {"nodes": [collective(1)]}, "wl.1.et": {"nodes": [collective(1, 2)]}}, tmp_path)
     found = check(tmp_path / "wl.0.et")

@@ -157,6 +157,10 @@ class Parser:
                 if isinstance(frame, wire.Broken):
                     yield SyntaxProblem(frame.record + 1, 1, FRAMING_CODE, f"byte {frame.offset}: {frame.message}")
                     return
+                if not frame.payload:  # no writer leaves a node without a name or type: zeroed bytes, where nothing more can be told
+                    message = f"record {frame.record} at byte {frame.offset} is empty: zeroed bytes (what a crash or an unfinished copy leaves), not a node"
+                    yield SyntaxProblem(frame.record + 1, 1, FRAMING_CODE, message)
+                    return
                 try:
                     message = node_message.FromString(frame.payload)
                 except DecodeError as error:

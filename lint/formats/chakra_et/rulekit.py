@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lint.formats.chakra_et.records import HeadRecord, NodeRecord
+from lint.models.common import SyntaxProblem
 from lint.rule import Rule, Violation
 
 FORMATS = ("chakra-et",)
@@ -76,11 +77,22 @@ class Graph:
         self.duplicates: list[tuple[NodeRecord, NodeRecord]] = []  # (first, later)
         self.missing: dict[int, list[NodeRecord]] = {}  # parent id -> the nodes that name it
         self.historical = False
+        self.damaged = False  # a record could not be read (TL601): the graph lacks what the file had
         self._analysed: tuple[list[int], list[int]] | None = None
 
     def check_head(self, head: HeadRecord) -> tuple[Violation, ...]:
         self.historical = head.layout is not None
         return ()
+
+    def check_syntax(self, problem: SyntaxProblem) -> tuple[Violation, ...]:
+        self.damaged = True
+        return ()
+
+    @property
+    def judged(self) -> bool:
+        """Whether the graph rules judge this file: not one in a historical layout (TL603), nor one whose records
+        could not all be read (TL601), whose graph is not the file's."""
+        return not (self.historical or self.damaged)
 
     def check_node(self, node: NodeRecord) -> tuple[Violation, ...]:
         parents = self.parents.get(node.id)
@@ -149,8 +161,12 @@ class GraphRule(Rule):
         self.graph = shared.setdefault(Graph, Graph())
         self.check_head = self.graph.check_head  # type: ignore[method-assign]
         self.check_node = self.graph.check_node  # type: ignore[method-assign]
+        self.check_syntax = self.graph.check_syntax  # type: ignore[method-assign]
 
     def check_head(self, head: HeadRecord) -> tuple[Violation, ...]:
+        return ()
+
+    def check_syntax(self, problem: SyntaxProblem) -> tuple[Violation, ...]:
         return ()
 
     def check_node(self, node: NodeRecord) -> tuple[Violation, ...]:
