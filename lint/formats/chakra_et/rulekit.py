@@ -18,7 +18,8 @@ from lint.formats.chakra_et.records import HeadRecord, NodeRecord
 from lint.models.common import SyntaxProblem
 from lint.rule import Rule, Violation
 
-FORMATS = ("chakra-et",)
+NAME = "chakra-et"
+FORMATS = (NAME,)
 
 
 class NodeRule(Rule):
