@@ -7,8 +7,10 @@ from lint.rule import Severity
 class ChakraUnknownNodeType(NodeRule):
     """A node's ``type`` is none of the schema's NodeType values.
 
-    ``enum NodeType`` has INVALID_NODE (0) to COMM_COLL_NODE (7).  ASTRA-sim's ``Workload::issue``
-    (``astra-sim/workload/Workload.cc:196-198``) logs "Unknown node type" and exits for any other value.
+    ``enum NodeType`` has INVALID_NODE (0) to COMM_COLL_NODE (7).  ASTRA-sim's ``Workload::issue`` records the
+    node's start first, and ``Statistics::OperatorStatistics::get_operator_type``
+    (``astra-sim/workload/Statistics.cc:72``) asserts on any other type: the process aborts (the oracle run
+    did); past it, ``Workload.cc:196-198`` would log "Unknown node type" and exit.
 
     Why it matters:
         The simulation stops at that node.
@@ -25,4 +27,6 @@ class ChakraUnknownNodeType(NodeRule):
     def problem(self, node: NodeRecord) -> tuple[str, str] | None:
         if node.type in NODE_TYPES:
             return None
-        return str(node.type), f"{node.where} has node type {node.type}, which ASTRA-sim rejects: 'Unknown node type' and exit (Workload.cc:197)"
+        return str(
+            node.type
+        ), f"{node.where} has node type {node.type}, which ASTRA-sim rejects: an assertion aborts it (Statistics.cc:72; Workload.cc:197 'Unknown node type')"

@@ -5,7 +5,11 @@ every collective): one root cause, one finding, which names the first node and c
 
 Consumer lines cited by the rules are those of ASTRA-sim 2.0 (astra-sim/astra-sim ``astra-sim/workload/
 Workload.cc``) and its feeder (astra-sim/chakra, stage branch, ``src/feeder_v3/``); docs/formats/chakra-et.md
-gives what the oracle runs of the analytical backend showed for each.
+gives what the oracle runs of the analytical backend showed for each.  Where a rule says ASTRA-sim throws: a
+throw while the trace is read, or while the first nodes are issued, aborts the process; a throw while a later
+node is issued is caught by ``Sys::call_events`` (``astra-sim/system/Sys.cc:466-469``), logged as "a callable
+is removed before call …", and the NPU never reports finished: the process exits 0 after "Hardware Resource
+sys.id=N has unreleased nodes".
 """
 
 from __future__ import annotations

@@ -120,6 +120,8 @@ class Summarizer:
             # The own end defaults to the file's NPU (Workload.cc:395, 422).
             src = node.integer("comm_src") if not send or "comm_src" in node.attrs else node.rank
             dst = node.integer("comm_dst") if send or "comm_dst" in node.attrs else node.rank
+            if (src if send else dst) != node.rank or None in (src, dst, node.integer("comm_tag"), node.integer("comm_size")):
+                return  # ASTRA-sim throws at the node itself (TL611): no peer would ever see it
             found = PointToPoint(node.integer("comm_tag"), src, dst, node.integer("comm_size"), node.line)
             (summary.sends if send else summary.recvs).append(found)
             summary.comm_bytes[("p2p", node.type)] += found.size or 0
