@@ -12,7 +12,8 @@ class ChakraUnmatchedP2p(Rule):
     ``sim_recv(size, src, tag)`` at its destination (``astra-sim/workload/Workload.cc:393-440``); the network
     backend completes a receive when a send of the same source, destination, tag and size arrives.  An
     unmatched one never completes, and nothing after it on that NPU runs.  The source of a send and the
-    destination of a receive default to the file's own NPU.
+    destination of a receive default to the file's own NPU.  A run with a send or receive TL611 reports (ASTRA-sim
+    throws there) is judged once that is fixed.
 
     Why it matters:
         The simulation hangs, or ends with that NPU's remaining nodes unissued.
@@ -29,6 +30,8 @@ class ChakraUnmatchedP2p(Rule):
     scope = Scope.RUN
 
     def check_run(self, run: ChakraRun) -> Iterator[Violation]:
+        if any(summary.rejected for summary in run.ranks.values()):
+            return  # ASTRA-sim throws at a send or receive of the run (TL611): what pairs with what is judged once that is fixed
         sends: Counter[tuple[int | None, ...]] = Counter()
         recvs: Counter[tuple[int | None, ...]] = Counter()
         where: dict[tuple[str, tuple[int | None, ...]], tuple[int, PointToPoint]] = {}  # the first node of each key
