@@ -59,7 +59,7 @@ class MissingBackwardTwin(Rule):
         self.seen_backward = True
         pending = self.forwards.get(record.batch_id)
         if not pending:
-            return ()  # the trace starts after this micro-batch's forward step
+            return ()  # no forward_step of its micro-batch before it: TL116's finding
         forward, forward_tensors = pending.popleft()
         if dict.__eq__(forward_tensors, tensors):  # as Counters without zero counts are: in C, not Counter's Python loop
             return ()
