@@ -53,15 +53,16 @@ class ChakraCommGroup(Rule):
                 message = None
                 if not _numeric(name):
                     message = f"NPU {npu} issues collectives in group {name!r}, which is no number: ASTRA-sim's std::stoi throws on it (Workload.cc:602)"
-                elif groups is None:
+                elif (members := run.defined(name)) is None and groups is None:
                     message = (
                         f"NPU {npu} issues collectives in group {name}, but the run has no comm_group.json (give it with --comm-group): "
                         "ASTRA-sim exits with 'communicator group … not found' without one (Workload.cc:603-608)"
                     )
-                elif name not in groups.groups and str(int(name)) not in groups.groups:
-                    message = f"NPU {npu} issues collectives in group {name}, which {groups.path} does not define: ASTRA-sim exits with 'communicator group {name} not found' (Workload.cc:603-608)"
-                elif npu not in groups.groups.get(name, groups.groups.get(str(int(name)), [])):
-                    message = f"NPU {npu} issues collectives in group {name}, whose members in {groups.path} do not include it: it has no place in the group's collective"
+                elif members is None:
+                    where = groups.path if groups is not None else "comm_group.json"
+                    message = f"NPU {npu} issues collectives in group {name}, which {where} does not define: ASTRA-sim exits with 'communicator group {name} not found' (Workload.cc:603-608)"
+                elif npu not in members:
+                    message = f"NPU {npu} issues collectives in group {name}, whose members do not include it: ASTRA-sim aborts on an assertion building the group's ring (RingTopology.cc:42)"
                 if message is not None:
                     reported.add(name)
                     yield Violation(found.line, None, message, npu, path=summary.path)

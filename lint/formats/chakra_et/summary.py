@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from lint.formats.chakra_et.records import HeadRecord, NodeRecord
-from lint.formats.chakra_et.schema import BROADCAST, COMM_COLL_NODE, COMM_RECV_NODE, COMM_SEND_NODE, COMP_NODE
+from lint.formats.chakra_et.schema import BROADCAST, COMM_COLL_NODE, COMM_RECV_NODE, COMM_SEND_NODE, COMP_NODE, METADATA_NODE
 
 NAME = "chakra-et"
 COMM_GROUP_NAMES = ("comm_group.json",)
@@ -55,6 +55,7 @@ class ChakraSummary:
     comm_bytes: Counter[tuple[str, int | None]] = field(default_factory=Counter)  # (group, comm_type) -> bytes
     compute_micros: int = 0
     rejected: int = 0  # sends and receives ASTRA-sim throws at (TL611): the run's matching waits until they are fixed
+    process_groups: dict[str, list[int]] = field(default_factory=dict)  # defined by a METADATA_NODE ([] = every NPU)
     schema: str | None = None
     lost: bool = False  # the engine's RankSummary has it: a summary is never lost here
 
@@ -70,6 +71,7 @@ class ChakraSummary:
             "comm_bytes": [[group, comm_type, count] for (group, comm_type), count in sorted(self.comm_bytes.items(), key=repr)],
             "compute_micros": self.compute_micros,
             "rejected": self.rejected,
+            "process_groups": self.process_groups,
             "schema": self.schema,
         }
 
@@ -86,6 +88,7 @@ class ChakraSummary:
             comm_bytes=Counter({(group, comm_type): count for group, comm_type, count in packed["comm_bytes"]}),
             compute_micros=packed["compute_micros"],
             rejected=packed["rejected"],
+            process_groups=packed["process_groups"],
             schema=packed["schema"],
         )
 
@@ -108,7 +111,9 @@ class Summarizer:
     def check_node(self, node: NodeRecord) -> None:
         summary = self.summary
         summary.node_types[node.type] += 1
-        if node.type == COMP_NODE:
+        if node.type == METADATA_NODE:
+            summary.process_groups.update(_process_groups(node.inputs_values))
+        elif node.type == COMP_NODE:
             summary.compute_micros += node.duration
         elif node.type == COMM_COLL_NODE:
             group = node.attrs.get("pg_name")
@@ -134,6 +139,23 @@ class Summarizer:
         return self.summary
 
 
+def _process_groups(values: str) -> dict[str, list[int]]:
+    """The process groups a METADATA_NODE of chakra's PyTorch converter defines, read as ASTRA-sim reads them
+    (``Workload::issue_pytorch_pg_metadata``, ``Workload.cc:101-134``: the text without its first and last two
+    characters, a JSON list of ``{"pg_name", "ranks"}``; what does not parse is skipped, as there)."""
+    if not values:
+        return {}
+    try:
+        document = json.loads(values[2 : len(values) - 2])
+    except (json.JSONDecodeError, RecursionError):
+        return {}
+    found: dict[str, list[int]] = {}
+    for item in document if isinstance(document, list) else ():
+        if isinstance(item, dict) and isinstance(item.get("pg_name"), str) and isinstance(item.get("ranks"), list):
+            found[item["pg_name"]] = [rank for rank in item["ranks"] if isinstance(rank, int)]
+    return found
+
+
 @dataclass
 class CommGroups:
     """The process groups of a run's ``comm_group.json``: ``{"<id>": [npu, ...]}`` (Workload.cc:73-98)."""
@@ -157,13 +179,25 @@ class ChakraRun:
         """Every NPU is its own part of the run: a file's syntax error holds back only the findings about it."""
         return rank
 
+    def defined(self, group: str) -> list[int] | None:
+        """The NPUs a process group is defined with: by a METADATA_NODE of the traces (``[]``: every NPU), else by
+        comm_group.json; None when neither defines it."""
+        for summary in self.ranks.values():
+            if group in summary.process_groups:
+                return summary.process_groups[group] or sorted(self.ranks)
+        if self.comm_groups is not None:
+            for key, members in self.comm_groups.groups.items():
+                if key == group or (key.strip().lstrip("+-").isdecimal() and group.strip().lstrip("+-").isdecimal() and int(key) == int(group)):
+                    return members
+        return None
+
     def members(self, group: str) -> list[int]:
         """The NPUs of process group ``group``: every file's for the default group ("" or "0", Workload.cc:597),
-        the group's in comm_group.json, else the NPUs whose files name it."""
+        the group's definition, else the NPUs whose files name it."""
         if group in ("", "0"):
             return sorted(self.ranks)
-        if self.comm_groups is not None and group in self.comm_groups.groups:
-            return sorted(npu for npu in self.comm_groups.groups[group] if npu in self.ranks)
+        if (defined := self.defined(group)) is not None:
+            return sorted(npu for npu in defined if npu in self.ranks)
         return sorted(rank for rank, summary in self.ranks.items() if any(found.group == group for found in summary.collectives))
 
 
