@@ -610,7 +610,8 @@ def _withheld_note(run: Run, count: int, broken: set[int]) -> str:
     ranks = ", ".join(str(rank) for rank in sorted(broken))
     stages = ", ".join(str(stage) for stage in sorted({run.stage_of(rank) for rank in broken}))
     findings = f"{count} run finding{'s' if count != 1 else ''}"
-    return f"{run.label}: {findings} about stage {stages} not shown: they follow from the syntax errors in the file of rank {ranks}; fix those and check again"
+    part = getattr(run, "part", "stage")  # what run.stage_of groups ranks into: a megatron run's pipeline stages
+    return f"{run.label}: {findings} about {part} {stages} not shown: they follow from the syntax errors in the file of rank {ranks}; fix those and check again"
 
 
 def _checked_run(
@@ -638,12 +639,7 @@ def _checked_run(
         if (hit := cache.load_findings(entry)) is not None:
             return hit, None
     sharing()
-    described = formats.named(members[0][0].format)
-    if described.summary is not None:
-        return _checked_format_run(key, members, asked, options, entry, described.summary)
-    from lint.runs.assemble import assemble, stated_layout_misfit
-
-    summaries: list[tuple[RankSummary, int]] = []
+    summaries: list[tuple[Any, int]] = []
     broken: set[int] = set()  # ranks whose files have syntax errors
     for task, outcome in members:
         if (summary := _summary_of(task, outcome, options)) is None:
@@ -651,42 +647,20 @@ def _checked_run(
         summaries.append((summary, task.named_rank))
         if not outcome.result.parsed:
             broken.add(summary.rank if summary.rank is not None else task.named_rank)
-    run = assemble(key, summaries, asked, options.layout)
+    own_summary = formats.named(members[0][0].format).summary
+    if own_summary is not None:  # a format with a summary of its own assembles its runs itself
+        run = importlib.import_module(own_summary).assemble(key.label, Path(key.directory), key.stem, summaries, asked, options.comm_group)
+    else:
+        from lint.runs.assemble import assemble, stated_layout_misfit
+
+        run = assemble(key, summaries, asked, options.layout)
+        if run is not None and (misfit := stated_layout_misfit(run, options.layout.command_line)) is not None:
+            raise ConfigError(misfit)
     if run is None:
         return [], None
-    if (misfit := stated_layout_misfit(run, options.layout.command_line)) is not None:
-        raise ConfigError(misfit)
     findings, withheld = check_run(run, members[0][0].format, options, frozenset(broken))
     if withheld:
         return findings, _withheld_note(run, withheld, broken)
-    if entry is not None:
-        cache.store_findings(entry, findings)
-    return findings, None
-
-
-def _checked_format_run(
-    key: RunKey, members: list[tuple[_Task, FileOutcome]], asked: frozenset[str], options: CheckOptions, entry: str | None, module: str
-) -> tuple[list[Finding], str | None]:
-    """The run rules' findings on a run of a format with a summary of its own (its descriptor's ``summary``
-    module, whose ``assemble`` makes the run); the files with syntax errors hold back the findings about them."""
-    summaries: list[tuple[Any, int]] = []
-    broken: set[int] = set()
-    for task, outcome in members:
-        if (summary := _summary_of(task, outcome, options)) is None:
-            continue
-        summaries.append((summary, task.named_rank))
-        if not outcome.result.parsed:
-            broken.add(summary.rank if summary.rank is not None else task.named_rank)
-    run = importlib.import_module(module).assemble(key.label, Path(key.directory), key.stem, summaries, asked, options.comm_group)
-    if run is None:
-        return [], None
-    findings, withheld = check_run(run, members[0][0].format, options, frozenset(broken))
-    if withheld:
-        ranks = ", ".join(str(rank) for rank in sorted(broken))
-        return (
-            findings,
-            f"{run.label}: {withheld} run finding{'s' if withheld != 1 else ''} not shown: they follow from the syntax errors in the file of rank {ranks}; fix those and check again",
-        )
     if entry is not None:
         cache.store_findings(entry, findings)
     return findings, None

@@ -1,6 +1,6 @@
 from lint.formats.chakra_et.records import NodeRecord, article, collective_name
-from lint.formats.chakra_et.rulekit import NodeRule
-from lint.formats.chakra_et.schema import ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, BROADCAST, COMM_COLL_NODE, REDUCE_SCATTER
+from lint.formats.chakra_et.rulekit import NodeRule, issued_collective, lacking
+from lint.formats.chakra_et.schema import ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, BROADCAST, REDUCE_SCATTER
 from lint.rule import Severity
 
 # Workload::issue_coll_comm (Workload.cc:347-390): the collectives it generates, and BROADCAST, which it replays.
@@ -29,10 +29,10 @@ class ChakraUnsupportedCollective(NodeRule):
     severity = Severity.ERROR
 
     def problem(self, node: NodeRecord) -> tuple[str, str] | None:
-        if node.type != COMM_COLL_NODE or node.flag("is_cpu_op"):  # ASTRA-sim throws for the CPU first: TL612
+        if not issued_collective(node):
             return None
         if "comm_type" not in node.attrs:
-            return "missing", f"{node.where} is a COMM_COLL node without comm_type: ASTRA-sim throws 'Attribute comm_type not found in node {node.id}'"
+            return "missing", lacking(node, "comm_type")
         comm_type = node.integer("comm_type")
         if comm_type is None or comm_type in SIMULATED:
             return None  # a comm_type of another slot type is TL616's

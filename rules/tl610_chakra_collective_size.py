@@ -1,6 +1,6 @@
 from lint.formats.chakra_et.records import NodeRecord, article, collective_name
-from lint.formats.chakra_et.rulekit import NodeRule
-from lint.formats.chakra_et.schema import ALL_GATHER, BROADCAST, COMM_COLL_NODE
+from lint.formats.chakra_et.rulekit import NodeRule, issued_collective, lacking
+from lint.formats.chakra_et.schema import ALL_GATHER, BROADCAST
 from lint.rule import Severity
 
 
@@ -29,13 +29,13 @@ class ChakraCollectiveSize(NodeRule):
     severity = Severity.ERROR
 
     def problem(self, node: NodeRecord) -> tuple[str, str] | None:
-        if node.type != COMM_COLL_NODE or node.flag("is_cpu_op"):  # ASTRA-sim throws for the CPU first: TL612
+        if not issued_collective(node):
             return None
         comm_type = node.integer("comm_type")
         if comm_type == BROADCAST:  # replayed for its duration: its size is not read
             return None
         if "comm_size" not in node.attrs:
-            return "missing", f"{node.where} is a COMM_COLL node without comm_size: ASTRA-sim throws 'Attribute comm_size not found in node {node.id}'"
+            return "missing", lacking(node, "comm_size")
         if node.integer("comm_size") != 0:
             return None
         what = collective_name(comm_type)

@@ -1,5 +1,5 @@
 from lint.formats.chakra_et.records import NodeRecord
-from lint.formats.chakra_et.rulekit import NodeRule
+from lint.formats.chakra_et.rulekit import NodeRule, lacking
 from lint.formats.chakra_et.schema import COMM_RECV_NODE, COMM_SEND_NODE
 from lint.rule import Severity
 
@@ -36,13 +36,9 @@ class ChakraPointToPoint(NodeRule):
         required = REQUIRED.get(node.type)
         if required is None:
             return None
-        lacking = [name for name in required if name not in node.attrs]
-        if lacking:
-            kind = node.type_name
-            return (
-                f"{kind} {lacking}",
-                f"{node.where} is a {kind} without {' or '.join(lacking)}: ASTRA-sim throws 'Attribute {lacking[0]} not found in node {node.id}'",
-            )
+        absent = [name for name in required if name not in node.attrs]
+        if absent:
+            return f"{node.type_name} {absent}", lacking(node, *absent)
         own, error = OWN_END[node.type]
         end = node.integer(own)
         if node.rank is None or end is None or end == node.rank:

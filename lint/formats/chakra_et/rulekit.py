@@ -19,11 +19,23 @@ from collections.abc import Iterator
 from typing import Any
 
 from lint.formats.chakra_et.records import HeadRecord, NodeRecord
+from lint.formats.chakra_et.schema import COMM_COLL_NODE
 from lint.models.common import SyntaxProblem
 from lint.rule import Rule, Violation
 
 NAME = "chakra-et"
 FORMATS = (NAME,)
+
+
+def issued_collective(node: NodeRecord) -> bool:
+    """Whether ASTRA-sim issues ``node`` as a collective (``Workload::issue_coll_comm``): a COMM_COLL node that is not
+    on the CPU, for which ``issue_comm`` throws first (TL612)."""
+    return node.type == COMM_COLL_NODE and not node.flag("is_cpu_op")
+
+
+def lacking(node: NodeRecord, *names: str) -> str:
+    """The message for a node without the attributes ``names``, which FeederV3 requires (``et_feeder_node.h:215``)."""
+    return f"{node.where} is a {node.type_name} without {' or '.join(names)}: ASTRA-sim throws 'Attribute {names[0]} not found in node {node.id}'"
 
 
 class NodeRule(Rule):

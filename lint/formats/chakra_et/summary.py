@@ -174,6 +174,7 @@ class ChakraRun:
     duplicates: list[ChakraSummary]
     asked: frozenset[str]
     comm_groups: CommGroups | None
+    part = "NPU"  # what stage_of groups the ranks into, as the engine's note on withheld findings says
 
     def stage_of(self, rank: int) -> int:
         """Every NPU is its own part of the run: a file's syntax error holds back only the findings about it."""
