@@ -153,6 +153,7 @@ class Parser:
             first = pending[0]
             if isinstance(first, wire.Broken) or _is_metadata(wire.fields(first.payload) or [(0, -1)]):
                 pending.pop(0)  # else a node stands in the metadata's place: it is read as the node it is
+            undecodable = -2  # the last record that was no node
             for frame in _chained(pending, framed):
                 if isinstance(frame, wire.Broken):
                     yield SyntaxProblem(frame.record + 1, 1, FRAMING_CODE, f"byte {frame.offset}: {frame.message}")
@@ -164,12 +165,15 @@ class Parser:
                 try:
                     message = node_message.FromString(frame.payload)
                 except DecodeError as error:
+                    # Records one after another that are no nodes are one finding (a file of another writer, forced).
                     yield SyntaxProblem(
                         frame.record + 1,
                         1,
                         FRAMING_CODE,
                         f"record {frame.record} at byte {frame.offset} ({len(frame.payload)} bytes) is no Chakra Node: {error}",
+                        again=undecodable == frame.record - 1,
                     )
+                    undecodable = frame.record
                     continue
                 yield _node(message, frame, rank, UnknownFieldSet)
 
