@@ -384,15 +384,8 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
 def _rank_pattern(format_name: str, options: CheckOptions) -> re.Pattern[str]:
     """How the files of a run of ``format_name`` name their rank: ``--rank-regex`` when given, else the format's own
     naming (its descriptor's ``rank_name``), else the default ``…rank<R>…``."""
-    own = formats.named(format_name).rank_name
-    if options.rank_regex is not DEFAULT_RANK_REGEX or own is None:
-        return options.rank_regex
-    return _compiled(own)
-
-
-@lru_cache(maxsize=16)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+    own = formats.rank_name(format_name)
+    return own if own is not None and options.rank_regex is DEFAULT_RANK_REGEX else options.rank_regex
 
 
 def _detected(source: Source, options: CheckOptions) -> tuple[formats.Detection, cache.Stamp | None]:

@@ -56,8 +56,10 @@ def load_side(path: str, options: SideOptions) -> Profile:
         raise DiffInputError(f"{path}: holds files of several formats ({counts}); name one file or run")
     ((format_name, found),) = by_format.items()
     if format_name in formats.run_formats():  # a run's damaged rank file is read, so that the side is marked broken
-        runs = {named.key for source in found if (named := run_key(source.path, options.rank_regex))}
-        found += [source for source in unrecognised if damaged_rank(source.path, options.rank_regex, runs)]
+        own = formats.rank_name(format_name)
+        pattern = own if own is not None and options.rank_regex is DEFAULT_RANK_REGEX else options.rank_regex
+        runs = {named.key for source in found if (named := run_key(source.path, pattern))}
+        found += [source for source in unrecognised if damaged_rank(source.path, pattern, runs)]
     adapter: Adapter = importlib.import_module(formats.diff_adapter(format_name))
     try:
         return adapter.load(path, found, options)

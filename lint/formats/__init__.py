@@ -8,6 +8,7 @@ format added there is everywhere at once.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -61,6 +62,14 @@ def run_formats() -> frozenset[str]:
 def diff_adapter(name: str) -> str:
     """The module that reads a side of format ``name`` for `tlint diff`."""
     return named(name).diff_adapter
+
+
+@cache
+def rank_name(name: str) -> re.Pattern[str] | None:
+    """How the files of a run of format ``name`` name their rank, when the format has a naming of its own (its
+    descriptor's ``rank_name``): used unless ``--rank-regex`` says otherwise."""
+    pattern = named(name).rank_name
+    return re.compile(pattern) if pattern is not None else None
 
 
 def summarizer(name: str, path: str, *, timed: bool = True) -> Any:

@@ -22,13 +22,11 @@ and reported once (TL603).
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Iterable, Iterator
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lint.formats import Evidence, named
+from lint.formats import Evidence, rank_name
 from lint.formats.chakra_et import wire
 from lint.formats.chakra_et.records import Attr, HeadRecord, NodeRecord
 from lint.formats.chakra_et.schema import METADATA_FIELDS, METADATA_NODE, NODE_FIELDS, REPEATED_VARINT_FIELDS
@@ -109,15 +107,9 @@ def historical_layout(found: list[tuple[int, int]]) -> str | None:
 
 def rank_of(path: Path) -> int | None:
     """The NPU of a file named as ASTRA-sim opens it (``PREFIX.<npu>.et``: the descriptor's ``rank_name``), None for another name."""
-    match = _rank_name().match(path.name)
+    pattern = rank_name(NAME)
+    match = pattern.match(path.name) if pattern is not None else None
     return int(match.group("rank")) if match else None
-
-
-@cache
-def _rank_name() -> re.Pattern[str]:
-    pattern = named(NAME).rank_name
-    assert pattern is not None
-    return re.compile(pattern)
 
 
 class Parser:
