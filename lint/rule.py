@@ -20,22 +20,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import pydantic
 from pydantic import BaseModel, ConfigDict
 
-from lint.resources import rules_dir
-
-
-class Severity(StrEnum):
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
-
-    @property
-    def rank(self) -> int:
-        return {"info": 0, "warning": 1, "error": 2}[self.value]
+from lint.models.common import RowKeyed
+from lint.models.report import Severity as Severity  # the rule API: a rule module declares its severity with it
+from lint.store.resources import rules_dir
 
 
 class Scope(StrEnum):
@@ -66,6 +58,9 @@ def at(record: Any, message: str, column: int | None = None) -> Violation:
     """A violation located at ``record`` (anything with ``line``, ``column`` and maybe ``rank``)."""
     return Violation(record.line, column or record.column, message, getattr(record, "rank", None))
 
+
+T = TypeVar("T")
+S = TypeVar("S")
 
 _SECTIONS = ("Why it matters", "Example")
 
@@ -223,7 +218,7 @@ def catalog() -> dict[str, Listed]:
     :func:`registry` does) and remembered in the cache directory, keyed by the text of all of tlint's code
     and rules, so that a check does not load the modules of rules it will not run.  A missing or damaged
     memo costs loading them all again."""
-    from lint import cache as memo  # the fingerprint of tlint's code and the cache's atomic writes
+    from lint.store import disk as memo  # the fingerprint of tlint's code and the cache's atomic writes
 
     modules = sorted(rules_dir().glob("tl*.py"))
     try:
@@ -244,7 +239,7 @@ def catalog() -> dict[str, Listed]:
 
 
 def _catalog_key(code_fingerprint: str, modules: list[Path]) -> str:
-    """tlint's code (the rule modules' text among it: see :func:`lint.cache.code_fingerprint`) and the
+    """tlint's code (the rule modules' text among it: see :func:`lint.check.cache.code_fingerprint`) and the
     names of the rule modules this registry loads."""
     digest = hashlib.sha256(b"rule catalog\0" + code_fingerprint.encode() + b"\0" + pydantic.VERSION.encode())  # pydantic dumps the defaults
     for path in modules:
@@ -305,3 +300,31 @@ def lookup(key: str) -> list[Listed]:
 
 def iter_rules() -> Iterator[type[Rule]]:
     return iter(sorted(registry().values(), key=lambda r: r.code))
+
+
+class PerAlikeRow(RowKeyed[int, T]):
+    """What a rule concluded about a row, remembered for the rows alike (by their ``alike``, see
+    :func:`lint.models.common.new_alike`): a workload repeats a few dozen rows over and over, so a rule
+    judges each of them once.  Emptied when it holds too many: a file of endlessly new rows must not grow
+    memory (the rule then judges rows again); in a file whose rows rarely repeat
+    (:func:`lint.models.common.rarely_repeat`) it stops remembering."""
+
+    ENTRIES = 4096
+
+    def remember(self, row: Any, value: T) -> T:
+        """``value``, remembered for ``row`` (a record with ``alike`` and ``line``) and the rows alike."""
+        if self.worth_remembering(row.line):
+            if len(self) >= self.ENTRIES:
+                self.clear()
+            self[row.alike] = value
+        return value
+
+
+def shared_state(rule: Rule, shared: dict[type, Any], own: S, kinds: Iterable[str], method: str | None = None) -> S:
+    """The one per-file state of ``own``'s type that the rules of a file share (``own`` for the first of
+    them, see Rule.share), with the rule's ``check_<kind>`` pointed at that state's (its ``method``, else
+    its own ``check_<kind>``): the engine calls a handler rules share once per record."""
+    state: S = shared.setdefault(type(own), own)
+    for kind in kinds:
+        setattr(rule, f"check_{kind}", getattr(state, method or f"check_{kind}"))
+    return state

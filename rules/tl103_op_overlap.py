@@ -1,6 +1,6 @@
 from pydantic import Field
 
-from lint.models.megatron_trace import BATCHED_P2P, OpRecord
+from lint.formats.megatron_trace.records import BATCHED_P2P, OpRecord
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 

@@ -1,6 +1,6 @@
 from pydantic import Field
 
-from lint.models.megatron_trace import OpRecord, sub_operation_label
+from lint.formats.megatron_trace.records import OpRecord, sub_operation_label
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 

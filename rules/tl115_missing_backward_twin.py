@@ -1,10 +1,10 @@
 from collections import Counter, deque
 from collections.abc import Iterator
 
+from lint.formats.megatron_trace.records import OpRecord, layer_tensors
+from lint.formats.megatron_trace.rulekit import format_shape
 from lint.models.common import SyntaxProblem
-from lint.models.megatron_trace import OpRecord, layer_tensors
 from lint.rule import Rule, Severity, Violation, at
-from lint.rulekit import format_shape
 
 TensorKey = tuple[tuple[int, ...] | None, str | None]
 

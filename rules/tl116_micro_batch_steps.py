@@ -4,8 +4,8 @@ from collections.abc import Iterator
 from itertools import pairwise
 from typing import NamedTuple
 
+from lint.formats.megatron_trace.records import MICRO_BATCH_OPS, OpRecord
 from lint.models.common import SyntaxProblem
-from lint.models.megatron_trace import MICRO_BATCH_OPS, OpRecord
 from lint.rule import Rule, Severity, Violation
 
 

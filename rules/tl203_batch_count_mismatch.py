@@ -1,8 +1,8 @@
 import math
 from collections.abc import Iterator
 
+from lint.formats.optprime_log.rulekit import OptprimeLayout, Setting
 from lint.rule import Severity, Violation
-from lint.rulekit.optprime import OptprimeLayout, Setting
 
 
 class BatchCountMismatch(OptprimeLayout):

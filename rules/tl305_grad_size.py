@@ -4,9 +4,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from lint.models.neusight_tsv import LayerRecord
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
-from lint.rulekit import PerAlikeRow
+from lint.formats.neusight_tsv.records import LayerRecord
+from lint.rule import PerAlikeRow, Rule, RuleOptions, Severity, Violation, at
 
 # Layer names are torch.fx node names: a leaf module's path with "_" for "." (nn.LayerNorm, nn.Linear,
 # nn.Embedding), or a traced call's function name with a "_N" counter (GPT-2's Conv1D becomes addmm).

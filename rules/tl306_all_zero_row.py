@@ -1,9 +1,8 @@
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from lint.models.neusight_tsv import LayerRecord
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
-from lint.rulekit import PerAlikeRow
+from lint.formats.neusight_tsv.records import LayerRecord
+from lint.rule import PerAlikeRow, Rule, RuleOptions, Severity, Violation, at
 
 
 class AllZeroRow(Rule):

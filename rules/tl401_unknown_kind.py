@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import KINDS, Header
+from lint.formats.simai_workload.records import KINDS, Header
 from lint.rule import Rule, Severity, Violation, at
 
 
@@ -10,7 +10,7 @@ class UnknownKind(Rule):
     Known kinds: ``DATA, HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_DLRM,
     HYBRID_DLRM_ENHANCED, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_CUSTOMIZED, MICRO,
     DISTRIBUTED_INFERENCE``, and the kinds only a variant of ASTRA-sim 1.0 decodes (``VARIANT_KINDS`` in
-    ``lint/models/simai_workload.py``): ``DATA_REORDER`` (the ASTRA-sim bundled with astra-sim/tutorials
+    ``lint/formats/simai_workload/records.py``): ``DATA_REORDER`` (the ASTRA-sim bundled with astra-sim/tutorials
     exercise 4, ``exercise_4/astra-sim/workload/Workload.cc``, ``Workload::decode_parallelsim``) and
     ``DATA_NO_OVERLAP``, ``DATA_FORWARD_OVERLAP`` (the fork Yassawe/astra-sim-csnl, same function).  Those
     files are read by the simulator they were written for, so they are not reported.

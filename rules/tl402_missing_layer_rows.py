@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
+from lint.formats.simai_workload.rulekit import LayerRowTally
 from lint.models.common import SyntaxProblem
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit.simai import LayerRowTally
 
 
 class MissingLayerRows(LayerRowTally):

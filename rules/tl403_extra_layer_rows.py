@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
+from lint.formats.simai_workload.rulekit import LayerRowTally
 from lint.rule import Severity, Violation, at
-from lint.rulekit.simai import LayerRowTally
 
 
 class ExtraLayerRows(LayerRowTally):

@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 from typing import Any
 
-from lint.models.simai_workload import KINDS, LayerRow
+from lint.formats.simai_workload.records import KINDS, LayerRow
 from lint.rule import Rule, Severity, Violation, at
 
 

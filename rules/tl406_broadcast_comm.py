@@ -1,6 +1,6 @@
-from lint.models.simai_workload import Comm
+from lint.formats.simai_workload.records import Comm
+from lint.formats.simai_workload.rulekit import OncePerLayerComm
 from lint.rule import Severity
-from lint.rulekit.simai import OncePerLayerComm
 
 
 class BroadcastComm(OncePerLayerComm):

@@ -1,9 +1,9 @@
 import re
 from collections.abc import Iterator
 
-from lint.models.simai_workload import EXPERT_SUFFIXES, Comm, LayerRow
+from lint.formats.simai_workload.records import EXPERT_SUFFIXES, Comm, LayerRow
+from lint.formats.simai_workload.rulekit import AicbOnly, OncePerLayerComm
 from lint.rule import RuleOptions, Severity
-from lint.rulekit.simai import AicbOnly, OncePerLayerComm
 
 # AICB's sequence-parallel column layers: `attention_column`, `mlp_column`, `final_column`.
 _COLUMN_LAYER = re.compile(r".*column.*")

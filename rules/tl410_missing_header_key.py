@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import SETTING_KEYS, Header
+from lint.formats.simai_workload.records import SETTING_KEYS, Header
 from lint.rule import Rule, Severity, Violation, at
 
 # AICB's second header generation added ep, pp, ga and all_gpus to model_parallel_NPU_group; every later

@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import SETTING_KEYS, Header
+from lint.formats.simai_workload.records import SETTING_KEYS, Header
 from lint.rule import Rule, Severity, Violation, at
 
 # Header field -> what it counts, and what SimAI does with a 0 (astra-sim-alibabacloud/astra-sim/).

@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Header
+from lint.formats.simai_workload.records import Header
+from lint.formats.simai_workload.rulekit import quotient
 from lint.rule import Rule, Severity, Violation, at
-from lint.rulekit import quotient
 
 
 class IndivisibleGpuCount(Rule):

@@ -1,9 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Header
+from lint.formats.simai_workload.records import Header
+from lint.formats.simai_workload.rulekit import LayerRowTally, quotient
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import quotient
-from lint.rulekit.simai import LayerRowTally
 
 
 class PpCommSize(LayerRowTally):

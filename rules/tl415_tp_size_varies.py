@@ -1,9 +1,9 @@
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from lint.models.simai_workload import LayerRow
+from lint.formats.simai_workload.records import LayerRow
+from lint.formats.simai_workload.rulekit import AicbOnly, LayerRowTally
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit.simai import AicbOnly, LayerRowTally
 
 
 class TpSizeVaries(AicbOnly, LayerRowTally):

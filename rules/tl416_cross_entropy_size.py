@@ -3,10 +3,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from lint.models.simai_workload import Comm, LayerRow
+from lint.formats.simai_workload.records import Comm, LayerRow
+from lint.formats.simai_workload.rulekit import AicbOnly, LayerRowTally, quotient
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import quotient
-from lint.rulekit.simai import AicbOnly, LayerRowTally
 
 CROSS_ENTROPY = re.compile(r"cross_entropy[0-9]*")
 

@@ -2,10 +2,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from lint.models.simai_workload import LayerRow
-from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import PerAlikeRow
-from lint.rulekit.simai import AicbOnly
+from lint.formats.simai_workload.records import LayerRow
+from lint.formats.simai_workload.rulekit import AicbOnly
+from lint.rule import PerAlikeRow, RuleOptions, Severity, Violation, at
 
 OPTIMIZER = re.compile(r"optimizer[0-9]*")
 

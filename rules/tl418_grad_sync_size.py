@@ -1,9 +1,9 @@
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from lint.models.simai_workload import Comm, LayerRow
+from lint.formats.simai_workload.records import Comm, LayerRow
+from lint.formats.simai_workload.rulekit import AicbOnly
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit.simai import AicbOnly
 
 Transfer = tuple[LayerRow, Comm]
 

@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Header
+from lint.formats.simai_workload.records import Header
 from lint.rule import Rule, Severity, Violation, at
 
 # Keys a known writer puts in the header although SimAI does not read them: AICB's inference generator

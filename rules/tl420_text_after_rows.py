@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import TrailingText
+from lint.formats.simai_workload.records import TrailingText
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 

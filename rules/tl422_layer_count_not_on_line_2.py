@@ -1,6 +1,6 @@
 from collections.abc import Iterable
 
-from lint.models.simai_workload import LayerCount
+from lint.formats.simai_workload.records import LayerCount
 from lint.rule import Rule, Severity, Violation
 
 COUNT_LINE = 2

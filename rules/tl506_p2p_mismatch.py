@@ -3,11 +3,10 @@ from collections.abc import Iterator
 from functools import cached_property
 from operator import itemgetter
 
-from lint.models.megatron_trace import P2P_OPS
+from lint.formats.megatron_trace.records import P2P_OPS
+from lint.formats.megatron_trace.rulekit import format_shape
+from lint.formats.megatron_trace.summary import OpStep, Run
 from lint.rule import Rule, Scope, Severity, Violation
-from lint.rulekit import format_shape
-from lint.runs.model import Run
-from lint.runs.summary import OpStep
 
 # send op -> (the op that receives it, stage offset of the receiver)
 _RECEIVER = {"send_forward": ("recv_forward", 1), "send_backward": ("recv_backward", -1)}

@@ -1,9 +1,9 @@
 from collections import defaultdict
 from collections.abc import Iterator
 
+from lint.formats.megatron_trace.summary import OpStep, Run
 from lint.rule import Rule, Scope, Severity, Violation
-from lint.runs.model import Run, agreeing_peers, majority, rank_list
-from lint.runs.summary import OpStep
+from lint.runs.model import agreeing_peers, majority, rank_list
 
 
 class Schedule(Rule):

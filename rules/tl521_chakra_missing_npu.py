@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.formats.chakra_et.summary import ChakraRun
+from lint.formats.chakra_et.summary import Run
 from lint.rule import Rule, Scope, Severity, Violation
 
 
@@ -26,7 +26,7 @@ class ChakraMissingNpu(Rule):
     formats = ("chakra-et",)
     scope = Scope.RUN
 
-    def check_run(self, run: ChakraRun) -> Iterator[Violation]:
+    def check_run(self, run: Run) -> Iterator[Violation]:
         for duplicate in run.duplicates:
             yield Violation(
                 None, None, f"{duplicate.path} claims NPU {duplicate.rank} too: {run.ranks[duplicate.rank or 0].path}", duplicate.rank, path=duplicate.path

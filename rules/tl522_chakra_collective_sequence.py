@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from lint.formats.chakra_et.records import collective_name
-from lint.formats.chakra_et.summary import ChakraRun, Collective
+from lint.formats.chakra_et.summary import Collective, Run
 from lint.rule import Rule, Scope, Severity, Violation
 
 
@@ -30,7 +30,7 @@ class ChakraCollectiveSequence(Rule):
     formats = ("chakra-et",)
     scope = Scope.RUN
 
-    def check_run(self, run: ChakraRun) -> Iterator[Violation]:
+    def check_run(self, run: Run) -> Iterator[Violation]:
         groups = sorted({_group(found) for summary in run.ranks.values() for found in summary.collectives})
         for group in groups:
             members = run.members(group)

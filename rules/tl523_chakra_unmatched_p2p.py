@@ -1,7 +1,7 @@
 from collections import Counter
 from collections.abc import Iterator
 
-from lint.formats.chakra_et.summary import ChakraRun, PointToPoint
+from lint.formats.chakra_et.summary import PointToPoint, Run
 from lint.rule import Rule, Scope, Severity, Violation
 
 
@@ -29,7 +29,7 @@ class ChakraUnmatchedP2p(Rule):
     formats = ("chakra-et",)
     scope = Scope.RUN
 
-    def check_run(self, run: ChakraRun) -> Iterator[Violation]:
+    def check_run(self, run: Run) -> Iterator[Violation]:
         if any(summary.rejected for summary in run.ranks.values()):
             return  # ASTRA-sim throws at a send or receive of the run (TL611): what pairs with what is judged once that is fixed
         sends: Counter[tuple[int | None, ...]] = Counter()

@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.formats.chakra_et.summary import ChakraRun
+from lint.formats.chakra_et.summary import Run, numeric
 from lint.rule import Rule, Scope, Severity, Violation
 
 
@@ -31,14 +31,14 @@ class ChakraCommGroup(Rule):
     formats = ("chakra-et",)
     scope = Scope.RUN
 
-    def check_run(self, run: ChakraRun) -> Iterator[Violation]:
+    def check_run(self, run: Run) -> Iterator[Violation]:
         groups = run.comm_groups
         if groups is not None:
             if groups.problem is not None:
                 yield Violation(None, None, f"{groups.path} {groups.problem}: ASTRA-sim cannot read the run's process groups (Workload.cc:73-98)")
                 return
             for key in groups.groups:
-                if not _numeric(key):
+                if not numeric(key):
                     yield Violation(
                         None, None, f"{groups.path} names group {key!r}: ASTRA-sim reads group ids with std::stoi, which throws on it (Workload.cc:85)"
                     )
@@ -51,7 +51,7 @@ class ChakraCommGroup(Rule):
                 if name in ("", "0") or name in reported:
                     continue
                 message = None
-                if not _numeric(name):
+                if not numeric(name):
                     message = f"NPU {npu} issues collectives in group {name!r}, which is no number: ASTRA-sim's std::stoi throws on it (Workload.cc:602)"
                 elif (members := run.defined(name)) is None and groups is None:
                     message = (
@@ -66,9 +66,3 @@ class ChakraCommGroup(Rule):
                 if message is not None:
                     reported.add(name)
                     yield Violation(found.line, None, message, npu, path=summary.path)
-
-
-def _numeric(name: str) -> bool:
-    """Whether std::stoi reads the whole name as a number (it would read "12abc" as 12: a writer's mistake all the same)."""
-    stripped = name.strip()
-    return stripped.lstrip("+-").isdecimal()

@@ -127,7 +127,7 @@ def test_unreadable_file_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     def refuse(*args: object, **kwargs: object) -> object:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("lint.source.open", refuse, raising=False)
+    monkeypatch.setattr("lint.read.source.open", refuse, raising=False)
     code, _, err = run("check", str(path))
     assert code == 2 and "Permission denied" in err
 
@@ -159,7 +159,7 @@ sys.exit(main(["check", sys.argv[2]]))
     ],
 )
 def test_a_stale_or_broken_rule_module_is_a_clear_error_not_a_traceback(tmp_path: Path, stale_name: str, stale_text: str | None, message: str) -> None:
-    from lint.resources import rules_dir
+    from lint.store.resources import rules_dir
 
     installed = tmp_path / "rules"
     shutil.copytree(rules_dir(), installed)

@@ -167,7 +167,7 @@ We restart it from the last checkpoint.
 
 @pytest.mark.parametrize(
     "source",
-    ["notes.md", "lint/models/optprime_log.py", "lint/formats/optprime_log.py", "grammars/optprime-log.lark", "grammars/megatron-trace.lark"],
+    ["notes.md", "lint/formats/optprime_log/records.py", "lint/formats/optprime_log/parser.py", "grammars/optprime-log.lark", "grammars/megatron-trace.lark"],
 )
 def test_notes_and_the_projects_own_sources_are_not_traces(tmp_path: Path, source: str) -> None:
     path = tmp_path / "notes.md" if source == "notes.md" else ROOT / source
@@ -351,7 +351,7 @@ def test_every_real_file_is_still_detected_as_its_format() -> None:
     if not REAL_FILES:
         pytest.skip(f"{SHARED} is absent: the real files are read in place from there")
     from lint import formats
-    from lint.source import Source
+    from lint.read.source import Source
 
     for path in REAL_FILES:
         folder = next((name for name in REAL_FORMATS if name in path.parts), None)

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from lint import formats
-from lint.config import FileConfig, Overrides, build_selection
-from lint.engine import MAX_MESSAGE, CheckOptions, check
+from lint.check.config import FileConfig, Overrides, build_selection
+from lint.check.engine import MAX_MESSAGE, CheckOptions, check
+from lint.formats.optprime_log.rulekit import RankOutputs
 from lint.rule import registry
-from lint.rulekit.optprime import RankOutputs
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -75,11 +75,13 @@ def test_a_message_quoting_a_huge_value_keeps_its_start_and_end(tmp_path: Path) 
 
 def test_read_summary_gives_a_run_files_summary_without_rules(tmp_path: Path) -> None:
     """What `tlint diff` reads a run by: the rank summary, and whether the file parsed; no rule runs."""
-    from lint.engine import read_summary
-    from lint.source import Source
+    from lint.check.engine import read_summary
+    from lint.formats.megatron_trace.summary import RankSummary
+    from lint.read.source import Source
 
     broken = _trace_with_unknown_state(tmp_path)  # TL112 for a check, nothing here
     summary, parsed = read_summary(Source(broken, broken.name), "megatron-trace")
+    assert isinstance(summary, RankSummary)
     assert (summary.rank, summary.stage, parsed) == (7, 3, True) and summary.steps
     lines = broken.read_text(encoding="utf-8").splitlines()
     lines[5] = lines[5][:20]

@@ -16,8 +16,9 @@ from typing import IO, Any, cast
 import pytest
 import zstandard
 
-from lint import engine, source
+from lint.check import engine
 from lint.cli import main
+from lint.read import source
 from lint.report import progress
 from tests.spy import spy
 
@@ -192,7 +193,7 @@ def test_an_unchanged_file_is_not_even_hashed_again(tmp_path: Path, broken_trace
         # a file object, of a mode open()'s overloads cannot pick from forwarded arguments
         return cast(IO[Any], open(*args, **kwargs))
 
-    monkeypatch.setattr("lint.cache.open", recording_open, raising=False)
+    monkeypatch.setattr("lint.check.cache.open", recording_open, raising=False)
     assert findings(str(path)) == first and hashed == []
     path.write_bytes(broken_trace + b"\n")
     findings(str(path))

@@ -18,9 +18,9 @@ import pytest
 
 from lint.cli import main
 from lint.formats import parser
+from lint.formats.simai_workload.records import Header, LayerCount, LayerRow
 from lint.models.common import SyntaxProblem
-from lint.models.simai_workload import Header, LayerCount, LayerRow
-from lint.source import Source
+from lint.read.source import Source
 from tests.shared_corpus import corpus_dir, corpus_files
 
 WORKLOADS = ("real", "simai-workload")

@@ -1,7 +1,7 @@
 """Rows read from one text share ``alike``, and what the rules remember by it never changes a finding.
 
 A workload or table repeats a few dozen rows over and over: the simai-workload and neusight-tsv parsers
-convert each distinct row text once, rules judge each distinct row once (``lint.rulekit.PerAlikeRow``),
+convert each distinct row text once, rules judge each distinct row once (``lint.formats.megatron_trace.rulekit.PerAlikeRow``),
 and the engine calls a rule only on the rows it wants (``Rule.wants``).  The memos are bounded; when they
 forget, rows are judged again.  These tests make them forget after every row, or call every rule on
 every row, or stop remembering at once (what a file whose rows rarely repeat gets), and expect the very
@@ -16,13 +16,15 @@ from typing import Any
 
 import pytest
 
-from lint import engine
-from lint.formats import neusight_tsv, parser, simai_workload
+from lint.check import engine
+from lint.formats import parser
+from lint.formats.neusight_tsv import parser as neusight_tsv
+from lint.formats.neusight_tsv.records import LayerRecord
+from lint.formats.simai_workload import parser as simai_workload
+from lint.formats.simai_workload.records import LayerRow
 from lint.models import common
 from lint.models.common import RowMemo
-from lint.models.neusight_tsv import LayerRecord
-from lint.models.simai_workload import LayerRow
-from lint.rulekit import PerAlikeRow
+from lint.rule import PerAlikeRow
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

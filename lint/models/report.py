@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from collections import Counter
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from lint.rule import Severity
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
 class Finding(BaseModel):

@@ -14,10 +14,10 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from lint import __version__
-from lint.baseline import fingerprint
-from lint.models.report import CheckReport, Finding
+from lint.check.baseline import fingerprint
+from lint.models.report import CheckReport, Finding, Severity
 from lint.report.text import finding_message, write_notes
-from lint.rule import Rule, Severity, iter_rules
+from lint.rule import Rule, iter_rules
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/tlint/tlint"

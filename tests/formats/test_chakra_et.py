@@ -21,7 +21,7 @@ from lint.formats.chakra_et import wire
 from lint.formats.chakra_et.parser import Parser, detect_bytes
 from lint.formats.chakra_et.records import HeadRecord, NodeRecord
 from lint.models.common import SyntaxProblem
-from lint.source import Source
+from lint.read.source import Source
 from tests.shared_corpus import corpus_dir
 from tests.synth.chakra_trace import FIXTURES, collective, trace, varint, write
 

@@ -10,11 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lint.formats import detect, simai_workload
+from lint.formats import detect
+from lint.formats.simai_workload import parser as simai_workload
+from lint.formats.simai_workload.records import CHECKPOINT_KEYS, KINDS, SETTING_FIELDS, Header, LayerCount, LayerRow, TrailingText, Workload
 from lint.models.common import SyntaxProblem
 from lint.models.dump import dump_record, load_record
-from lint.models.simai_workload import CHECKPOINT_KEYS, KINDS, SETTING_FIELDS, Header, LayerCount, LayerRow, TrailingText, Workload
-from lint.source import Source
+from lint.read.source import Source
 from tests.golden.regenerate import GOLDEN
 from tests.narrow import each, typed_parser
 from tests.render import render_simai

@@ -6,7 +6,7 @@
   ``p2p COMM_SEND_NODE``/``COMM_RECV_NODE`` for point-to-point, summed over the NPUs;
 * timing ``compute``: each NPU's summed COMP ``duration_micros``, in ms (one sample per NPU).
 
-Each file is read by the engine's reading API (:func:`lint.engine.read_summary`: the summary, no rules).
+Each file is read by the differ's ``read_summary`` (the summary, no rules).
 """
 
 from __future__ import annotations
@@ -14,28 +14,26 @@ from __future__ import annotations
 from collections import Counter
 from typing import cast
 
-from lint.diff.profile import Profile, Timing, put
-from lint.diff.sides import SideOptions, broken_note
 from lint.formats.chakra_et.records import collective_name
 from lint.formats.chakra_et.schema import NODE_TYPES
-from lint.formats.chakra_et.summary import ChakraSummary
-from lint.source import Source
+from lint.formats.chakra_et.summary import RankSummary
+from lint.profile.profile import Profile, Timing, put
+from lint.profile.side import Reading, broken_note
+from lint.read.source import Source
 
 NAME = "chakra-et"
 
 
-def load(path: str, sources: list[Source], options: SideOptions) -> Profile:
-    from lint.engine import read_summary
-
-    summaries: list[ChakraSummary] = []
+def load(path: str, sources: list[Source], reading: Reading) -> Profile:
+    summaries: list[RankSummary] = []
     broken: list[str] = []
     for source in sorted(sources, key=lambda found: found.display):
-        read, parsed = read_summary(source, NAME)
-        summaries.append(cast(ChakraSummary, read))  # the format's own summary (its descriptor's ``summary``)
+        read, parsed = reading.read_summary(source, NAME)
+        summaries.append(cast(RankSummary, read))  # the format's own summary
         if not parsed:
             broken.append(broken_note(source.display, []))
     profile = Profile(format=NAME, path=path, files=len(summaries), units={"time": "ms", "comm": "bytes"}, broken=broken)
-    schemas = sorted({summary.schema for summary in summaries if summary.schema})
+    schemas = sorted({summary.stated_schema for summary in summaries if summary.stated_schema})
     put(profile.config, "run", npus=len(summaries), schema=", ".join(schemas) or None)
     totals: Counter[int] = Counter()
     most: Counter[int] = Counter()

@@ -22,18 +22,19 @@ and reported once (TL603).
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lint.formats import Evidence, rank_name
-from lint.formats.chakra_et import wire
+from lint.formats.chakra_et import FORMAT, wire
 from lint.formats.chakra_et.records import Attr, HeadRecord, NodeRecord
 from lint.formats.chakra_et.schema import METADATA_FIELDS, METADATA_NODE, NODE_FIELDS, REPEATED_VARINT_FIELDS
+from lint.formats.descriptor import Evidence
 from lint.models.common import SyntaxProblem
 
 if TYPE_CHECKING:
-    from lint.source import Source
+    from lint.read.source import Source
 
 NAME = "chakra-et"
 FRAMING_CODE = "TL601"
@@ -105,10 +106,12 @@ def historical_layout(found: list[tuple[int, int]]) -> str | None:
     return None
 
 
+_RANK_NAME = re.compile(FORMAT.rank_name or "(?!)")
+
+
 def rank_of(path: Path) -> int | None:
     """The NPU of a file named as ASTRA-sim opens it (``PREFIX.<npu>.et``: the descriptor's ``rank_name``), None for another name."""
-    pattern = rank_name(NAME)
-    match = pattern.match(path.name) if pattern is not None else None
+    match = _RANK_NAME.match(path.name)
     return int(match.group("rank")) if match else None
 
 

@@ -3,7 +3,7 @@
 ASTRA-sim 2.0 opens ``PREFIX.<id>.et`` for every NPU of the network (``astra-sim/workload/Workload.cc:29``)
 and pairs the collectives of a process group across NPUs by the order each NPU issues them; sends and
 receives meet on (tag, source, destination, size).  While a file is read its nodes are reduced to a
-:class:`ChakraSummary`; the summaries of a folder's files are assembled into a :class:`ChakraRun`, with the
+:class:`RankSummary`; the summaries of a folder's files are assembled into a :class:`Run`, with the
 process groups of its ``comm_group.json`` (``--comm-group FILE``, else ``comm_group.json`` or
 ``PREFIX.json`` beside the files, as astra-sim/symbolic_tensor_graph writes it).
 """
@@ -12,12 +12,19 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
+
+from pydantic import Field
 
 from lint.formats.chakra_et.records import HeadRecord, NodeRecord
 from lint.formats.chakra_et.schema import BROADCAST, COMM_COLL_NODE, COMM_RECV_NODE, COMM_SEND_NODE, COMP_NODE, METADATA_NODE
+from lint.runs import model as runs
+
+if TYPE_CHECKING:
+    from lint.runs.discovery import RunKey
 
 NAME = "chakra-et"
 COMM_GROUP_NAMES = ("comm_group.json",)
@@ -42,101 +49,123 @@ class PointToPoint(NamedTuple):
     line: int
 
 
-@dataclass
-class ChakraSummary:
-    """What the run rules and `tlint diff` know of one NPU's file."""
+class RankSummary(runs.RankSummary):
+    """What the run rules and `tlint diff` know of one NPU's file (its rank is the file name's NPU)."""
 
-    path: str
-    rank: int | None
-    collectives: list[Collective] = field(default_factory=list)
-    sends: list[PointToPoint] = field(default_factory=list)
-    recvs: list[PointToPoint] = field(default_factory=list)
-    node_types: Counter[int] = field(default_factory=Counter)
-    comm_bytes: Counter[tuple[str, int | None]] = field(default_factory=Counter)  # (group, comm_type) -> bytes
+    collectives: tuple[Collective, ...] = ()
+    sends: tuple[PointToPoint, ...] = ()
+    recvs: tuple[PointToPoint, ...] = ()
+    node_types: dict[int, int] = Field(default_factory=dict)
+    comm_bytes: dict[tuple[str, int | None], int] = Field(default_factory=dict)  # (group, comm_type), or ("p2p", node type) -> bytes
     compute_micros: int = 0
     rejected: int = 0  # sends and receives ASTRA-sim throws at (TL611): the run's matching waits until they are fixed
-    process_groups: dict[str, list[int]] = field(default_factory=dict)  # defined by a METADATA_NODE ([] = every NPU)
-    schema: str | None = None
-    lost: bool = False  # the engine's RankSummary has it: a summary is never lost here
+    process_groups: dict[str, list[int]] = Field(default_factory=dict)  # defined by a METADATA_NODE ([] = every NPU)
+    stated_schema: str | None = None
 
-    def packed(self) -> dict[str, Any]:
+    def packed(self) -> list[Any]:
         """The summary as JSON values, for the cache; not its path, so that a moved file keeps its entry."""
-        return {
-            "format": NAME,
-            "rank": self.rank,  # the file name's (the cache keys a chakra-et file by it too)
-            "collectives": [list(found) for found in self.collectives],
-            "sends": [list(found) for found in self.sends],
-            "recvs": [list(found) for found in self.recvs],
-            "node_types": sorted(self.node_types.items()),
-            "comm_bytes": [[group, comm_type, count] for (group, comm_type), count in sorted(self.comm_bytes.items(), key=repr)],
-            "compute_micros": self.compute_micros,
-            "rejected": self.rejected,
-            "process_groups": self.process_groups,
-            "schema": self.schema,
-        }
+        return [
+            self.rank,
+            [list(found) for found in self.collectives],
+            [list(found) for found in self.sends],
+            [list(found) for found in self.recvs],
+            sorted(self.node_types.items()),
+            [[group, comm_type, count] for (group, comm_type), count in sorted(self.comm_bytes.items(), key=repr)],
+            self.compute_micros,
+            self.rejected,
+            self.process_groups,
+            self.stated_schema,
+        ]
 
     @classmethod
-    def unpacked(cls, path: str, packed: dict[str, Any]) -> ChakraSummary:
+    def unpacked(cls, path: str, packed: list[Any]) -> RankSummary:
         """The inverse of :meth:`packed`, trusting what tlint wrote itself."""
-        return cls(
+        rank, collectives, sends, recvs, node_types, comm_bytes, compute, rejected, groups, schema = packed
+        return cls.model_construct(
             path=path,
-            rank=packed["rank"],
-            collectives=[Collective(*found) for found in packed["collectives"]],
-            sends=[PointToPoint(*found) for found in packed["sends"]],
-            recvs=[PointToPoint(*found) for found in packed["recvs"]],
-            node_types=Counter({int(kind): count for kind, count in packed["node_types"]}),
-            comm_bytes=Counter({(group, comm_type): count for group, comm_type, count in packed["comm_bytes"]}),
-            compute_micros=packed["compute_micros"],
-            rejected=packed["rejected"],
-            process_groups=packed["process_groups"],
-            schema=packed["schema"],
+            rank=rank,
+            stage=None,
+            line_of_rank=1,
+            collectives=tuple(Collective(*found) for found in collectives),
+            sends=tuple(PointToPoint(*found) for found in sends),
+            recvs=tuple(PointToPoint(*found) for found in recvs),
+            node_types={int(kind): count for kind, count in node_types},
+            comm_bytes={(group, comm_type): count for group, comm_type, count in comm_bytes},
+            compute_micros=compute,
+            rejected=rejected,
+            process_groups=groups,
+            stated_schema=schema,
         )
 
 
-def unpacked(path: str, packed: dict[str, Any]) -> ChakraSummary:
-    """A cached summary (see the cache's ``summary``)."""
-    return ChakraSummary.unpacked(path, packed)
+def summaries_shared() -> AbstractContextManager[None]:
+    """Chakra summaries share nothing between ranks: the scope the engine opens for them is empty."""
+    return nullcontext()
 
 
 class Summarizer:
-    """Builds a file's :class:`ChakraSummary` from its records as they stream past (see the engine's ``check_file``)."""
+    """Builds a file's :class:`RankSummary` from its records as they stream past (see the engine's ``check_file``);
+    ``timed`` is the megatron summary's notion: a Chakra summary keeps its compute time either way."""
 
-    def __init__(self, path: str) -> None:
-        self.summary = ChakraSummary(path, None)
+    def __init__(self, path: str, *, timed: bool = True) -> None:
+        self.path = path
+        self.rank: int | None = None
+        self.schema: str | None = None
+        self.collectives: list[Collective] = []
+        self.sends: list[PointToPoint] = []
+        self.recvs: list[PointToPoint] = []
+        self.node_types: Counter[int] = Counter()
+        self.comm_bytes: Counter[tuple[str, int | None]] = Counter()
+        self.compute_micros = 0
+        self.rejected = 0
+        self.process_groups: dict[str, list[int]] = {}
 
     def check_head(self, head: HeadRecord) -> None:
-        self.summary.rank = head.rank
-        self.summary.schema = head.stated_schema
+        self.rank = head.rank
+        self.schema = head.stated_schema
 
     def check_node(self, node: NodeRecord) -> None:
-        summary = self.summary
-        summary.node_types[node.type] += 1
+        self.node_types[node.type] += 1
         if node.type == METADATA_NODE:
-            summary.process_groups.update(_process_groups(node.inputs_values))
+            self.process_groups.update(_process_groups(node.inputs_values))
         elif node.type == COMP_NODE:
-            summary.compute_micros += node.duration
+            self.compute_micros += node.duration
         elif node.type == COMM_COLL_NODE:
             group = node.attrs.get("pg_name")
             name = group.value if group is not None and isinstance(group.value, str) else ""
             comm_type = node.integer("comm_type")
             size = node.integer("comm_size")
-            summary.collectives.append(Collective(name, comm_type, size, node.line))
+            self.collectives.append(Collective(name, comm_type, size, node.line))
             if comm_type != BROADCAST:
-                summary.comm_bytes[(name, comm_type)] += size or 0
+                self.comm_bytes[(name, comm_type)] += size or 0
         elif node.type in (COMM_SEND_NODE, COMM_RECV_NODE):
             send = node.type == COMM_SEND_NODE
             # The own end defaults to the file's NPU (Workload.cc:395, 422).
             src = node.integer("comm_src") if not send or "comm_src" in node.attrs else node.rank
             dst = node.integer("comm_dst") if send or "comm_dst" in node.attrs else node.rank
             if (src if send else dst) != node.rank or None in (src, dst, node.integer("comm_tag"), node.integer("comm_size")):
-                summary.rejected += 1  # ASTRA-sim throws at the node itself (TL611)
+                self.rejected += 1  # ASTRA-sim throws at the node itself (TL611)
                 return
             found = PointToPoint(node.integer("comm_tag"), src, dst, node.integer("comm_size"), node.line)
-            (summary.sends if send else summary.recvs).append(found)
-            summary.comm_bytes[("p2p", node.type)] += found.size or 0
+            (self.sends if send else self.recvs).append(found)
+            self.comm_bytes[("p2p", node.type)] += found.size or 0
 
-    def result(self) -> ChakraSummary:
-        return self.summary
+    def result(self) -> RankSummary:
+        return RankSummary(
+            path=self.path,
+            rank=self.rank,
+            stage=None,
+            line_of_rank=1,
+            collectives=tuple(self.collectives),
+            sends=tuple(self.sends),
+            recvs=tuple(self.recvs),
+            node_types=dict(self.node_types),
+            comm_bytes=dict(self.comm_bytes),
+            compute_micros=self.compute_micros,
+            rejected=self.rejected,
+            process_groups=self.process_groups,
+            stated_schema=self.schema,
+        )
 
 
 def _process_groups(values: str) -> dict[str, list[int]]:
@@ -165,16 +194,14 @@ class CommGroups:
     problem: str | None = None  # why the file cannot be read as ASTRA-sim reads it
 
 
-@dataclass
-class ChakraRun:
-    """The files of one Chakra run, by NPU."""
+class Run(runs.Run[RankSummary]):
+    """The files of one Chakra run, by NPU, with the run's process groups (``completed`` finds its comm_group.json)."""
 
-    label: str
-    ranks: dict[int, ChakraSummary]
-    duplicates: list[ChakraSummary]
-    asked: frozenset[str]
-    comm_groups: CommGroups | None
-    part = "NPU"  # what stage_of groups the ranks into, as the engine's note on withheld findings says
+    comm_groups: CommGroups | None = None
+    part: ClassVar[str] = "NPU"
+
+    def completed(self, key: RunKey, sources: runs.RunSources) -> Self:
+        return self.model_copy(update={"comm_groups": find_comm_groups(Path(key.directory), key.stem, sources.comm_group)})
 
     def stage_of(self, rank: int) -> int:
         """Every NPU is its own part of the run: a file's syntax error holds back only the findings about it."""
@@ -188,7 +215,7 @@ class ChakraRun:
                 return summary.process_groups[group] or sorted(self.ranks)
         if self.comm_groups is not None:
             for key, members in self.comm_groups.groups.items():
-                if key == group or (key.strip().lstrip("+-").isdecimal() and group.strip().lstrip("+-").isdecimal() and int(key) == int(group)):
+                if key == group or (numeric(key) and numeric(group) and int(key) == int(group)):
                     return members
         return None
 
@@ -200,6 +227,11 @@ class ChakraRun:
         if (defined := self.defined(group)) is not None:
             return sorted(npu for npu in defined if npu in self.ranks)
         return sorted(rank for rank, summary in self.ranks.items() if any(found.group == group for found in summary.collectives))
+
+
+def numeric(name: str) -> bool:
+    """Whether ``std::stoi`` reads the whole name as a number (it would read "12abc" as 12: a writer's mistake all the same)."""
+    return name.strip().lstrip("+-").isdecimal()
 
 
 def read_comm_groups(path: Path) -> CommGroups:
@@ -232,21 +264,3 @@ def find_comm_groups(directory: Path, stem: str, given: Path | None) -> CommGrou
         if candidate.is_file():
             return read_comm_groups(candidate)
     return None
-
-
-def assemble(
-    label: str, directory: Path, stem: str, files: list[tuple[ChakraSummary, int]], asked: frozenset[str], comm_group: Path | None
-) -> ChakraRun | None:
-    """The run of these (summary, NPU named by the file) pairs, or None for fewer than two files."""
-    ranks: dict[int, ChakraSummary] = {}
-    duplicates: list[ChakraSummary] = []
-    for summary, named in sorted(files, key=lambda pair: pair[0].path):
-        rank = summary.rank if summary.rank is not None else named
-        summary.rank = rank
-        if rank in ranks:
-            duplicates.append(summary)
-        else:
-            ranks[rank] = summary
-    if len(ranks) < 2:
-        return None
-    return ChakraRun(label, ranks, duplicates, asked, find_comm_groups(directory, stem, comm_group))

@@ -1,0 +1,292 @@
+"""Configuration: ``[tool.tlint]`` in ``pyproject.toml`` or a ``tlint.toml``, plus command-line overrides.
+
+Selection works like ruff's: ``select`` (all rules by default) plus ``extend-select``, minus ``ignore``;
+each entry is a code, a name, an alias or a code prefix (a family), and where a rule is matched by both
+sides the more specific entry wins (an exact code beats a family prefix).  The command line is a layer
+over the file: its ``--select`` starts the selection afresh (the file's ``ignore`` included) and its
+``--extend-select`` switches on a rule the file ignores, as in ruff.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import os
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from lint import formats
+from lint.models.errors import ConfigError
+from lint.models.report import Severity
+from lint.rule import Listed, Rule, RuleOptions, Scope, catalog, lookup, options_json, rule_class
+
+CONFIG_FILES = ("tlint.toml", "pyproject.toml")
+
+
+class _RunSizes(BaseModel):
+    """The sizes a ``[tool.tlint.runs."<glob>"]`` entry states."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    tp: int | None = Field(default=None, ge=1)
+    pp: int | None = Field(default=None, ge=1)
+    dp: int | None = Field(default=None, ge=1)
+    ep: int | None = Field(default=None, ge=1)
+    layers: int | None = Field(default=None, ge=1, description="transformer layers of the model")
+
+
+# A ``[tool.tlint.runs."<glob>"]`` entry: the parallel layout of the runs under that glob, and under each
+# format's ``states_layout`` key (``log``, ``workload``, …) a file of that format stating it.
+_STATEMENTS: dict[str, Any] = {
+    f.states_layout: (str | None, Field(default=None, description=f.states_layout_doc))
+    for f in sorted(formats.FORMATS, key=lambda f: f.states_layout or "")
+    if f.states_layout is not None
+}
+RunLayout = create_model(
+    "RunLayout",
+    __base__=_RunSizes,
+    __doc__="""A ``[tool.tlint.runs."<glob>"]`` entry: the parallel layout of the runs under that glob.""",
+    **_STATEMENTS,
+)
+
+
+class FileConfig(BaseModel):
+    """The keys of ``[tool.tlint]`` (or of a whole ``tlint.toml``)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    select: list[str] | None = None
+    extend_select: list[str] = Field(default_factory=list, alias="extend-select")
+    ignore: list[str] = Field(default_factory=list)
+    severity: dict[str, Severity] = Field(default_factory=dict)
+    rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="rule code or name -> options")
+    per_path_ignores: dict[str, list[str]] = Field(default_factory=dict, alias="per-path-ignores")
+    fail_on: Severity | None = Field(default=None, alias="fail-on")
+    max_findings: int | None = Field(default=None, ge=0, alias="max-findings")
+    runs: dict[str, RunLayout] = Field(default_factory=dict)
+    exclude: list[str] | None = Field(default=None, description="gitignore-style patterns left out when walking")
+    extend_exclude: list[str] = Field(default_factory=list, alias="extend-exclude")
+    respect_gitignore: bool = Field(default=True, alias="respect-gitignore")
+
+
+@dataclass
+class Overrides:
+    """What the command line says about selection; it takes precedence over the file."""
+
+    select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Selection:
+    """The enabled rules with their effective severity and options, and per-path ignores."""
+
+    severities: dict[str, Severity] = field(default_factory=dict)
+    options: dict[str, RuleOptions] = field(default_factory=dict)  # of enabled rules: as configured, else made on first use
+    per_path_ignores: list[tuple[str, frozenset[str]]] = field(default_factory=list)
+    root: Path = field(default_factory=Path.cwd)
+
+    @classmethod
+    def default(cls) -> Selection:
+        return build_selection(FileConfig(), Overrides(), Path.cwd(), "defaults")
+
+    def enabled(self, code: str) -> bool:
+        return code in self.severities
+
+    def rules_for(self, format_name: str, scope: Scope) -> list[Rule]:
+        """The enabled rules of ``scope`` that read ``format_name``, made with their options (only their modules loaded)."""
+        return [rule(self.options_of(rule.code)) for rule in _rule_classes(frozenset(self.severities), format_name, scope)]
+
+    def options_of(self, code: str) -> RuleOptions:
+        """The options of enabled rule ``code``: as configured, else its defaults."""
+        if code not in self.options:
+            self.options[code] = rule_class(code).Options()
+        return self.options[code]
+
+    def options_json(self, format_name: str) -> dict[str, dict[str, Any]]:
+        """The options of the enabled rules that read ``format_name``, as JSON values: what a file's result
+        depends on.  Default options are read from the catalog, so that a check served from the cache loads
+        no rule module."""
+        listed = catalog()
+        return {
+            code: options_json(self.options[code]) if code in self.options else listed[code].defaults
+            for code in sorted(self.severities)
+            if format_name in listed[code].formats
+        }
+
+    def ignored_for(self, path: str) -> frozenset[str]:
+        """Codes that per-path ignores switch off for ``path``."""
+        if not self.per_path_ignores:
+            return frozenset()
+        candidates = {PurePosixPath(Path(path).as_posix())}
+        with contextlib.suppress(ValueError):  # a path outside the root matches the patterns as given only
+            candidates.add(PurePosixPath(Path(path).resolve().relative_to(self.root.resolve()).as_posix()))
+        codes: set[str] = set()
+        for pattern, ignored in self.per_path_ignores:
+            if any(fnmatch.fnmatchcase(str(candidate), pattern) for candidate in candidates):
+                codes |= ignored
+        return frozenset(codes)
+
+
+@dataclass
+class Settings:
+    """Everything configuration decides for a check."""
+
+    selection: Selection
+    fail_on: Severity | None
+    max_findings: int | None
+    runs: dict[str, RunLayout]
+    source: str  # the file the settings came from, or "defaults"
+    exclude: list[str] | None  # None: the walker's defaults
+    extend_exclude: list[str]
+    respect_gitignore: bool
+
+
+def find_config(paths: Iterable[str]) -> Path | None:
+    """The first tlint.toml, or pyproject.toml with a [tool.tlint] table, walking up from the paths."""
+    # realpath, not Path.resolve: a named symbolic link loop is reported by the walk, not raised here.
+    starts = [Path(os.path.realpath(p)) for p in paths] or [Path.cwd()]
+    seen: set[Path] = set()
+    for start in starts:
+        directory = start if start.is_dir() else start.parent
+        for folder in (directory, *directory.parents):
+            if folder in seen:
+                break
+            seen.add(folder)
+            for name in CONFIG_FILES:
+                candidate = folder / name
+                if candidate.is_file() and (name == "tlint.toml" or _has_tool_table(candidate)):
+                    return candidate
+    return None
+
+
+def _has_tool_table(pyproject: Path) -> bool:
+    try:
+        return _tool_table(_parse_toml(pyproject)) is not None
+    except ConfigError:
+        return False
+
+
+def _parse_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except RecursionError:
+        # tomllib descends into nested arrays and inline tables recursively: a few thousand `[` exhaust the stack.
+        raise ConfigError(f"{path}: not valid TOML: arrays or inline tables nested too deeply") from None
+
+
+def _tool_table(pyproject: dict[str, Any]) -> object:
+    """What ``[tool.tlint]`` holds, None when there is none: ``tool`` may be any value (`tool = 5`), not only a table."""
+    tool = pyproject.get("tool")
+    return tool.get("tlint") if isinstance(tool, dict) else None
+
+
+def load_settings(config_path: Path | None, overrides: Overrides) -> Settings:
+    """Read ``config_path`` (None: defaults) and apply the command-line ``overrides``."""
+    if config_path is None:
+        file_config, root, source = FileConfig(), Path.cwd(), "defaults"
+    else:
+        file_config, root, source = _read(config_path), config_path.resolve().parent, str(config_path)
+    selection = build_selection(file_config, overrides, root, source)
+    return Settings(
+        selection,
+        file_config.fail_on,
+        file_config.max_findings,
+        file_config.runs,
+        source,
+        file_config.exclude,
+        file_config.extend_exclude,
+        file_config.respect_gitignore,
+    )
+
+
+def _read(path: Path) -> FileConfig:
+    data = _parse_toml(path)
+    table_name = "[tool.tlint]" if path.name == "pyproject.toml" else ""
+    table = _tool_table(data) if path.name == "pyproject.toml" else data
+    try:
+        return FileConfig.model_validate({} if table is None else table)
+    except ValidationError as error:
+        raise ConfigError(f"{path}: {_first_problem(error, table_name)}") from None
+
+
+def _first_problem(error: ValidationError, table: str) -> str:
+    problem = error.errors()[0]
+    key = ".".join(str(part) for part in problem["loc"])
+    where = " ".join(filter(None, (table, key and f"key '{key}'"))) or "the file"  # no key: the table itself is wrong
+    if problem["type"] == "extra_forbidden":
+        return f"unknown {where}"
+    return f"{where}: {problem['msg']} (found {problem.get('input')!r})"
+
+
+def build_selection(config: FileConfig, overrides: Overrides, root: Path, source: str) -> Selection:
+    rules = catalog()
+    for entry in (*(overrides.select or ()), *overrides.extend_select, *overrides.ignore):
+        _resolve(entry, "command line")
+    enabled = _apply_layer(set(), config.select or ["TL"], config.extend_select, config.ignore, source)
+    enabled = _apply_layer(enabled, overrides.select, overrides.extend_select, overrides.ignore, "command line")
+    enabled_codes = sorted(enabled)
+
+    severities = {code: rules[code].severity for code in enabled_codes}
+    for key, severity in config.severity.items():
+        for rule in _resolve(key, source, f"severity.{key}"):
+            if rule.code in severities:
+                severities[rule.code] = severity
+
+    options: dict[str, RuleOptions] = {}  # as configured; the others' defaults are made when their rules are
+    for key, values in config.rules.items():
+        for rule in _resolve(key, source, f"rules.{key}"):
+            try:
+                options_value = rule.load().Options.model_validate(values)
+            except ValidationError as error:
+                raise ConfigError(f"{source}: {_first_problem(error, f'[rules.{key}]')}") from None
+            if rule.code in severities:
+                options[rule.code] = options_value
+
+    per_path = [
+        (pattern, frozenset(r.code for code in codes for r in _resolve(code, source, f"per-path-ignores.{pattern}")))
+        for pattern, codes in config.per_path_ignores.items()
+    ]
+    return Selection(severities, options, per_path, root)
+
+
+def _apply_layer(enabled: set[str], select: list[str] | None, extend_select: list[str], ignore: list[str], source: str) -> set[str]:
+    """``enabled`` after one layer (the file, then the command line): its ``select`` replaces what came
+    before; within the layer the more specific entry wins, and ``ignore`` wins a tie."""
+    positive = (select or []) + extend_select
+    best: dict[str, tuple[int, bool]] = {}  # code -> (specificity, enabled)
+    for entries, on in ((positive, True), (ignore, False)):
+        for entry in entries:
+            matched = _resolve(entry, source)
+            specificity = 100 if entry in {r.code for r in matched} or entry in {r.name for r in matched} else len(entry)
+            for rule in matched:
+                current = best.get(rule.code)
+                if current is None or specificity > current[0] or (specificity == current[0] and not on):
+                    best[rule.code] = (specificity, on)
+    kept = set() if select is not None else set(enabled)
+    return (kept | {code for code, (_, on) in best.items() if on}) - {code for code, (_, on) in best.items() if not on}
+
+
+def _resolve(key: str, source: str, where: str | None = None) -> list[Listed]:
+    rules = lookup(key)
+    if not rules:
+        place = f" (in {where})" if where else ""
+        raise ConfigError(f"{source}: unknown rule code or name '{key}'{place}; `tlint rules` lists them")
+    return rules
+
+
+@cache
+def _rule_classes(codes: frozenset[str], format_name: str, scope: Scope) -> tuple[type[Rule], ...]:
+    """The classes of the rules among ``codes`` of ``scope`` that read ``format_name``, by code: worked out once,
+    not for every file of a 10,000-rank run."""
+    listed = catalog()
+    return tuple(listed[code].load() for code in sorted(codes) if listed[code].scope == scope and format_name in listed[code].formats)

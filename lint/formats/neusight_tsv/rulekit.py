@@ -1,0 +1,37 @@
+"""What the neusight-tsv rules share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from lint.rule import PerAlikeRow, Rule, RuleOptions, Violation, at
+
+if TYPE_CHECKING:
+    from lint.formats.neusight_tsv.records import LayerRecord
+
+
+class NeusightRowMessages(Rule):
+    """Base of neusight-tsv rules whose findings on a row follow from what the row says alone: a table
+    repeats its rows, so they are worked out once per distinct row and given at every row alike."""
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.known: PerAlikeRow[tuple[str, ...]] = PerAlikeRow()
+
+    def messages(self, row: LayerRecord) -> Iterator[str]:
+        """What is wrong with ``row``."""
+        raise NotImplementedError
+
+    def _messages(self, row: LayerRecord) -> tuple[str, ...]:
+        messages = self.known.get(row.alike)
+        if messages is None:
+            messages = self.known.remember(row, tuple(self.messages(row)))
+        return messages
+
+    def wants(self, record: Any) -> bool:
+        return bool(self._messages(record))
+
+    def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
+        messages = self._messages(row)
+        return [at(row, message) for message in messages] if messages else ()

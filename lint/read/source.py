@@ -1,0 +1,300 @@
+"""Reading inputs: bytes to numbered text lines, never failing on what the bytes contain.
+
+Compressed files (gzip, bzip2, xz, zstd) are recognised by their magic bytes, not their names, and
+decompressed as a stream.  Line endings (LF, CRLF, a lone final line without newline) are normalised
+here; invalid UTF-8, NUL bytes and truncated compressed streams become findings, so that every format
+parser sees clean ``(number, text)`` pairs.
+"""
+
+from __future__ import annotations
+
+import atexit
+import bz2
+import gzip
+import io
+import lzma
+import os
+import re
+import shutil
+import sys
+import tempfile
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from itertools import chain
+from operator import itemgetter, methodcaller
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, TypeAlias
+
+import zstandard
+
+from lint.models.common import SyntaxProblem
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
+
+ENCODING_CODE = "TL003"
+TRUNCATED_CODE = "TL004"
+CONSOLE_JUNK_CODE = "TL006"
+HEAD_BYTES = 64 * 1024
+_HEAD_CHUNK = 4096
+STDIN = "-"
+
+# First bytes of each compressed format, long enough that no text file starts that way by chance
+# (a text line may well start with "BZh"; not with "BZh9" followed by bzip2's block or end marker).
+_MAGIC = (
+    (re.compile(rb"\x1f\x8b\x08"), "gzip"),
+    (re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)", re.S), "bzip2"),
+    (re.compile(rb"\xfd7zXZ\x00"), "xz"),
+    (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd"),
+)
+
+
+# An open file, or a reader that decompresses one as it is read.
+ByteStream: TypeAlias = BinaryIO | io.BufferedIOBase
+
+
+class InputError(Exception):
+    """A path that cannot be read at all (missing, a directory without permission, ...)."""
+
+
+class _ZstdReader(io.RawIOBase):
+    """A zstd stream as a raw file, which - unlike zstandard's reader - notices a truncated frame."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self._decompressor = zstandard.ZstdDecompressor()
+        self._frame = self._decompressor.decompressobj()
+        self._pending = b""
+        self._finished = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Buffer) -> int:
+        while not self._pending and not self._finished:
+            chunk = self._raw.read(1 << 16)
+            if not chunk:
+                self._finished = True
+                if not self._frame.eof:
+                    raise EOFError("the zstd stream ends in the middle of a frame")
+                break
+            self._pending = self._frame.decompress(chunk)
+            while self._frame.eof and self._frame.unused_data:  # the next frame of a multi-frame file
+                rest = self._frame.unused_data
+                self._frame = self._decompressor.decompressobj()
+                self._pending += self._frame.decompress(rest)
+        with memoryview(buffer) as view:
+            count = min(len(view), len(self._pending))
+            view[:count] = self._pending[:count]
+        self._pending = self._pending[count:]
+        return count
+
+
+def _decompressed(raw: BinaryIO, compression: str | None) -> ByteStream:
+    if compression == "gzip":
+        return gzip.GzipFile(fileobj=raw)
+    if compression == "bzip2":
+        return bz2.BZ2File(raw)
+    if compression == "xz":
+        return lzma.LZMAFile(raw)
+    if compression == "zstd":
+        return io.BufferedReader(_ZstdReader(raw))
+    return raw
+
+
+# What a damaged compressed stream raises while it is read.
+_DAMAGED = (EOFError, OSError, zlib.error, lzma.LZMAError, zstandard.ZstdError)
+
+
+@dataclass
+class Source:
+    """One input file and what reading it found wrong with its bytes."""
+
+    path: Path
+    display: str
+    problems: list[SyntaxProblem] = field(default_factory=list)
+    compression: str | None = None
+    named: bool = False  # named by the user (not met while walking a directory or expanding a glob)
+    head_damage: SyntaxProblem | None = None  # the compressed data broke within the head (see head())
+    # A console capture several processes and threads print into (its format's descriptor says so): bytes
+    # that are no text are the console's damage, not a writer's (TL006 instead of TL003).
+    console: bool = False
+    # The bytes head() read, and whether they are the whole file: what a binary format is detected from.
+    head_bytes: tuple[bytes, bool] | None = None
+
+    def _open_raw(self) -> BinaryIO:
+        try:
+            return open(self.path, "rb")
+        except OSError as error:
+            raise InputError(f"{self.display}: cannot read: {error.strerror or error}") from None
+
+    def open(self) -> ByteStream:
+        """The file's bytes, decompressed when its first bytes are a compression format's magic."""
+        raw = self._open_raw()
+        start = raw.read(10)
+        raw.seek(0)
+        self.compression = next((name for magic, name in _MAGIC if magic.match(start)), None)
+        return _decompressed(raw, self.compression)
+
+    def head(self) -> list[str]:
+        """The first lines (at most HEAD_BYTES), decoded leniently: enough to detect the format.  A detector
+        weighs the first ``lint.formats.descriptor.HEAD_LINES`` of them; the others are there for one that looks past a preamble.
+
+        NUL bytes or other binary junk are kept: inside a trace they are damage for the parser to report at
+        their line, and a file that is binary throughout is recognised by no format.
+        """
+        data = b""
+        with self.open() as stream:
+            try:
+                # Small reads of a compressed stream: a damaged one loses only the chunk it breaks in, so a
+                # truncated file whose readable part is short is still detected (and lines() then reports the damage).
+                size = _HEAD_CHUNK if self.compression is not None else HEAD_BYTES
+                while len(data) < HEAD_BYTES and (chunk := stream.read(min(size, HEAD_BYTES - len(data)))):
+                    data += chunk
+            except _DAMAGED as error:
+                if self.compression is None:
+                    raise InputError(f"{self.display}: cannot read: {error}") from None
+                self.head_damage = self._damage(data.count(b"\n") + 1, error)
+        self.head_bytes = (data, len(data) < HEAD_BYTES and self.head_damage is None)
+        text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+        lines = text.split("\n")
+        if len(data) == HEAD_BYTES and len(lines) > 1:
+            lines.pop()  # the last line may be cut in the middle
+        return [line.removesuffix("\r") for line in lines]
+
+    def lines(self) -> Iterator[tuple[int, str]]:
+        """Every line as (1-based number, text without its line ending), streamed."""
+        return chain.from_iterable(self._runs_of_lines())
+
+    def _runs_of_lines(self) -> Iterator[Iterable[tuple[int, str]]]:
+        """The numbered lines, in runs.  An uncompressed file is read a block at a time: the lines of a block
+        without NUL bytes whose lines all decode as UTF-8 are made at once, without Python code per line; the
+        lines of the other blocks are looked at one by one."""
+        with self.open() as stream:
+            if self.compression is not None:
+                yield self._decompressed_lines(stream)
+                return
+            number = 0
+            started: list[bytes] = []  # the line the blocks so far end in, in parts: a line may be longer than a block
+            while block := stream.read(_BLOCK):
+                end = block.rfind(b"\n") + 1
+                if not end:
+                    started.append(block)
+                    continue
+                whole = b"".join((*started, block[:end])) if started else block[:end]
+                started = [block[end:]]
+                raws = list(map(_WITHOUT_NEWLINE, io.BytesIO(whole)))  # found by memchr, unlike bytes.split's loop
+                lines = None if b"\0" in whole else _utf8_lines(raws, crlf=b"\r" in whole)
+                if lines is None:
+                    yield self._checked_lines(raws, number)
+                else:
+                    if number == 0:
+                        lines[0] = lines[0].removeprefix("\ufeff")
+                    yield enumerate(lines, number + 1)
+                number += len(raws)
+            if last := b"".join(started):
+                yield self._checked_lines([last], number)
+
+    def _checked_lines(self, raws: list[bytes], before: int) -> Iterator[tuple[int, str]]:
+        for number, raw in enumerate(raws, before + 1):
+            yield number, self._text(number, raw)
+
+    def _decompressed_lines(self, stream: ByteStream) -> Iterator[tuple[int, str]]:
+        number = 0
+        try:
+            for number, raw in enumerate(stream, 1):
+                yield number, self._text(number, raw)
+        except _DAMAGED as error:
+            self.problems.append(self._damage(number + 1, error))
+
+    def _text(self, number: int, raw: bytes) -> str:
+        """Line ``number`` without its ending (a newline, CR LF, or a last line's CR), its damage noted."""
+        if raw.endswith(b"\n"):
+            raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+        elif raw.endswith(b"\r"):
+            raw = raw[:-1]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            text = self._undecodable(number, raw, error)
+        if b"\0" in raw:
+            self._nul(number, text)
+        return text.removeprefix("\ufeff") if number == 1 else text
+
+    def _damage(self, number: int, error: Exception) -> SyntaxProblem:
+        """The finding for compressed data that breaks off at line ``number``."""
+        where = f"after line {number - 1}" if number > 1 else "before its first line"
+        return SyntaxProblem(number, 1, TRUNCATED_CODE, f"the {self.compression} data is damaged or ends early {where}: {error}")
+
+    def _nul(self, number: int, text: str) -> None:
+        self._not_text(number, text.index("\0") + 1, "a NUL byte", "no writer's text holds one (blocks of NULs are what a crash or an unfinished copy leaves)")
+
+    def _undecodable(self, number: int, raw: bytes, error: UnicodeDecodeError) -> str:
+        column = len(raw[: error.start].decode("utf-8", "replace")) + 1
+        self._not_text(number, column, f"invalid UTF-8 byte 0x{raw[error.start]:02x}", "the file must be UTF-8 text")
+        return raw.decode("utf-8", "replace")
+
+    def _not_text(self, number: int, column: int, found: str, why: str) -> None:
+        if self.console:
+            message = (
+                f"{found} in the console output: torchrun --tee prints the workers' lines from several threads, which can write out memory instead of text"
+            )
+            self.problems.append(SyntaxProblem(number, column, CONSOLE_JUNK_CODE, message))
+        else:
+            self.problems.append(SyntaxProblem(number, column, ENCODING_CODE, f"{found}; {why}"))
+
+
+_BLOCK = 1 << 16  # larger blocks fall out of the CPU cache before their lines are parsed: slower
+
+
+_WITHOUT_NEWLINE = itemgetter(slice(None, -1))
+_WITHOUT_CR = methodcaller("removesuffix", b"\r")
+
+
+def _utf8_lines(raws: list[bytes], crlf: bool) -> list[str] | None:
+    """Lines without their newline as text, a CR before the newline removed; None when one is not UTF-8."""
+    try:
+        return list(map(bytes.decode, map(_WITHOUT_CR, raws) if crlf else raws))
+    except UnicodeDecodeError:
+        return None
+
+
+def spool_stdin() -> Source:
+    """Standard input, copied to a temporary file: it is read twice (detection, then checking)."""
+    return Source(_spooled(sys.stdin.buffer), STDIN, named=True)
+
+
+@cache
+def _spooled(stream: BinaryIO) -> Path:
+    """Copied once: named twice (`tlint diff - -`), standard input is the same text both times, not a second,
+    empty, file."""
+    spool = tempfile.NamedTemporaryFile(prefix="tlint-stdin-", delete=False)  # noqa: SIM115 - removed at exit
+    with spool:
+        shutil.copyfileobj(stream, spool)
+    atexit.register(os.unlink, spool.name)
+    return Path(spool.name)
+
+
+def printable_path(name: str) -> str:
+    """A path as reports show it.  A file name's bytes that are not UTF-8 reach Python as lone surrogates,
+    which no UTF-8 output can encode; they become U+FFFD (the file is still opened by its real name)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def read_lines(path: str, wanted: set[int]) -> dict[int, str]:
+    """The ``wanted`` lines of ``path`` in one streaming pass ({} when it cannot be read)."""
+    if not wanted or not Path(path).is_file():
+        return {}
+    found: dict[int, str] = {}
+    last = max(wanted)
+    try:
+        for number, text in Source(Path(path), path).lines():
+            if number in wanted:
+                found[number] = text
+            if number >= last:
+                break
+    except (InputError, OSError):
+        pass
+    return found
