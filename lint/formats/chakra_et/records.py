@@ -8,7 +8,7 @@ user finds again with ``protoc --decode_raw`` or Chakra's jsonizer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from lint.formats.chakra_et.schema import COLLECTIVES, NODE_TYPES
 
@@ -85,7 +85,11 @@ class NodeRecord:
     @property
     def where(self) -> str:
         """How a message names the node: ``node 40 "allreduce" (record 12, byte 1234)``."""
-        return f'node {self.id} "{_short(self.name)}" (record {self.index}, byte {self.offset})'
+        return self.located().where
+
+    def located(self) -> Located:
+        """What locates the node in a finding, without the rest of the record (what a file-wide analysis keeps)."""
+        return Located(self.id, self.name, self.line, self.offset, self.rank)
 
     def integer(self, name: str) -> int | None:
         """An integer attribute as FeederV3 reads it (any integer slot, implicitly converted); None when absent or not an integer."""
@@ -98,6 +102,20 @@ class NodeRecord:
         """A boolean attribute as FeederV3 reads it: any integer or bool slot, false when absent."""
         found = self.attrs.get(name)
         return bool(found.value) if found is not None and isinstance(found.value, int) else False
+
+
+class Located(NamedTuple):
+    """A node as a finding names it: its id and name, its record (``line``) and byte offset, its file's NPU."""
+
+    id: int
+    name: str
+    line: int
+    offset: int
+    rank: int | None
+
+    @property
+    def where(self) -> str:
+        return f'node {self.id} "{_short(self.name)}" (record {self.line - 1}, byte {self.offset})'
 
 
 def article(word: str) -> str:

@@ -18,7 +18,7 @@ from collections import defaultdict, deque
 from collections.abc import Iterator
 from typing import Any
 
-from lint.formats.chakra_et.records import HeadRecord, NodeRecord
+from lint.formats.chakra_et.records import HeadRecord, Located, NodeRecord
 from lint.formats.chakra_et.schema import COMM_COLL_NODE
 from lint.models.common import SyntaxProblem
 from lint.rule import Rule, Violation
@@ -89,10 +89,12 @@ class Graph:
     dependency-free.  Shared by the graph rules: each file's graph is built once."""
 
     def __init__(self) -> None:
-        self.parents: dict[int, set[int]] = {}
-        self.first: dict[int, NodeRecord] = {}  # the first record of each id, for locating findings
-        self.duplicates: list[tuple[NodeRecord, NodeRecord]] = []  # (first, later)
-        self.missing: dict[int, list[NodeRecord]] = {}  # parent id -> the nodes that name it
+        # Per node only its parents and where it is: a trace holds millions of nodes.  A parent named twice is
+        # kept twice, and counted twice both as parent and as child: the sort below comes out the same.
+        self.parents: dict[int, tuple[int, ...]] = {}
+        self.first: dict[int, Located] = {}  # where the first record of each id is, for locating findings
+        self.duplicates: list[tuple[Located, Located]] = []  # (first, later)
+        self.missing: dict[int, list[Located]] = {}  # parent id -> the nodes that name it
         self.historical = False
         self.damaged = False  # a record could not be read (TL601): the graph lacks what the file had
         self._analysed: tuple[list[int], list[int]] | None = None
@@ -113,15 +115,16 @@ class Graph:
 
     def check_node(self, node: NodeRecord) -> tuple[Violation, ...]:
         parents = self.parents.get(node.id)
+        own = node.data_deps if not node.ctrl_deps else node.ctrl_deps + node.data_deps if node.data_deps else node.ctrl_deps
         if parents is None:
-            self.parents[node.id] = set(node.ctrl_deps).union(node.data_deps)
-            self.first[node.id] = node
+            self.parents[node.id] = own
+            self.first[node.id] = node.located()
         else:
-            self.duplicates.append((self.first[node.id], node))
-            parents.update(node.ctrl_deps, node.data_deps)
+            self.duplicates.append((self.first[node.id], node.located()))
+            self.parents[node.id] = parents + own
         return ()
 
-    def missing_parents(self) -> dict[int, list[NodeRecord]]:
+    def missing_parents(self) -> dict[int, list[Located]]:
         """The parent ids that are no node's, with the nodes that name them."""
         if not self.missing:
             for node_id, parents in self.parents.items():
