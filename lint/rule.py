@@ -8,22 +8,20 @@ the engine stamps code, name, severity and path on them (as yamllint does).
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import hashlib
 import importlib.util
-import inspect
 import json
 import os
 import re
 import sys
+import typing
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
-
-import pydantic
-from pydantic import BaseModel, ConfigDict
 
 from lint.models.common import RowKeyed
 from lint.models.report import Severity as Severity  # the rule API: a rule module declares its severity with it
@@ -36,10 +34,30 @@ class Scope(StrEnum):
     RUN = "run"  # sees the per-file summaries of every rank of a run
 
 
-class RuleOptions(BaseModel):
-    """Options of a rule without options; subclasses add typed fields with defaults and descriptions."""
+@dataclass(frozen=True)
+class RuleOptions:
+    """Options of a rule without options; subclasses (frozen dataclasses) add typed fields made by :func:`option`.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Plain records: a check with no configured option never imports pydantic; one that configures options
+    validates them with pydantic (:func:`validated_options`), the boundary users see.
+    """
+
+
+def option(default: Any, *, description: str, **bounds: Any) -> Any:
+    """A field of a rule's options: its default, its description, and the bounds pydantic checks a configured
+    value against (``ge``, ``gt``, ``le``, ``lt``, as ``pydantic.Field`` takes them)."""
+    return dataclasses.field(default=default, metadata={"description": description, **bounds})
+
+
+def validated_options(options: type[RuleOptions], values: Any) -> RuleOptions:
+    """``options`` with the configured ``values``, validated by pydantic (its ValidationError when they are wrong)."""
+    from pydantic import ConfigDict, Field, TypeAdapter, create_model
+
+    hints = typing.get_type_hints(options)
+    fields: dict[str, Any] = {spec.name: (hints[spec.name], Field(spec.default, **spec.metadata)) for spec in dataclasses.fields(options)}
+    model = create_model(options.__name__, __config__=ConfigDict(extra="forbid"), **fields)
+    checked = TypeAdapter(model).validate_python(values)
+    return options(**checked.model_dump())
 
 
 @dataclass(slots=True)
@@ -60,7 +78,6 @@ def at(record: Any, message: str, column: int | None = None) -> Violation:
 
 
 T = TypeVar("T")
-S = TypeVar("S")
 
 _SECTIONS = ("Why it matters", "Example")
 
@@ -91,27 +108,9 @@ class Rule:
     def __init__(self, options: RuleOptions | None = None) -> None:
         self.options: Any = options if options is not None else self.Options()
 
-    def share(self, shared: dict[type, Any]) -> None:
-        """Called before a file's first record, with one dict per file that every rule of the file sees.
-
-        Rules that keep the same per-file state take one copy of it from there (``shared.setdefault``) and
-        bind their ``check_<kind>`` attributes to that copy's methods: the engine calls a handler that
-        several rules share once per record, so the state is built once however many rules read it (rules
-        that share a handler must look at the same records: the same ``ops``).
-        """
-
     def finish(self) -> Iterable[Violation]:
         """Called after the last record: rules that compare across records report here."""
         return ()
-
-    def wants(self, record: Any) -> bool:
-        """Whether the rule looks at ``record`` and the records alike it: asked once per distinct row of
-        the formats whose rows carry ``alike`` (:func:`lint.models.common.new_alike`), after the rows
-        before it were checked; the engine does not call the rule on rows it does not want.  A workload
-        repeats a few dozen rows a hundred thousand times, and most rules have nothing to note on most of
-        them.  The answer may depend only on what the row says and on what came before the first row
-        (the header): the rule must give the same findings when it is called on every row."""
-        return True
 
     @classmethod
     def handlers(cls) -> dict[str, str]:
@@ -121,11 +120,16 @@ class Rule:
 
     @classmethod
     def docs(cls) -> RuleDocs:
+        import inspect  # the docs of a rule are read by `tlint rule`, not by a check
+
         text = inspect.cleandoc(cls.__doc__ or "")
         parts = re.split(r"^(" + "|".join(_SECTIONS) + r"):\s*$", text, flags=re.M)
         summary = parts[0].strip()
         sections = {parts[i]: inspect.cleandoc(parts[i + 1]).strip() for i in range(1, len(parts) - 1, 2)}
-        options = [(name, _type_name(info.annotation), repr(info.default), info.description or "") for name, info in cls.Options.model_fields.items()]
+        hints = typing.get_type_hints(cls.Options)
+        options = [
+            (spec.name, _type_name(hints[spec.name]), repr(spec.default), spec.metadata.get("description", "")) for spec in dataclasses.fields(cls.Options)
+        ]
         return RuleDocs(summary, sections.get("Why it matters", ""), sections.get("Example", ""), options)
 
     @classmethod
@@ -202,13 +206,15 @@ class Listed:
 
     @classmethod
     def of(cls, rule: type[Rule]) -> Listed:
+        import inspect
+
         module = Path(inspect.getfile(rule)).name
         return cls(rule.code, rule.name, rule.severity, tuple(rule.formats), rule.scope, tuple(rule.aliases), module, options_json(rule.Options()))
 
 
 def options_json(options: RuleOptions) -> dict[str, Any]:
     """A rule's options as JSON values: what cache keys hold of them."""
-    values: dict[str, Any] = json.loads(json.dumps(options.model_dump(), default=str))
+    values: dict[str, Any] = json.loads(json.dumps(dataclasses.asdict(options), default=str))
     return values
 
 
@@ -241,7 +247,7 @@ def catalog() -> dict[str, Listed]:
 def _catalog_key(code_fingerprint: str, modules: list[Path]) -> str:
     """tlint's code (the rule modules' text among it: see :func:`lint.check.cache.code_fingerprint`) and the
     names of the rule modules this registry loads."""
-    digest = hashlib.sha256(b"rule catalog\0" + code_fingerprint.encode() + b"\0" + pydantic.VERSION.encode())  # pydantic dumps the defaults
+    digest = hashlib.sha256(b"rule catalog\0" + code_fingerprint.encode())
     for path in modules:
         digest.update(b"\0" + os.fsencode(path.name))
     return digest.hexdigest()
@@ -277,7 +283,7 @@ def _load_rule(path: Path) -> type[Rule]:
 
 def _rebuilt_by_code(code: str) -> Callable[[RuleOptions], tuple[Any, ...]]:
     def reduce(options: RuleOptions) -> tuple[Any, ...]:
-        return rule_options, (code, options.model_dump())
+        return rule_options, (code, dataclasses.asdict(options))
 
     return reduce
 
@@ -318,13 +324,3 @@ class PerAlikeRow(RowKeyed[int, T]):
                 self.clear()
             self[row.alike] = value
         return value
-
-
-def shared_state(rule: Rule, shared: dict[type, Any], own: S, kinds: Iterable[str], method: str | None = None) -> S:
-    """The one per-file state of ``own``'s type that the rules of a file share (``own`` for the first of
-    them, see Rule.share), with the rule's ``check_<kind>`` pointed at that state's (its ``method``, else
-    its own ``check_<kind>``): the engine calls a handler rules share once per record."""
-    state: S = shared.setdefault(type(own), own)
-    for kind in kinds:
-        setattr(rule, f"check_{kind}", getattr(state, method or f"check_{kind}"))
-    return state

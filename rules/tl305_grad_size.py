@@ -2,7 +2,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from lint.formats.neusight_tsv.records import LayerRecord
 from lint.rule import PerAlikeRow, Rule, RuleOptions, Severity, Violation, at
@@ -91,9 +90,6 @@ class GradSize(Rule):
         if row.alike in self.checks:
             return self.checks[row.alike]
         return self.checks.remember(row, _check_of(row))
-
-    def wants(self, record: Any) -> bool:
-        return self._check(record) is not None
 
     def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
         check = self._check(row)

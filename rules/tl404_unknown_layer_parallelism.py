@@ -1,5 +1,4 @@
 from collections.abc import Iterator
-from typing import Any
 
 from lint.formats.simai_workload.records import KINDS, LayerRow
 from lint.rule import Rule, Severity, Violation, at
@@ -31,9 +30,6 @@ class UnknownLayerParallelism(Rule):
     name = "unknown-layer-parallelism"
     severity = Severity.WARNING
     formats = ("simai-workload",)
-
-    def wants(self, record: Any) -> bool:
-        return _unknown(record)
 
     def check_layer_row(self, row: LayerRow) -> Iterator[Violation]:
         if _unknown(row):

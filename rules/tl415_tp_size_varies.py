@@ -1,5 +1,4 @@
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from lint.formats.simai_workload.records import LayerRow
 from lint.formats.simai_workload.rulekit import AicbOnly, LayerRowTally
@@ -48,9 +47,6 @@ class TpSizeVaries(AicbOnly, LayerRowTally):
         self.first: dict[tuple[str, int, str], tuple[LayerRow, int]] = {}
         self.reported: set[tuple[str, int, str, int]] = set()
         self.found: list[Violation] = []
-
-    def share(self, shared: dict[type, Any]) -> None:
-        super().share(shared)
         self.tally.consumers.append(self._compare_rows)
 
     def _compare_rows(self, batch: Iterable[tuple[LayerRow, int, int]]) -> None:

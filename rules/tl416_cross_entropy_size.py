@@ -1,7 +1,6 @@
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from lint.formats.simai_workload.records import Comm, LayerRow
 from lint.formats.simai_workload.rulekit import AicbOnly, LayerRowTally, quotient
@@ -53,9 +52,6 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
         # (row name, comm column, size) -> the first such all-reduce and how many rows repeat it, in file order:
         # a workload repeats its cross-entropy rows once per micro-batch, kept once, not per row.
         self.reductions: dict[tuple[str, str, int], _Reduction] = {}
-
-    def share(self, shared: dict[type, Any]) -> None:
-        super().share(shared)
         self.tally.consumers.append(self._count)
 
     def _count(self, batch: Iterable[tuple[LayerRow, int, int]]) -> None:

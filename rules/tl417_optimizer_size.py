@@ -1,6 +1,5 @@
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from lint.formats.simai_workload.records import LayerRow
 from lint.formats.simai_workload.rulekit import AicbOnly
@@ -49,9 +48,6 @@ class OptimizerSize(AicbOnly):
         if messages is None:
             messages = self.messages.remember(row, _messages(row))
         return messages
-
-    def wants(self, record: Any) -> bool:
-        return bool(self._messages(record))
 
     def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
         return [at(row, message) for message in self._messages(row)]

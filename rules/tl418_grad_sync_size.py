@@ -1,5 +1,4 @@
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from lint.formats.simai_workload.records import Comm, LayerRow
 from lint.formats.simai_workload.rulekit import AicbOnly
@@ -49,12 +48,12 @@ class GradSyncSize(AicbOnly):
         super().__init__(options)
         self.transfers: dict[str, list[Transfer]] = {"ALLGATHER": [], "REDUCESCATTER": []}
 
-    def wants(self, record: Any) -> bool:
+    def _collected(self, record: LayerRow) -> bool:
         # The header comes first: nothing to collect for a file AICB did not write.
         return self.from_aicb and record.name.startswith("grad_")
 
     def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
-        if self.wants(row):
+        if self._collected(row):
             for comm in row.comms():
                 if comm.type in self.transfers and comm.size > 1:
                     self.transfers[comm.type].append((row, comm))

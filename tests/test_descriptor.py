@@ -14,7 +14,7 @@ import pytest
 
 from lint import formats
 from lint.check import engine
-from lint.check.config import RunLayout
+from lint.check.config_schema import RunLayout
 from lint.diff.sides import SideOptions, load_side
 from lint.formats.descriptor import Evidence, Format
 from lint.models.report import CheckReport

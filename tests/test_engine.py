@@ -91,9 +91,9 @@ def test_read_summary_gives_a_run_files_summary_without_rules(tmp_path: Path) ->
         read_summary(Source(broken, broken.name), "simai-workload")
 
 
-def test_state_several_rules_share_is_fed_each_record_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    # TL218-TL221 all read which ranks printed what (RankOutputs): one copy per file, fed once per record
-    # (through observe, or observe_output for the kinds where that is what observe does)
+def test_each_rule_keeps_its_own_state_fed_each_record_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # TL218-TL221 all read which ranks printed what (RankOutputs): each rule its own copy, fed once per record
+    # (through observe, or observe_output for the kinds where that is what observe does): no rule shares another's state
     fed: list[int] = []
 
     def counted(method: Callable[[RankOutputs, Any], Any]) -> Callable[[RankOutputs, Any], Any]:
@@ -108,5 +108,5 @@ def test_state_several_rules_share_is_fed_each_record_once(monkeypatch: pytest.M
     sample = Path(__file__).resolve().parents[1] / "examples" / "optprime-log.txt"
     report = check([str(sample)], CheckOptions())
     records = sum(1 for _ in formats.parser("optprime-log").parse(enumerate(sample.read_text(encoding="utf-8").splitlines(), 1)))
-    assert len(fed) == records and len(set(fed)) == 1
+    assert len(set(fed)) == 4 and len(fed) == 4 * records
     assert [f.code for f in report.findings] == ["TL221"]

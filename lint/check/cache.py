@@ -153,7 +153,7 @@ def load(entry: str, display: str) -> Outcome | None:
             summary_offset = stream.tell()
             no_summary = stream.read(5) == b"null"
         (parsed, format_name), findings, not_shown = json.loads(outcome)
-        result = FileResult.model_construct(path=display, format=format_name, parsed=parsed)
+        result = FileResult(display, format_name, parsed)
         found = [_finding(packed, display) for packed in findings]
         counts = Counter(dict(not_shown))
     except _DAMAGED:
@@ -196,7 +196,7 @@ def _packed(finding: Finding, display: str | None) -> list[Any]:
 
 def _finding(packed: list[Any], display: str | None) -> Finding:
     code, name, severity, where, line, column, rank, message = packed
-    return Finding.model_construct(
+    return Finding(
         code=code,
         name=name,
         severity=Severity(severity),

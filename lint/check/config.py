@@ -19,9 +19,6 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
-
-from lint import formats
 from lint.models.errors import ConfigError
 from lint.models.report import Severity
 from lint.rule import Listed, Rule, RuleOptions, Scope, catalog, lookup, options_json, rule_class
@@ -29,48 +26,23 @@ from lint.rule import Listed, Rule, RuleOptions, Scope, catalog, lookup, options
 CONFIG_FILES = ("tlint.toml", "pyproject.toml")
 
 
-class _RunSizes(BaseModel):
-    """The sizes a ``[tool.tlint.runs."<glob>"]`` entry states."""
+@dataclass
+class FileConfig:
+    """The keys of ``[tool.tlint]`` (or of a whole ``tlint.toml``), as read (:mod:`lint.check.config_schema`
+    says what each may hold)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    tp: int | None = Field(default=None, ge=1)
-    pp: int | None = Field(default=None, ge=1)
-    dp: int | None = Field(default=None, ge=1)
-    ep: int | None = Field(default=None, ge=1)
-    layers: int | None = Field(default=None, ge=1, description="transformer layers of the model")
-
-
-# A ``[tool.tlint.runs."<glob>"]`` entry: the parallel layout of the runs under that glob, and under each
-# format's ``states_layout`` key (``log``, ``workload``, …) a file of that format stating it.
-_STATEMENTS: dict[str, Any] = {
-    f.states_layout: (str | None, Field(default=None, description=f.states_layout_doc))
-    for f in sorted(formats.FORMATS, key=lambda f: f.states_layout or "")
-    if f.states_layout is not None
-}
-RunLayout = create_model(
-    "RunLayout",
-    __base__=_RunSizes,
-    __doc__="""A ``[tool.tlint.runs."<glob>"]`` entry: the parallel layout of the runs under that glob.""",
-    **_STATEMENTS,
-)
-
-
-class FileConfig(BaseModel):
-    """The keys of ``[tool.tlint]`` (or of a whole ``tlint.toml``)."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
     select: list[str] | None = None
-    extend_select: list[str] = Field(default_factory=list, alias="extend-select")
-    ignore: list[str] = Field(default_factory=list)
-    severity: dict[str, Severity] = Field(default_factory=dict)
-    rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="rule code or name -> options")
-    per_path_ignores: dict[str, list[str]] = Field(default_factory=dict, alias="per-path-ignores")
-    fail_on: Severity | None = Field(default=None, alias="fail-on")
-    max_findings: int | None = Field(default=None, ge=0, alias="max-findings")
-    runs: dict[str, RunLayout] = Field(default_factory=dict)
-    exclude: list[str] | None = Field(default=None, description="gitignore-style patterns left out when walking")
-    extend_exclude: list[str] = Field(default_factory=list, alias="extend-exclude")
-    respect_gitignore: bool = Field(default=True, alias="respect-gitignore")
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    severity: dict[str, Severity] = field(default_factory=dict)
+    rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # rule code or name -> options
+    per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
+    fail_on: Severity | None = None
+    max_findings: int | None = None
+    runs: dict[str, Any] = field(default_factory=dict)  # glob -> its RunLayout (lint.check.config_schema)
+    exclude: list[str] | None = None  # gitignore-style patterns left out when walking
+    extend_exclude: list[str] = field(default_factory=list)
+    respect_gitignore: bool = True
 
 
 @dataclass
@@ -140,7 +112,7 @@ class Settings:
     selection: Selection
     fail_on: Severity | None
     max_findings: int | None
-    runs: dict[str, RunLayout]
+    runs: dict[str, Any]  # glob -> its RunLayout (lint.check.config_schema)
     source: str  # the file the settings came from, or "defaults"
     exclude: list[str] | None  # None: the walker's defaults
     extend_exclude: list[str]
@@ -213,19 +185,48 @@ def _read(path: Path) -> FileConfig:
     data = _parse_toml(path)
     table_name = "[tool.tlint]" if path.name == "pyproject.toml" else ""
     table = _tool_table(data) if path.name == "pyproject.toml" else data
-    try:
-        return FileConfig.model_validate({} if table is None else table)
-    except ValidationError as error:
-        raise ConfigError(f"{path}: {_first_problem(error, table_name)}") from None
+    plain = _plainly_valid({} if table is None else table)
+    if plain is not None:
+        return plain
+    from lint.check.config_schema import validated  # pydantic says what is wrong, and reads what is not plain
+
+    return FileConfig(**validated(path, {} if table is None else table, table_name))
 
 
-def _first_problem(error: ValidationError, table: str) -> str:
-    problem = error.errors()[0]
-    key = ".".join(str(part) for part in problem["loc"])
-    where = " ".join(filter(None, (table, key and f"key '{key}'"))) or "the file"  # no key: the table itself is wrong
-    if problem["type"] == "extra_forbidden":
-        return f"unknown {where}"
-    return f"{where}: {problem['msg']} (found {problem.get('input')!r})"
+# The keys whose values _plainly_valid reads without pydantic: the value's type and, for severities, its values.
+_STRINGS = {"select": "select", "extend-select": "extend_select", "ignore": "ignore", "exclude": "exclude", "extend-exclude": "extend_exclude"}
+_SEVERITIES = frozenset(severity.value for severity in Severity)
+
+
+def _plainly_valid(table: object) -> FileConfig | None:
+    """The configuration of a table whose every key is known and every value plainly of its type (lists of
+    strings, severities by name, a count, a flag; no rule options, no runs), which pydantic would accept as it
+    is; None for anything else, which pydantic validates (and names what is wrong)."""
+    if not isinstance(table, dict):
+        return None
+    config = FileConfig()
+    for key, value in table.items():
+        if key in _STRINGS and isinstance(value, list) and all(isinstance(item, str) for item in value):
+            setattr(config, _STRINGS[key], list(value))
+        elif key == "severity" and isinstance(value, dict) and all(isinstance(level, str) and level in _SEVERITIES for level in value.values()):
+            config.severity = {code: Severity(level) for code, level in value.items()}
+        elif (
+            key == "per-path-ignores"
+            and isinstance(value, dict)
+            and all(isinstance(codes, list) and all(isinstance(c, str) for c in codes) for codes in value.values())
+        ):
+            config.per_path_ignores = {pattern: list(codes) for pattern, codes in value.items()}
+        elif key == "fail-on" and isinstance(value, str) and value in _SEVERITIES:
+            config.fail_on = Severity(value)
+        elif key == "max-findings" and type(value) is int and value >= 0:
+            config.max_findings = value
+        elif key == "respect-gitignore" and isinstance(value, bool):
+            config.respect_gitignore = value
+        elif key in ("rules", "runs") and value == {}:
+            continue
+        else:
+            return None
+    return config
 
 
 def build_selection(config: FileConfig, overrides: Overrides, root: Path, source: str) -> Selection:
@@ -244,11 +245,10 @@ def build_selection(config: FileConfig, overrides: Overrides, root: Path, source
 
     options: dict[str, RuleOptions] = {}  # as configured; the others' defaults are made when their rules are
     for key, values in config.rules.items():
+        from lint.check.config_schema import configured_options  # configured options are validated by pydantic
+
         for rule in _resolve(key, source, f"rules.{key}"):
-            try:
-                options_value = rule.load().Options.model_validate(values)
-            except ValidationError as error:
-                raise ConfigError(f"{source}: {_first_problem(error, f'[rules.{key}]')}") from None
+            options_value = configured_options(rule.load().Options, values, source, f"[rules.{key}]")
             if rule.code in severities:
                 options[rule.code] = options_value
 

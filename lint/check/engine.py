@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from lint import formats
 from lint.check import cache, executor
 from lint.check.config import Selection
-from lint.models.common import RowKeyed, SyntaxProblem
+from lint.models.common import SyntaxProblem
 from lint.models.errors import ConfigError
 from lint.models.report import CheckReport, FileResult, Finding, Severity
 from lint.read.source import CONSOLE_JUNK_CODE, InputError, Source, printable_path
@@ -159,11 +159,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
         records = _summarized(records, summarizer)
     syntax_problems = 0
     add = collector.add
-    shared: dict[type, Any] = {}
-    for rule in active:
-        rule.share(shared)
     handlers = _Handlers(active)
-    alike = _Handlers.ALIKE  # the attribute rows alike share, or "" once they are not worth keying by (see listing)
     item: Any = None
     try:
         for item in records:
@@ -172,11 +168,10 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
                 if rules:
                     collector.problem(item)
                 # and on to the rules that keep track of lines they cannot see (``check_syntax``)
-            key = (item.kind, getattr(item, "op", None), getattr(item, alike, None))
-            listed = handlers.get(key)
+            key = (item.kind, getattr(item, "op", None))
+            listed = handlers.by_op.get(key)
             if listed is None:
-                listed = handlers.listing(key, item)
-                alike = handlers.alike
+                listed = handlers.listing(key)
             for rule, method in listed:
                 try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
                     # Hot rules return an empty tuple, not a generator, when a record is fine: no loop then.
@@ -184,7 +179,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
                         for violation in violations:
                             add(rule.code, rule.name, violation)
                 except Exception as error:
-                    if rule in active:  # the same record may reach the rule through several handlers
+                    if rule in active:
                         active.remove(rule)
                         handlers = _Handlers(active)
                         _report_crash(collector, rule, error, getattr(item, "line", None))
@@ -242,49 +237,26 @@ def _summarized(records: Iterable[Any], summarizer: Summarizing) -> Iterator[Any
 _Handler = tuple[Rule, Callable[[Any], Iterable[Violation]]]
 
 
-class _Handlers(RowKeyed[tuple[str, str | None, int | None], list[_Handler]]):
-    """(record kind, op, alike) -> the (rule, bound check method) pairs that look at such a record (see
-    Rule.ops and Rule.wants).
-
-    Keying by ``alike`` pays when rows repeat: each distinct row is listed once, and rules are not called on
-    the rows they do not want.  In a file whose rows rarely repeat, every row would be listed (asking every
-    rule whether it wants it): once they rarely repeat (:func:`lint.models.common.rarely_repeat`), records are
-    keyed without it (``alike`` becomes ""), and every rule sees every row, as Rule.wants allows.
-    """
-
-    ALIKE = "alike"
+class _Handlers:
+    """The (rule, bound ``check_<kind>`` method) pairs that look at a record, by its kind and op (see Rule.ops):
+    the one place where per-record work is dispatched."""
 
     def __init__(self, rules: list[Rule]) -> None:
-        super().__init__()
-        self.alike = self.ALIKE
         self.by_kind: dict[str, list[_Handler]] = {}
         for rule in rules:
             for kind, method in rule.handlers().items():
-                listed, bound = self.by_kind.setdefault(kind, []), getattr(rule, method)
-                if all(bound != other for _, other in listed):  # a handler rules share (Rule.share) is called once
-                    listed.append((rule, bound))
+                self.by_kind.setdefault(kind, []).append((rule, getattr(rule, method)))
+        self.by_op: dict[tuple[str, str | None], list[_Handler]] = {}
 
-    def listing(self, key: tuple[str, str | None, int | None], record: Any) -> list[_Handler]:
-        """The handlers of ``record``, whose key is not listed yet."""
-        kind, op, alike = key
-        if alike is not None and not self.worth_remembering(getattr(record, "line", None) or 0):
-            self.alike = ""  # records have no attribute "": the key of every row is (kind, op, None)
-        found = [
-            (rule, method)
-            for rule, method in self.by_kind.get(kind, ())
-            if (op is None or rule.ops is None or op in rule.ops) and (alike is None or _wants(rule, record))
-        ]
-        if len(self) >= 4096:  # bounded: a file of endlessly new op names or rows must not grow memory
-            self.clear()
-        self[key] = found
+    def listing(self, key: tuple[str, str | None]) -> list[_Handler]:
+        """The handlers of a record of ``key``'s kind and op (None: a record of no op), not listed yet (the engine
+        looks a key up in ``by_op`` itself: one call less per record)."""
+        kind, op = key
+        found = [(rule, method) for rule, method in self.by_kind.get(kind, ()) if op is None or rule.ops is None or op in rule.ops]
+        if len(self.by_op) >= 4096:  # bounded: a file of endlessly new op names must not grow memory
+            self.by_op.clear()
+        self.by_op[key] = found
         return found
-
-
-def _wants(rule: Rule, record: Any) -> bool:
-    try:
-        return rule.wants(record)
-    except Exception:  # then the check itself fails on the record, and is reported where it fails
-        return True
 
 
 def _report_crash(collector: _Collector, rule: Rule, error: Exception, line: int | None) -> None:

@@ -9,7 +9,8 @@ have fixed roles, named by the descriptor's properties:
   (the one instance the views then hand out too);
 - ``records``: the records the parser yields (what rules see);
 - ``diff``: ``load(path, sources, reading) -> Profile`` for `tlint diff`;
-- ``summary`` (a format whose files form runs): ``Summarizer``, ``RankSummary`` and ``summaries_shared``;
+- ``summary``: what a file sums up to (for the differ, its stated layout); a format whose files form runs
+  has its ``Summarizer``, ``RankSummary``, ``Run`` and ``summaries_shared`` there;
 - ``stated`` (a format whose files state a run's layout): ``stated_layout(records) -> (Sizes, stage2rank)``;
 - ``rulekit`` (where its rules share code): the bases and helpers of its rules in ``rules/``.
 

@@ -8,17 +8,10 @@ parser sees clean ``(number, text)`` pairs.
 
 from __future__ import annotations
 
-import atexit
-import bz2
-import gzip
 import io
-import lzma
 import os
 import re
-import shutil
 import sys
-import tempfile
-import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -26,8 +19,6 @@ from itertools import chain
 from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeAlias
-
-import zstandard
 
 from lint.models.common import SyntaxProblem
 
@@ -63,6 +54,8 @@ class _ZstdReader(io.RawIOBase):
     """A zstd stream as a raw file, which - unlike zstandard's reader - notices a truncated frame."""
 
     def __init__(self, raw: BinaryIO) -> None:
+        import zstandard
+
         self._raw = raw
         self._decompressor = zstandard.ZstdDecompressor()
         self._frame = self._decompressor.decompressobj()
@@ -93,19 +86,32 @@ class _ZstdReader(io.RawIOBase):
 
 
 def _decompressed(raw: BinaryIO, compression: str | None) -> ByteStream:
+    """The bytes of ``raw`` decompressed; each decompressor's module imported only for a file that needs it."""
     if compression == "gzip":
+        import gzip
+
         return gzip.GzipFile(fileobj=raw)
     if compression == "bzip2":
+        import bz2
+
         return bz2.BZ2File(raw)
     if compression == "xz":
+        import lzma
+
         return lzma.LZMAFile(raw)
     if compression == "zstd":
         return io.BufferedReader(_ZstdReader(raw))
     return raw
 
 
-# What a damaged compressed stream raises while it is read.
-_DAMAGED = (EOFError, OSError, zlib.error, lzma.LZMAError, zstandard.ZstdError)
+def _damaged() -> tuple[type[Exception], ...]:
+    """What a damaged compressed stream raises while it is read (asked only when something was raised)."""
+    import lzma
+    import zlib
+
+    import zstandard
+
+    return (EOFError, OSError, zlib.error, lzma.LZMAError, zstandard.ZstdError)
 
 
 @dataclass
@@ -153,7 +159,7 @@ class Source:
                 size = _HEAD_CHUNK if self.compression is not None else HEAD_BYTES
                 while len(data) < HEAD_BYTES and (chunk := stream.read(min(size, HEAD_BYTES - len(data)))):
                     data += chunk
-            except _DAMAGED as error:
+            except _damaged() as error:
                 if self.compression is None:
                     raise InputError(f"{self.display}: cannot read: {error}") from None
                 self.head_damage = self._damage(data.count(b"\n") + 1, error)
@@ -206,7 +212,7 @@ class Source:
         try:
             for number, raw in enumerate(stream, 1):
                 yield number, self._text(number, raw)
-        except _DAMAGED as error:
+        except _damaged() as error:
             self.problems.append(self._damage(number + 1, error))
 
     def _text(self, number: int, raw: bytes) -> str:
@@ -270,6 +276,10 @@ def spool_stdin() -> Source:
 def _spooled(stream: BinaryIO) -> Path:
     """Copied once: named twice (`tlint diff - -`), standard input is the same text both times, not a second,
     empty, file."""
+    import atexit
+    import shutil
+    import tempfile
+
     spool = tempfile.NamedTemporaryFile(prefix="tlint-stdin-", delete=False)  # noqa: SIM115 - removed at exit
     with spool:
         shutil.copyfileobj(stream, spool)

@@ -13,9 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
 import sys
-import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -54,12 +52,30 @@ def code_fingerprint() -> str:
     """tlint's and Python's versions and the text of all of tlint's code, rules and grammars.
 
     All of it, not only the rules: an edited parser, engine or cache format must not be served old
-    entries, in a development checkout as much as after an upgrade.
+    entries, in a development checkout as much as after an upgrade.  Hashing it all on every start costs
+    more than a small check: the digest is remembered by the files' stat() (size, times, inode), which
+    any edit changes, and computed again only when one of them changed.
     """
-    digest = hashlib.sha256(f"{__version__} {sys.version}".encode())
     package = Path(__file__).parents[1]
-    code = {*package.rglob("*.py"), *rules_dir().glob("*.py"), *grammar_path("x").parent.glob("*.lark")}
-    for path in sorted(code):
+    code = sorted({*package.rglob("*.py"), *rules_dir().glob("*.py"), *grammar_path("x").parent.glob("*.lark")})
+    stamps = hashlib.sha256(f"code fingerprint\0{__version__} {sys.version}".encode())
+    for path in code:
+        try:
+            status = path.stat()
+        except OSError:
+            return _code_digest(code)  # reading it says what is wrong, where it matters
+        stamps.update(f"\0{path}\0{status.st_size} {status.st_mtime_ns} {status.st_ctime_ns} {status.st_ino}".encode())
+    remembered = recall(stamps.hexdigest())
+    if remembered is not None and len(remembered) == 64:
+        return remembered.decode("ascii", errors="replace")
+    digest = _code_digest(code)
+    remember(stamps.hexdigest(), digest.encode())
+    return digest
+
+
+def _code_digest(code: list[Path]) -> str:
+    digest = hashlib.sha256(f"{__version__} {sys.version}".encode())
+    for path in code:
         digest.update(os.fsencode(path.relative_to(path.parents[1])) + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
@@ -93,6 +109,8 @@ def write(path: str, data: bytes) -> None:
     directory = os.path.dirname(path)
     try:
         os.makedirs(directory, exist_ok=True)
+        import tempfile
+
         descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=".", suffix=".tmp")
     except OSError:
         return
@@ -165,6 +183,8 @@ def clean() -> bool:
     except OSError:
         return False
     for entry in ours:
+        import shutil
+
         shutil.rmtree(entry.path, ignore_errors=True)
     with contextlib.suppress(OSError):
         directory.rmdir()  # only when nothing else is left in it

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from lint.formats import detect
 from lint.formats.simai_workload import parser as simai_workload
-from lint.formats.simai_workload.records import CHECKPOINT_KEYS, KINDS, SETTING_FIELDS, Header, LayerCount, LayerRow, TrailingText, Workload
+from lint.formats.simai_workload.records import CHECKPOINT_KEYS, KINDS, SETTING_FIELDS, Header, LayerCount, LayerRow, TrailingText
+from lint.formats.simai_workload.summary import Workload
 from lint.models.common import SyntaxProblem
 from lint.models.dump import dump_record, load_record
 from lint.read.source import Source

@@ -118,6 +118,7 @@ class Parser:
 
     def __init__(self) -> None:
         self.grammar = Grammar(NAME, start=["record"], positions=True)
+        # [rule, its regex (compiled when a line first needs it: a file keeps one layout), its fields, its derivation]
         self._layouts = [self._layout(rule) for rule in _VARIANT_RULES]
         sub_op = self.grammar.derive("sub_op", set(_SUB_FIELDS))
         # Group 1 is the whole sub-operation: joined back, the matches must rebuild the list exactly.
@@ -131,7 +132,7 @@ class Parser:
         # The last few lists found, tried first: comparing a list's text with a few others (mostly of another
         # length) costs less than hashing it, and a file's steps take turns with a few lists.
         self._recent: list[tuple[str, tuple[tuple[SubCall, ...], dict[Any, Any]]]] = []
-        self._fields = {rule: fields for rule, _, fields in self._layouts}
+        self._fields = {rule: fields for rule, _, fields, _ in self._layouts}
         # Per layout: (record attribute, converter) for each captured field, in group order.
         self._plans = {rule: tuple((_RENAMED.get(name, name), self._converter(name)) for name in fields) for rule, fields in self._fields.items()}
         self._converters = {rule: tuple(convert for _, convert in plan) for rule, plan in self._plans.items()}
@@ -141,11 +142,11 @@ class Parser:
             rule: [attribute for attribute, _ in plan] == record_fields[: len(plan)] for rule, plan in self._plans.items() if rule != "ddp_grad_comm"
         }
 
-    def _layout(self, rule: str) -> tuple[str, re.Pattern[str], tuple[str, ...]]:
+    def _layout(self, rule: str) -> list[Any]:
         # The list is checked by the strict sub-operation regex; here it only has to end the line, which
         # ``(?s:.*)`` finds by jumping to the end, where ``.*`` would look at every character for a newline.
         derived = self.grammar.derive(rule, set(self.grammar.field_names(rule)), loose={"sub_operations": r"\[(?s:.*)\]"})
-        return rule, derived.regex, derived.fields
+        return [rule, None, derived.fields, derived]
 
     def _converter(self, field_name: str) -> Callable[[str], Any]:
         if field_name == "sub_operations":
@@ -186,7 +187,10 @@ class Parser:
         for number, text in lines:
             if not text:
                 continue
-            for index, (rule, regex, _) in enumerate(layouts):
+            for index, layout in enumerate(layouts):
+                rule, regex = layout[0], layout[1]
+                if regex is None:
+                    regex = layout[1] = layout[3].regex
                 match = regex.fullmatch(text)
                 if match is None:
                     continue

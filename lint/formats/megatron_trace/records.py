@@ -6,10 +6,11 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, overload
 
-from pydantic import GetCoreSchemaHandler
-from pydantic_core import CoreSchema, core_schema
+if TYPE_CHECKING:  # pydantic validates and dumps records only at the boundary (lint.models.dump)
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
 
 # Bytes per element, as the trace's consumer computes message sizes (with or without "torch.").
 DTYPE_SIZES: dict[str, int] = {
@@ -194,6 +195,8 @@ class SubOperations(Sequence[SubOperation]):
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         """Validated and dumped as the list of sub-operations it stands for (lint.models.dump)."""
+        from pydantic_core import core_schema
+
         as_list = handler.generate_schema(list[SubOperation])
         return core_schema.no_info_after_validator_function(
             cls.of,

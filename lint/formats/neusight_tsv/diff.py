@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
-from lint.formats.neusight_tsv.records import LayerRecord, NeusightTable
+from lint.formats.neusight_tsv.records import LayerRecord
+from lint.formats.neusight_tsv.summary import NeusightTable
 from lint.profile.layers import LayerProfileBuilder
 from lint.profile.profile import Profile, Timing, put, typical_message
 from lint.profile.side import Reading, single_source

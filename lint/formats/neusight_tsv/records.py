@@ -6,12 +6,9 @@ A ``None`` comm type becomes Python ``None``, as the writer's ``str(None)`` came
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
-from typing import Annotated, Any, ClassVar, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import ClassVar, Literal
 
 from lint.models.common import new_alike
 
@@ -50,7 +47,7 @@ class LayerRecord:
     weight_grad_comm_type: CommType | None
     weight_grad_comm_size: int
     process_time: float
-    alike: Annotated[int, Field(exclude=True)] = field(default_factory=new_alike, compare=False, repr=False)
+    alike: int = field(default_factory=new_alike, compare=False, repr=False)  # not dumped (lint.models.dump)
 
     @property
     def grad_of(self) -> str | None:
@@ -67,16 +64,3 @@ def _grad_of(name: str) -> str | None:
 
 # The table's columns are the row's fields between its position and ``alike``, in file order.
 COLUMNS: tuple[str, ...] = tuple(spec.name for spec in fields(LayerRecord))[2:-1]
-
-
-class NeusightTable(BaseModel):
-    """The layer rows of one file in file order: what the differ compares."""
-
-    model_config = ConfigDict(frozen=True)
-
-    rows: list[LayerRecord]
-
-    @classmethod
-    def from_records(cls, records: Iterable[Any]) -> NeusightTable:
-        """The table of a parser's output; the header and lines with syntax problems are left out."""
-        return cls(rows=[record for record in records if isinstance(record, LayerRecord)])

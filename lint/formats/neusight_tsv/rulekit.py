@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lint.rule import PerAlikeRow, Rule, RuleOptions, Violation, at
 
@@ -28,9 +28,6 @@ class NeusightRowMessages(Rule):
         if messages is None:
             messages = self.known.remember(row, tuple(self.messages(row)))
         return messages
-
-    def wants(self, record: Any) -> bool:
-        return bool(self._messages(record))
 
     def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
         messages = self._messages(row)

@@ -17,7 +17,7 @@ from lint.formats.optprime_log.records import (
     TimingHeaderRecord,
 )
 from lint.layout import OPTPRIME_PRINTED_ABOVE_ONE, optprime_implied
-from lint.rule import Rule, RuleOptions, Violation, shared_state
+from lint.rule import Rule, RuleOptions, Violation
 
 # The timing groups of one module each: a stage runs it once per micro-batch.
 SINGLE_MODULE_GROUPS = ("embed", "lm_head")
@@ -105,19 +105,11 @@ class RunLayout:
 
 class OptprimeLayout(Rule):
     """Base of optprime-log rules that read the run's settings (the first value printed of each) and
-    its first ``stage2rank`` map (:class:`RunLayout`, one copy per log however many of them run)."""
+    its first ``stage2rank`` map (:class:`RunLayout`)."""
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.layout = RunLayout()
-
-    def share(self, shared: dict[type, Any]) -> None:
-        self.layout = shared.setdefault(RunLayout, self.layout)
-        for kind in ("config", "stage2rank"):
-            # A rule's own handler of the kind stays, and feeds the shared layout through super(): feeding it a
-            # record twice changes nothing (it keeps the first of each).
-            if getattr(type(self), f"check_{kind}") is getattr(OptprimeLayout, f"check_{kind}"):
-                setattr(self, f"check_{kind}", getattr(self.layout, f"check_{kind}"))
 
     @property
     def settings(self) -> dict[str, Setting]:
@@ -204,7 +196,7 @@ class RankOutputs:
 
 
 class RankOutput(Rule):
-    """Base of optprime-log rules that read :class:`RankOutputs`: one copy per log, however many of them run."""
+    """Base of optprime-log rules that read :class:`RankOutputs`."""
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
@@ -212,11 +204,6 @@ class RankOutput(Rule):
 
     def observe(self, record: Record) -> tuple[()]:
         return self.output.observe(record)
-
-    def share(self, shared: dict[type, Any]) -> None:
-        self.output = shared.setdefault(RankOutputs, self.output)
-        for kind in _RECORD_KINDS:  # the engine calls a handler rules share once per record (see shared_state)
-            setattr(self, f"check_{kind}", self.output.observer(kind))
 
     @property
     def outcome(self) -> RunOutcome:
@@ -295,10 +282,6 @@ class StepsByStage(OptprimeLayout):
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.timings = StepTimings()
-
-    def share(self, shared: dict[type, Any]) -> None:
-        super().share(shared)
-        self.timings = shared_state(self, shared, self.timings, ("timing_header", "layer_timing"))
 
     def judge(self, step: int, stages: list[StageTimes], alike: str) -> Iterator[Violation]:
         """Findings of the step ``step``, which every stage timed; ``alike`` names the later steps like it."""

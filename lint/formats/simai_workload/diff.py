@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from lint.formats.simai_workload.records import CHECKPOINT_KEYS, SETTING_FIELDS, Comm, Header, LayerRow, Workload
+from lint.formats.simai_workload.records import CHECKPOINT_KEYS, SETTING_FIELDS, Comm, Header, LayerRow
+from lint.formats.simai_workload.summary import Workload
 from lint.layout import Sizes, simai_sizes
 from lint.profile.layers import LayerProfileBuilder
 from lint.profile.profile import Items, Profile, Scalar, Timing, put, typical_message

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Annotated, ClassVar
-
-from pydantic import BaseModel, Field
+from typing import ClassVar
 
 from lint.models.common import new_alike
 
@@ -216,7 +213,7 @@ class LayerRow:
     wg_update_time: int
     parallelism: str | None = None
     extra_columns: tuple[str, ...] = ()
-    alike: Annotated[int, Field(exclude=True)] = field(default_factory=new_alike, compare=False, repr=False)
+    alike: int = field(default_factory=new_alike, compare=False, repr=False)  # not dumped (lint.models.dump)
 
     def comms(self) -> tuple[Comm, ...]:
         """The forward, input-gradient and weight-gradient communication, in column order."""
@@ -240,26 +237,3 @@ def _is_tp_collective(phase: str, comm_type: str) -> bool:
 def _family_and_suffix(comm_type: str) -> tuple[str | None, str]:
     family = next((family for family in COMM_FAMILIES if comm_type.startswith(family)), None)
     return family, comm_type[len(family) :] if family else ""
-
-
-class Workload(BaseModel):
-    """A whole workload file: what SimAI would load from it (header, declared row count, rows)."""
-
-    header: Header | None = None
-    declared_count: int | None = None
-    rows: list[LayerRow] = Field(default_factory=list)
-
-    @classmethod
-    def from_records(cls, records: Iterable[object]) -> Workload:
-        """Collect a parser's stream; syntax problems are left out (the linter reports them)."""
-        header: Header | None = None
-        declared_count: int | None = None
-        rows: list[LayerRow] = []
-        for record in records:
-            if isinstance(record, LayerRow):
-                rows.append(record)
-            elif isinstance(record, Header):
-                header = record
-            elif isinstance(record, LayerCount):
-                declared_count = record.count
-        return cls(header=header, declared_count=declared_count, rows=rows)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lint.layout import tp_activation_size
-from lint.rule import PerAlikeRow, Rule, RuleOptions, Violation, at, shared_state
+from lint.rule import PerAlikeRow, Rule, RuleOptions, Violation, at
 
 if TYPE_CHECKING:
     from lint.formats.simai_workload.records import Comm, Header, LayerCount, LayerRow
@@ -72,9 +72,6 @@ class OncePerLayerComm(Rule):
         if problems is None:
             problems = self.judged.remember(row, tuple(((row.name, comm), message) for comm, message in self.row_problems(row)))
         return problems
-
-    def wants(self, record: Any) -> bool:
-        return bool(self._problems(record))
 
     def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
         for key, message in self._problems(row):
@@ -183,16 +180,12 @@ class LayerRows:
 
 
 class LayerRowTally(Rule):
-    """Base of rules that read the shared :class:`LayerRows` of a workload."""
+    """Base of rules that read the :class:`LayerRows` of a workload."""
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.tally = LayerRows()
 
-    def share(self, shared: dict[type, Any]) -> None:
-        self.tally = shared_state(self, shared, self.tally, ("layer_count", "layer_row"))
-
-    # What the engine calls when the rule was not given a shared tally (share points these at the tally's).
     def check_layer_count(self, record: LayerCount) -> tuple[()]:
         return self.tally.check_layer_count(record)
 

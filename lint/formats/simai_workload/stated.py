@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from lint.formats.simai_workload.records import Workload
+from lint.formats.simai_workload.summary import Workload
 from lint.layout import Sizes, simai_sizes
 
 

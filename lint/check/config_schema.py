@@ -1,0 +1,91 @@
+"""What ``[tool.tlint]`` may hold, as pydantic validates it: for a configuration that is not plainly valid
+(:func:`lint.check.config._plainly_valid`) - rule options, runs, or a mistake to name.
+
+The keys of ``[tool.tlint.runs."<glob>"]`` that name a file stating a run's layout are the formats'
+descriptors' ``states_layout``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from lint import formats
+from lint.models.errors import ConfigError
+from lint.models.report import Severity
+from lint.rule import RuleOptions, validated_options
+
+
+class _RunSizes(BaseModel):
+    """The sizes a ``[tool.tlint.runs."<glob>"]`` entry states."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    tp: int | None = Field(default=None, ge=1)
+    pp: int | None = Field(default=None, ge=1)
+    dp: int | None = Field(default=None, ge=1)
+    ep: int | None = Field(default=None, ge=1)
+    layers: int | None = Field(default=None, ge=1, description="transformer layers of the model")
+
+
+# A ``[tool.tlint.runs."<glob>"]`` entry: the parallel layout of the runs under that glob, and under each
+# format's ``states_layout`` key (``log``, ``workload``, …) a file of that format stating it.
+_STATEMENTS: dict[str, Any] = {
+    f.states_layout: (str | None, Field(default=None, description=f.states_layout_doc))
+    for f in sorted(formats.FORMATS, key=lambda f: f.states_layout or "")
+    if f.states_layout is not None
+}
+RunLayout = create_model(
+    "RunLayout",
+    __base__=_RunSizes,
+    __doc__="""A ``[tool.tlint.runs."<glob>"]`` entry: the parallel layout of the runs under that glob.""",
+    **_STATEMENTS,
+)
+
+
+class FileSchema(BaseModel):
+    """The keys of ``[tool.tlint]`` (or of a whole ``tlint.toml``)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    select: list[str] | None = None
+    extend_select: list[str] = Field(default_factory=list, alias="extend-select")
+    ignore: list[str] = Field(default_factory=list)
+    severity: dict[str, Severity] = Field(default_factory=dict)
+    rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="rule code or name -> options")
+    per_path_ignores: dict[str, list[str]] = Field(default_factory=dict, alias="per-path-ignores")
+    fail_on: Severity | None = Field(default=None, alias="fail-on")
+    max_findings: int | None = Field(default=None, ge=0, alias="max-findings")
+    runs: dict[str, RunLayout] = Field(default_factory=dict)
+    exclude: list[str] | None = Field(default=None, description="gitignore-style patterns left out when walking")
+    extend_exclude: list[str] = Field(default_factory=list, alias="extend-exclude")
+    respect_gitignore: bool = Field(default=True, alias="respect-gitignore")
+
+
+def validated(path: Path, table: object, table_name: str) -> dict[str, Any]:
+    """The keys of the configuration in ``table`` (the file at ``path``) by field name, or a ConfigError naming
+    its first problem."""
+    try:
+        checked = FileSchema.model_validate(table)
+    except ValidationError as error:
+        raise ConfigError(f"{path}: {first_problem(error, table_name)}") from None
+    return {name: getattr(checked, name) for name in FileSchema.model_fields}
+
+
+def configured_options(options: type[RuleOptions], values: Any, source: str, table: str) -> RuleOptions:
+    """A rule's ``options`` with the ``values`` its ``table`` of the configuration ``source`` gives, or a
+    ConfigError naming their first problem."""
+    try:
+        return validated_options(options, values)
+    except ValidationError as error:
+        raise ConfigError(f"{source}: {first_problem(error, table)}") from None
+
+
+def first_problem(error: Any, table: str) -> str:
+    """The first problem pydantic's ValidationError ``error`` names, in words: the key and what is wrong with it."""
+    problem = error.errors()[0]
+    key = ".".join(str(part) for part in problem["loc"])
+    where = " ".join(filter(None, (table, key and f"key '{key}'"))) or "the file"  # no key: the table itself is wrong
+    if problem["type"] == "extra_forbidden":
+        return f"unknown {where}"
+    return f"{where}: {problem['msg']} (found {problem.get('input')!r})"
