@@ -86,7 +86,7 @@ class Graph:
     ``DependancyResolver::add_node``): a node's parents are its ``ctrl_deps`` and ``data_deps`` together; a node
     id seen again replaces the record the index points to (``et_feeder.cpp`` ``index_map[node_id] = last_pos``)
     and adds its parents to the first's; a parent that is no node gets an empty entry of its own, which is
-    dependency-free.  Shared by the graph rules: each file's graph is built once."""
+    dependency-free."""
 
     def __init__(self) -> None:
         # Per node only its parents and where it is: a trace holds millions of nodes.  A parent named twice is
@@ -171,23 +171,20 @@ class Graph:
 
 
 class GraphRule(Rule):
-    """A rule on the file's dependency graph, which every graph rule of the file shares (see :meth:`Rule.share`):
-    the graph's handlers take the place of the rule's, so the engine feeds each record to the graph once."""
+    """A rule on the file's dependency graph: it builds the file's :class:`Graph` from the records and judges it
+    when the file ends (rules are plain: each graph rule keeps its own)."""
 
     formats = FORMATS
-    graph: Graph
 
-    def share(self, shared: dict[type, Any]) -> None:
-        self.graph = shared.setdefault(Graph, Graph())
-        self.check_head = self.graph.check_head  # type: ignore[method-assign]
-        self.check_node = self.graph.check_node  # type: ignore[method-assign]
-        self.check_syntax = self.graph.check_syntax  # type: ignore[method-assign]
+    def __init__(self, options: Any = None) -> None:
+        super().__init__(options)
+        self.graph = Graph()
 
     def check_head(self, head: HeadRecord) -> tuple[Violation, ...]:
-        return ()
+        return self.graph.check_head(head)
 
     def check_syntax(self, problem: SyntaxProblem) -> tuple[Violation, ...]:
-        return ()
+        return self.graph.check_syntax(problem)
 
     def check_node(self, node: NodeRecord) -> tuple[Violation, ...]:
-        return ()
+        return self.graph.check_node(node)
