@@ -1,10 +1,10 @@
 from collections.abc import Iterator
 
-from lint.formats.chakra_et.rulekit import GraphRule
+from lint.formats.chakra_et.rulekit import DependencyRule
 from lint.rule import Severity, Violation
 
 
-class ChakraMissingDependency(GraphRule):
+class ChakraMissingDependency(DependencyRule):
     """A node depends (``ctrl_deps`` or ``data_deps``) on an id that no node of the trace has.
 
     ASTRA-sim's feeder gives every parent it meets an entry of its own (``feeder_v3/dependancy_solver.cpp:17``);
@@ -26,11 +26,11 @@ class ChakraMissingDependency(GraphRule):
     severity = Severity.ERROR
 
     def finish(self) -> Iterator[Violation]:
-        missing = self.graph.missing_parents() if self.graph.judged else {}
+        missing = self.dependencies.missing() if self.dependencies.judged else {}
         if not missing:
             return
-        parent, nodes = min(missing.items(), key=lambda item: min(node.line for node in item[1]))
-        node = min(nodes, key=lambda found: found.line)
+        parent, nodes = min(missing.items(), key=lambda item: item[1][0].line)
+        node = nodes[0]
         more = len(missing) - 1
         also = f"; {more} other missing id{'s are' if more > 1 else ' is'} named too" if more else ""
         yield Violation(

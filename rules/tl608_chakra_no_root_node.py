@@ -1,10 +1,10 @@
 from collections.abc import Iterator
 
-from lint.formats.chakra_et.rulekit import GraphRule
+from lint.formats.chakra_et.rulekit import DependencyRule
 from lint.rule import Severity, Violation
 
 
-class ChakraNoRootNode(GraphRule):
+class ChakraNoRootNode(DependencyRule):
     """Every node of a Chakra trace has a dependency: none can start, or the trace has no node at all.
 
     ASTRA-sim's feeder starts from the nodes without parents; with none it throws "No dependancy free nodes
@@ -24,21 +24,19 @@ class ChakraNoRootNode(GraphRule):
     severity = Severity.ERROR
 
     def finish(self) -> Iterator[Violation]:
-        if not self.graph.judged or self.graph.missing_parents():  # a missing parent starts the feeder, then TL606 throws
+        found = self.dependencies
+        if not found.judged or found.root or found.missing():  # a missing parent starts the feeder, then TL606 throws
             return
-        roots, stuck = self.graph.analysed()
-        if roots:
-            return
-        if not stuck:
+        if found.first is None:
             yield Violation(
                 1, None, "the trace has no node: ASTRA-sim throws 'No dependancy free nodes found, there might be deadlocks' (dependancy_solver.cpp:108)"
             )
             return
-        first = min((self.graph.first[node] for node in stuck), key=lambda node: node.line)
+        first = found.first
         yield Violation(
             first.line,
             None,
-            f"no node is free of dependencies ({len(stuck)} nodes, the first {first.where}): ASTRA-sim throws "
+            f"no node is free of dependencies ({found.nodes} nodes, the first {first.where}): ASTRA-sim throws "
             "'No dependancy free nodes found, there might be deadlocks' (dependancy_solver.cpp:108)",
             first.rank,
         )

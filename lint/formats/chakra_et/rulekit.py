@@ -93,7 +93,6 @@ class Graph:
         # kept twice, and counted twice both as parent and as child: the sort below comes out the same.
         self.parents: dict[int, tuple[int, ...]] = {}
         self.first: dict[int, Located] = {}  # where the first record of each id is, for locating findings
-        self.duplicates: list[tuple[Located, Located]] = []  # (first, later)
         self.missing: dict[int, list[Located]] = {}  # parent id -> the nodes that name it
         self.historical = False
         self.damaged = False  # a record could not be read (TL601): the graph lacks what the file had
@@ -119,8 +118,7 @@ class Graph:
         if parents is None:
             self.parents[node.id] = own
             self.first[node.id] = node.located()
-        else:
-            self.duplicates.append((self.first[node.id], node.located()))
+        else:  # a repeated id (TL605): the feeder gives the later record both nodes' parents
             self.parents[node.id] = parents + own
         return ()
 
@@ -168,6 +166,69 @@ class Graph:
         cycle = path[seen[node] :]
         start = min(range(len(cycle)), key=lambda index: self.first[cycle[index]].line)
         return cycle[start:] + cycle[:start]
+
+
+class Dependencies:
+    """What the rules on missing dependencies and on a graph without a start need, lighter than the :class:`Graph`:
+    the ids seen, the parents named before a node of their id was (a writer writes a parent first, so this stays
+    short), whether some node has no parent, and the first node."""
+
+    def __init__(self) -> None:
+        self.ids: set[int] = set()
+        self.early: list[tuple[int, Located]] = []  # (parent id, the node that names it) before that id was seen
+        self.root = False
+        self.first: Located | None = None
+        self.nodes = 0
+        self.judged = True  # as Graph.judged: false for a historical layout or a file whose records could not all be read
+
+    def check_head(self, head: HeadRecord) -> None:
+        self.judged = self.judged and head.layout is None
+
+    def check_syntax(self, problem: SyntaxProblem) -> None:
+        self.judged = False
+
+    def check_node(self, node: NodeRecord) -> None:
+        self.nodes += 1
+        if self.first is None:
+            self.first = node.located()
+        self.ids.add(node.id)
+        if not (node.ctrl_deps or node.data_deps):
+            self.root = True
+            return
+        ids = self.ids
+        for parent in (*node.ctrl_deps, *node.data_deps):
+            if parent not in ids:
+                self.early.append((parent, node.located()))
+
+    def missing(self) -> dict[int, list[Located]]:
+        """The parent ids that are no node's, with the nodes that name them (in file order)."""
+        found: dict[int, list[Located]] = {}
+        for parent, node in self.early:
+            if parent not in self.ids:
+                found.setdefault(parent, []).append(node)
+        return found
+
+
+class DependencyRule(Rule):
+    """A rule on :class:`Dependencies`, which it builds from the file's records and judges when the file ends."""
+
+    formats = FORMATS
+
+    def __init__(self, options: Any = None) -> None:
+        super().__init__(options)
+        self.dependencies = Dependencies()
+
+    def check_head(self, head: HeadRecord) -> tuple[Violation, ...]:
+        self.dependencies.check_head(head)
+        return ()
+
+    def check_syntax(self, problem: SyntaxProblem) -> tuple[Violation, ...]:
+        self.dependencies.check_syntax(problem)
+        return ()
+
+    def check_node(self, node: NodeRecord) -> tuple[Violation, ...]:
+        self.dependencies.check_node(node)
+        return ()
 
 
 class GraphRule(Rule):
