@@ -40,7 +40,7 @@ def _codes(text: str) -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     from pathlib import Path
 
-    from lint.formats import FORMAT_NAMES
+    from lint.formats import FORMAT_NAMES, consumers
     from lint.models.categories import CATEGORIES
     from lint.models.report import Severity
     from lint.report import CHECK_REPORTERS, DIFF_REPORTERS
@@ -52,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd = commands.add_parser("check", help="check trace, log and workload files")
     check_cmd.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (walked; default: the current directory)")
     check_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="parse every file as this format")
+    check_cmd.add_argument(
+        "--consumer",
+        choices=sorted(consumers()),
+        help="judge the files of its formats for this program (default: the configuration's, else inferred per file from what it shows)",
+    )
     check_cmd.add_argument(
         "--output-format",
         choices=sorted(CHECK_REPORTERS),
@@ -120,6 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
     diff_cmd.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to this file instead of standard output")
     diff_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes reading the files (default: one per core)")
     diff_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
+    diff_cmd.add_argument("--no-cache", action="store_true", help="read every file again instead of reusing the cached check and profile of unchanged files")
+    diff_cmd.add_argument(
+        "--all",
+        action="store_true",
+        help="list every change, also timing that is not significant and what follows from the writer modes (json always has them)",
+    )
 
     rules_cmd = commands.add_parser("rules", help="list every rule")
     rules_cmd.add_argument("--output-format", choices=["concise", "json", "markdown"], default="concise")
@@ -235,7 +246,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     config_path = args.config or find_config(paths)
     if args.config is not None and not args.config.is_file():
         raise ConfigError(f"{args.config}: no such configuration file")
-    settings = load_settings(config_path, Overrides(args.select, args.extend_select, args.ignore))
+    settings = load_settings(config_path, Overrides(args.select, args.extend_select, args.ignore, args.consumer))
     max_findings = args.max_findings if args.max_findings is not None else settings.max_findings
     if max_findings is not None and max_findings < 0:
         raise ConfigError("--max-findings must be 0 or more")
@@ -350,6 +361,9 @@ def _show_settings(settings: Settings, options: CheckOptions, fail_on: Severity,
     names = catalog()
     lines += [f"  {code} {names[code].name} ({severity.value})" for code, severity in sorted(selection.severities.items())]
     lines += [f"per-path-ignores: {pattern} -> {', '.join(sorted(codes))}" for pattern, codes in selection.per_path_ignores]
+    named = selection.command_line_consumer or selection.consumer
+    lines.append(f"consumer: {f'{named.name} ({named.where})' if named else 'inferred per file'}")
+    lines += [f"per-path-consumer: {pattern} -> {choice.name}" for pattern, choice in selection.per_path_consumers]
     out.write("\n".join(lines) + "\n")
 
 
@@ -386,12 +400,13 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         rank_regex = compile_rank_regex(args.rank_regex)
     except RankRegexError as error:
         raise ConfigError(str(error)) from None
-    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=_backend(args))
+    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=_backend(args), use_cache=not args.no_cache)
     options = DiffOptions(threshold=threshold / 100, fail_on=tuple(args.fail_on))
     try:
         report = diff_paths(args.a, args.b, sides, options)
     except DiffInputError as error:
         err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR
+    report.show_all = args.all
     _write_report(args.output_file, out, lambda written: diff_reporter(args.output_format)(report, written, err))
     return EXIT_FINDINGS if report.failing else EXIT_CLEAN

@@ -16,11 +16,12 @@ import os
 import re
 import sys
 import typing
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
 from lint.models.common import RowKeyed
@@ -72,6 +73,11 @@ class Violation:
     peer: int | None = None  # run rules: the other rank of a pair the finding is about (a send's receiver)
 
 
+def by_consumer(severities: dict[str, Severity]) -> Mapping[str, Severity]:
+    """A rule's ``consumers`` (see Rule.consumers): read-only, as a class attribute must be."""
+    return MappingProxyType(severities)
+
+
 def at(record: Any, message: str, column: int | None = None) -> Violation:
     """A violation located at ``record`` (anything with ``line``, ``column`` and maybe ``rank``)."""
     return Violation(record.line, column or record.column, message, getattr(record, "rank", None))
@@ -104,9 +110,26 @@ class Rule:
     # of no op (syntax problems, say) still reach the rule's handler of their kind.
     ops: ClassVar[frozenset[str] | None] = None
     Options: ClassVar[type[RuleOptions]] = RuleOptions
+    # The consumers of its format the rule holds for, each with the severity of a finding for it
+    # (lint.models.consumers): a file judged for another consumer is not checked by it.  Empty: every consumer, at
+    # ``severity``.  A rule that names consumers need not state ``severity``: it is the highest of theirs.
+    consumers: ClassVar[Mapping[str, Severity]] = MappingProxyType({})
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         self.options: Any = options if options is not None else self.Options()
+        self.consumer: str | None = None  # the consumer the file is judged for (the engine sets it): what messages name
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.consumers and "severity" not in vars(cls):
+            cls.severity = max(cls.consumers.values(), key=lambda severity: severity.rank)
+
+    @classmethod
+    def severity_for(cls, consumer: str | None) -> Severity | None:
+        """The severity of a finding on a file judged for ``consumer``; None when the rule does not hold for it."""
+        if not cls.consumers:
+            return cls.severity
+        return cls.consumers.get(consumer) if consumer is not None else None
 
     def finish(self) -> Iterable[Violation]:
         """Called after the last record: rules that compare across records report here."""
@@ -187,6 +210,13 @@ class Listed:
     aliases: tuple[str, ...]
     module: str  # its file in ``rules/``
     defaults: dict[str, Any]  # its default options as JSON values (what cache keys are made of)
+    consumers: dict[str, Severity]  # see Rule.consumers
+
+    def severity_for(self, consumer: str | None) -> Severity | None:
+        """See :meth:`Rule.severity_for`."""
+        if not self.consumers:
+            return self.severity
+        return self.consumers.get(consumer) if consumer is not None else None
 
     def load(self) -> type[Rule]:
         rule = _load_rule(rules_dir() / self.module)
@@ -195,21 +225,33 @@ class Listed:
         return rule
 
     def as_json(self) -> list[Any]:
-        return [self.code, self.name, self.severity.value, list(self.formats), self.scope.value, list(self.aliases), self.module, self.defaults]
+        consumers = {name: severity.value for name, severity in self.consumers.items()}
+        return [self.code, self.name, self.severity.value, list(self.formats), self.scope.value, list(self.aliases), self.module, self.defaults, consumers]
 
     @classmethod
     def from_json(cls, value: list[Any]) -> Listed:
-        code, name, severity, formats, scope, aliases, module, defaults = value
-        if not (all(isinstance(text, str) for text in (code, name, module, *formats, *aliases)) and isinstance(defaults, dict)):
+        code, name, severity, formats, scope, aliases, module, defaults, consumers = value
+        if not (all(isinstance(text, str) for text in (code, name, module, *formats, *aliases)) and isinstance(defaults, dict) and isinstance(consumers, dict)):
             raise TypeError("not a rule listing")
-        return cls(code, name, Severity(severity), tuple(formats), Scope(scope), tuple(aliases), module, defaults)
+        by_consumer = {str(consumer): Severity(level) for consumer, level in consumers.items()}
+        return cls(code, name, Severity(severity), tuple(formats), Scope(scope), tuple(aliases), module, defaults, by_consumer)
 
     @classmethod
     def of(cls, rule: type[Rule]) -> Listed:
         import inspect
 
         module = Path(inspect.getfile(rule)).name
-        return cls(rule.code, rule.name, rule.severity, tuple(rule.formats), rule.scope, tuple(rule.aliases), module, options_json(rule.Options()))
+        return cls(
+            rule.code,
+            rule.name,
+            rule.severity,
+            tuple(rule.formats),
+            rule.scope,
+            tuple(rule.aliases),
+            module,
+            options_json(rule.Options()),
+            dict(rule.consumers),
+        )
 
 
 def options_json(options: RuleOptions) -> dict[str, Any]:

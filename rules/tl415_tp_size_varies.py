@@ -2,7 +2,7 @@ from collections.abc import Iterable, Iterator
 
 from lint.formats.simai_workload.records import LayerRow
 from lint.formats.simai_workload.rulekit import AicbOnly, LayerRowTally
-from lint.rule import RuleOptions, Severity, Violation, at
+from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
 
 
 class TpSizeVaries(AicbOnly, LayerRowTally):
@@ -22,7 +22,7 @@ class TpSizeVaries(AicbOnly, LayerRowTally):
     micro-benchmarks reuse one layer name for probes of different sizes on purpose, as consecutive rows,
     which this comparison never sets against each other either.
 
-    This is a warning: SimAI simulates each row with its own size; the rule reports a file whose
+    This is a warning for SimAI: it simulates each row with its own size; the rule reports a file whose
     layers were generated from two model configs or edited by hand.
 
     Why it matters:
@@ -38,8 +38,8 @@ class TpSizeVaries(AicbOnly, LayerRowTally):
 
     code = "TL415"
     name = "tp-size-varies"
-    severity = Severity.WARNING
     formats = ("simai-workload",)
+    consumers = by_consumer({"simai": Severity.WARNING})
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
@@ -47,7 +47,7 @@ class TpSizeVaries(AicbOnly, LayerRowTally):
         self.first: dict[tuple[str, int, str], tuple[LayerRow, int]] = {}
         self.reported: set[tuple[str, int, str, int]] = set()
         self.found: list[Violation] = []
-        self.tally.consumers.append(self._compare_rows)
+        self.tally.listeners.append(self._compare_rows)
 
     def _compare_rows(self, batch: Iterable[tuple[LayerRow, int, int]]) -> None:
         """Compares each distinct row at its place (a row alike at the same place can tell nothing new), in

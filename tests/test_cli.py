@@ -52,7 +52,8 @@ def test_json_output_is_one_document_with_the_documented_keys(broken_trace: Path
     code, out, _ = run("check", str(tmp_path), "--output-format", "json")
     document = json.loads(out)
     assert code == 1 and document["version"] == 1
-    assert document["files"] == [{"path": str(broken_trace), "format": "megatron-trace", "parsed": False}]
+    # megatron-trace names no consumers (lint/models/consumers.py): its files are judged for none
+    assert document["files"] == [{"path": str(broken_trace), "format": "megatron-trace", "parsed": False, "consumer": None, "consumer_reason": None}]
     assert document["findings"] == [
         {
             "code": "TL001",

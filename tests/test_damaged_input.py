@@ -78,7 +78,8 @@ def test_a_damaged_simai_header_is_a_finding_at_the_header(tmp_path: Path) -> No
     path = tmp_path / "workload.txt"
     path.write_text("hybrid" + SIMAI.read_text(encoding="utf-8")[len("HYBRID") :], encoding="utf-8")
     code, found, _ = findings(str(path))
-    assert code == 1 and any(f["line"] == 1 and f["code"] == "TL001" and "found 'hybrid_TRANSFORMER" in f["message"] for f in found)
+    # any word is a kind to the consumers' readers: a damaged one is one they cannot decode (TL401)
+    assert code == 1 and any(f["line"] == 1 and f["code"] == "TL401" and "unknown workload kind 'hybrid_TRANSFORMER" in f["message"] for f in found)
 
 
 # -- a named file of no known format -------------------------------------------------------------

@@ -5,7 +5,8 @@ version, the Python that wrote the entry, the text of its code, rules and gramma
 effective configuration for the file, and what was asked of it.  The path is not part of the key and
 is not stored (findings are written relative to "this file"), so a moved or re-cloned tree still hits.
 A file's content hash is remembered by its path and stat, so an unchanged file is not even read.  A
-run's findings are cached too, keyed by its files' entries, names and ranks and the run's layout.
+run's findings are cached too, keyed by its files' entries, names and ranks and the run's layout; and
+the differ's profile of a side, keyed by its files' digests and names (``load_blob``).
 
 Entries are what tlint wrote itself, so they are read back without validation: compact JSON arrays
 rebuilt into models directly; a foreign or damaged file is a miss.  A file's rank summary (the bulk of
@@ -152,8 +153,8 @@ def load(entry: str, display: str) -> Outcome | None:
             outcome = stream.readline()
             summary_offset = stream.tell()
             no_summary = stream.read(5) == b"null"
-        (parsed, format_name), findings, not_shown = json.loads(outcome)
-        result = FileResult(display, format_name, parsed)
+        (parsed, format_name, consumer, reason), findings, not_shown = json.loads(outcome)
+        result = FileResult(display, format_name, parsed, consumer, reason)
         found = [_finding(packed, display) for packed in findings]
         counts = Counter(dict(not_shown))
     except _DAMAGED:
@@ -173,7 +174,7 @@ def summary(display: str, stored: StoredSummary, unpacked: Callable[[str, list[A
 
 def store(entry: str, display: str, result: FileResult, findings: list[Finding], not_shown: Counter[str], summary: Packable | None) -> None:
     """Write the entry; a cache that cannot be written is skipped, never an error."""
-    outcome = [[result.parsed, result.format], [_packed(finding, display) for finding in findings], dict(not_shown)]
+    outcome = [[result.parsed, result.format, result.consumer, result.consumer_reason], [_packed(finding, display) for finding in findings], dict(not_shown)]
     # Two lines: compact JSON never holds a raw newline.
     write(_entry_path(entry), _json(outcome) + b"\n" + _json(None if summary is None else summary.packed()))
 
@@ -231,3 +232,21 @@ def load_findings(entry: str) -> list[Finding] | None:
 
 def store_findings(entry: str, findings: list[Finding]) -> None:
     write(_entry_path(entry), _json([_packed(finding, None) for finding in findings]))
+
+
+def load_blob(entry: str) -> bytes | None:
+    """What :func:`store_blob` stored under ``entry`` (a key from :func:`run_key`), or None; the caller
+    validates it (a damaged entry is a miss)."""
+    path = _entry_path(entry)
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read()
+    except OSError:
+        return None
+    touch(path)
+    return data
+
+
+def store_blob(entry: str, data: bytes) -> None:
+    """Keep ``data`` (what tlint derived from files, as the differ's profile of a side) under ``entry``."""
+    write(_entry_path(entry), data)

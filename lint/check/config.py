@@ -19,6 +19,8 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from lint import formats
+from lint.models.consumers import Judged
 from lint.models.errors import ConfigError
 from lint.models.report import Severity
 from lint.rule import Listed, Rule, RuleOptions, Scope, catalog, lookup, options_json, rule_class
@@ -37,6 +39,8 @@ class FileConfig:
     severity: dict[str, Severity] = field(default_factory=dict)
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # rule code or name -> options
     per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
+    consumer: str | None = None  # the program the files are judged for (`tlint check --help` lists them)
+    per_path_consumer: dict[str, str] = field(default_factory=dict)  # glob -> consumer of the files it matches
     fail_on: Severity | None = None
     max_findings: int | None = None
     runs: dict[str, Any] = field(default_factory=dict)  # glob -> its RunLayout (lint.check.config_schema)
@@ -52,16 +56,30 @@ class Overrides:
     select: list[str] | None = None
     extend_select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
+    consumer: str | None = None
+
+
+@dataclass(frozen=True)
+class ConsumerChoice:
+    """A consumer the user names, and where (what the report gives as the reason)."""
+
+    name: str
+    where: str
 
 
 @dataclass
 class Selection:
-    """The enabled rules with their effective severity and options, and per-path ignores."""
+    """The enabled rules with their effective severity and options, per-path ignores, and the consumers the
+    user names (see :meth:`consumer_for`)."""
 
     severities: dict[str, Severity] = field(default_factory=dict)
     options: dict[str, RuleOptions] = field(default_factory=dict)  # of enabled rules: as configured, else made on first use
     per_path_ignores: list[tuple[str, frozenset[str]]] = field(default_factory=list)
     root: Path = field(default_factory=Path.cwd)
+    configured_severities: dict[str, Severity] = field(default_factory=dict)  # the configuration's `severity` table: for every consumer
+    command_line_consumer: ConsumerChoice | None = None
+    per_path_consumers: list[tuple[str, ConsumerChoice]] = field(default_factory=list)
+    consumer: ConsumerChoice | None = None
 
     @classmethod
     def default(cls) -> Selection:
@@ -70,9 +88,35 @@ class Selection:
     def enabled(self, code: str) -> bool:
         return code in self.severities
 
-    def rules_for(self, format_name: str, scope: Scope) -> list[Rule]:
-        """The enabled rules of ``scope`` that read ``format_name``, made with their options (only their modules loaded)."""
-        return [rule(self.options_of(rule.code)) for rule in _rule_classes(frozenset(self.severities), format_name, scope)]
+    def rules_for(self, format_name: str, scope: Scope, consumer: str | None = None) -> list[Rule]:
+        """The enabled rules of ``scope`` that read ``format_name`` and hold for ``consumer`` (see Rule.consumers),
+        made with their options (only their modules loaded)."""
+        made = []
+        for rule_type in _rule_classes(frozenset(self.severities), format_name, scope):
+            if rule_type.severity_for(consumer) is not None or consumer is None:
+                rule = rule_type(self.options_of(rule_type.code))
+                rule.consumer = consumer
+                made.append(rule)
+        return made
+
+    def severity_of(self, code: str, consumer: str | None) -> Severity:
+        """The severity of rule ``code``'s findings on a file judged for ``consumer``: as configured, else the rule's for it."""
+        configured = self.configured_severities.get(code)
+        if configured is not None:
+            return configured
+        if consumer is not None and (for_consumer := catalog()[code].severity_for(consumer)) is not None:
+            return for_consumer
+        return self.severities.get(code, Severity.ERROR)
+
+    def consumer_for(self, path: str, format_name: str) -> Judged | None:
+        """The consumer the user names for ``path`` among those that read ``format_name``: ``--consumer``, else the
+        last ``per-path-consumer`` pattern that matches it, else ``consumer``; None when none is named (the
+        format then infers it from the file)."""
+        matching = [choice for pattern, choice in reversed(self.per_path_consumers) if self._matches(path, pattern)]
+        for choice in (self.command_line_consumer, *matching, self.consumer):
+            if choice is not None and formats.consumer_reads(choice.name, format_name):
+                return Judged(choice.name, choice.where)
+        return None
 
     def options_of(self, code: str) -> RuleOptions:
         """The options of enabled rule ``code``: as configured, else its defaults."""
@@ -95,14 +139,18 @@ class Selection:
         """Codes that per-path ignores switch off for ``path``."""
         if not self.per_path_ignores:
             return frozenset()
+        codes: set[str] = set()
+        for pattern, ignored in self.per_path_ignores:
+            if self._matches(path, pattern):
+                codes |= ignored
+        return frozenset(codes)
+
+    def _matches(self, path: str, pattern: str) -> bool:
+        """Whether ``path`` as given, or relative to the configuration's folder, matches the glob ``pattern``."""
         candidates = {PurePosixPath(Path(path).as_posix())}
         with contextlib.suppress(ValueError):  # a path outside the root matches the patterns as given only
             candidates.add(PurePosixPath(Path(path).resolve().relative_to(self.root.resolve()).as_posix()))
-        codes: set[str] = set()
-        for pattern, ignored in self.per_path_ignores:
-            if any(fnmatch.fnmatchcase(str(candidate), pattern) for candidate in candidates):
-                codes |= ignored
-        return frozenset(codes)
+        return any(fnmatch.fnmatchcase(str(candidate), pattern) for candidate in candidates)
 
 
 @dataclass
@@ -216,6 +264,10 @@ def _plainly_valid(table: object) -> FileConfig | None:
             and all(isinstance(codes, list) and all(isinstance(c, str) for c in codes) for codes in value.values())
         ):
             config.per_path_ignores = {pattern: list(codes) for pattern, codes in value.items()}
+        elif key == "consumer" and isinstance(value, str):
+            config.consumer = value
+        elif key == "per-path-consumer" and isinstance(value, dict) and all(isinstance(name, str) for name in value.values()):
+            config.per_path_consumer = dict(value)
         elif key == "fail-on" and isinstance(value, str) and value in _SEVERITIES:
             config.fail_on = Severity(value)
         elif key == "max-findings" and type(value) is int and value >= 0:
@@ -238,10 +290,11 @@ def build_selection(config: FileConfig, overrides: Overrides, root: Path, source
     enabled_codes = sorted(enabled)
 
     severities = {code: rules[code].severity for code in enabled_codes}
+    configured_severities: dict[str, Severity] = {}
     for key, severity in config.severity.items():
         for rule in _resolve(key, source, f"severity.{key}"):
             if rule.code in severities:
-                severities[rule.code] = severity
+                severities[rule.code] = configured_severities[rule.code] = severity
 
     options: dict[str, RuleOptions] = {}  # as configured; the others' defaults are made when their rules are
     for key, values in config.rules.items():
@@ -256,7 +309,21 @@ def build_selection(config: FileConfig, overrides: Overrides, root: Path, source
         (pattern, frozenset(r.code for code in codes for r in _resolve(code, source, f"per-path-ignores.{pattern}")))
         for pattern, codes in config.per_path_ignores.items()
     ]
-    return Selection(severities, options, per_path, root)
+    command_line = ConsumerChoice(_consumer(overrides.consumer, "--consumer"), f"--consumer {overrides.consumer}") if overrides.consumer else None
+    per_path_consumers = [
+        (pattern, ConsumerChoice(_consumer(name, f"{source}: per-path-consumer.{pattern}"), f"per-path-consumer '{pattern}' in {source}"))
+        for pattern, name in config.per_path_consumer.items()
+    ]
+    configured = ConsumerChoice(_consumer(config.consumer, f"{source}: consumer"), f"consumer in {source}") if config.consumer else None
+    return Selection(severities, options, per_path, root, configured_severities, command_line, per_path_consumers, configured)
+
+
+def _consumer(name: str, where: str) -> str:
+    """``name`` when it is a consumer's, else a ConfigError saying where it was found and which there are."""
+    known = formats.consumers()
+    if name not in known:
+        raise ConfigError(f"{where}: unknown consumer '{name}' (known: {', '.join(sorted(known))})")
+    return name
 
 
 def _apply_layer(enabled: set[str], select: list[str] | None, extend_select: list[str], ignore: list[str], source: str) -> set[str]:

@@ -54,6 +54,8 @@ class FileSchema(BaseModel):
     severity: dict[str, Severity] = Field(default_factory=dict)
     rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="rule code or name -> options")
     per_path_ignores: dict[str, list[str]] = Field(default_factory=dict, alias="per-path-ignores")
+    consumer: str | None = Field(default=None, description="the program the files are judged for (`tlint check --help` lists them)")
+    per_path_consumer: dict[str, str] = Field(default_factory=dict, alias="per-path-consumer", description="glob -> consumer of the files it matches")
     fail_on: Severity | None = Field(default=None, alias="fail-on")
     max_findings: int | None = Field(default=None, ge=0, alias="max-findings")
     runs: dict[str, RunLayout] = Field(default_factory=dict)

@@ -74,10 +74,12 @@ class FileOutcome:
 class _Collector:
     """Turns violations into findings for one file, keeping at most ``limit`` per code."""
 
-    def __init__(self, path: str, selection: Selection, limit: int) -> None:
+    def __init__(self, path: str, selection: Selection, limit: int, consumer: str | None = None) -> None:
         self.path = path
         self.selection = selection
         self.limit = limit
+        self.consumer = consumer  # the file is judged for (lint.models.consumers): the severity of each finding is the rule's for it
+        self.severities: dict[str, Severity] = {}
         self.ignored = selection.ignored_for(path)
         self.findings: list[Finding] = []
         self.counts: Counter[str] = Counter()
@@ -91,7 +93,9 @@ class _Collector:
         if self.limit and self.counts[code] > self.limit:
             self.not_shown[code] += 1
             return
-        severity = self.selection.severities.get(code, Severity.ERROR)
+        severity = self.severities.get(code)
+        if severity is None:
+            severity = self.severities[code] = self.selection.severity_of(code, self.consumer)
         self.findings.append(
             Finding(
                 code=code,
@@ -146,13 +150,18 @@ def _bounded(message: str) -> str:
 def check_file(source: Source, format_name: str, options: CheckOptions, *, rules: bool = True, summarize: bool = False, timed: bool = True) -> FileOutcome:
     """Parse ``source`` once, through the file rules (unless ``rules`` is false) and the summarizer (its
     steps with their times unless ``timed`` is false: see its format's ``Summarizer``)."""
-    collector = _Collector(source.display, options.selection, options.max_findings)
-    active = [r for r in options.selection.rules_for(format_name, Scope.FILE) if r.code not in collector.ignored] if rules else []
     described = formats.named(format_name)
+    judged = None  # the consumer the file is judged for: what its rules hold for and at which severity (lint.models.consumers)
+    if rules and described.consumers:
+        judged = options.selection.consumer_for(source.display, format_name) or formats.judged_for(format_name, source.head())
+    consumer = judged.consumer if judged is not None else None
+    collector = _Collector(source.display, options.selection, options.max_findings, consumer)
+    active = [r for r in options.selection.rules_for(format_name, Scope.FILE, consumer) if r.code not in collector.ignored] if rules else []
     summarizer = None
     if summarize and described.runs:
         summarizer = formats.summaries(format_name).Summarizer(source.display, timed=timed)
     source.console = described.console
+    source.keeps_bom = described.keeps_bom
     parser = formats.parser(format_name)
     records = parser.read(source) if described.binary else parser.parse(source.lines())  # type: ignore[attr-defined]
     if summarizer is not None:
@@ -200,6 +209,8 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
             collector.problem(problem)
     parsed = syntax_problems == 0 and all(problem.code == CONSOLE_JUNK_CODE for problem in source.problems)  # junk is no syntax
     result = FileResult(path=source.display, format=format_name, parsed=parsed)
+    if judged is not None:
+        result.consumer, result.consumer_reason = judged.consumer, judged.reason
     return FileOutcome(result, collector.findings, collector.not_shown, summarizer.result() if summarizer else None)
 
 
@@ -425,9 +436,10 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
     """Everything besides the file's bytes that its cached result depends on; not its path, so that a moved tree hits."""
     selection = options.selection
     ignored = selection.ignored_for(task.source.display)
+    named = selection.consumer_for(task.source.display, task.format)  # an inferred consumer follows from the file's bytes
     # A format with a naming of its own (chakra-et's PREFIX.<npu>.et) judges a file by the rank its name gives.
     named_rank = run_key(task.source.path, _rank_pattern(task.format, options)) if formats.named(task.format).rank_name else None
-    asked = (task.format, task.asked, task.run is not None, ignored, named_rank.rank if named_rank else None)
+    asked = (task.format, task.asked, task.run is not None, ignored, named, named_rank.rank if named_rank else None)
     if asked not in options.cache_settings:  # the same few texts for every file: made once each
         options.cache_settings[asked] = cache.settings_text(
             {
@@ -435,6 +447,8 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
                 "rules": task.asked,
                 "summary": "untimed" if task.run is not None else False,  # what _run_task stores
                 "severities": selection.severities,
+                "configured_severities": selection.configured_severities,
+                "consumer": [named.consumer, named.reason] if named is not None else None,
                 "options": selection.options_json(task.format),
                 "ignored": sorted(ignored),
                 "max_findings": options.max_findings,

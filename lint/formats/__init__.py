@@ -15,9 +15,10 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from lint.formats.descriptor import Evidence, Format
+from lint.models.consumers import Consumer, Judged
 
 
 def _discovered() -> tuple[Format, ...]:
@@ -44,6 +45,16 @@ def named(name: str) -> Format:
 def names() -> tuple[str, ...]:
     """The format names in detection order."""
     return tuple(f.name for f in FORMATS)
+
+
+def consumers() -> dict[str, Consumer]:
+    """Every consumer a format names (lint.models.consumers), by name."""
+    return {consumer.name: consumer for found in FORMATS for consumer in found.consumers}
+
+
+def consumer_reads(consumer: str, format_name: str) -> bool:
+    """Whether consumer ``consumer`` reads files of ``format_name``."""
+    return any(found.name == consumer for found in named(format_name).consumers)
 
 
 def run_formats() -> frozenset[str]:
@@ -86,6 +97,20 @@ class _FormatModule(Protocol):
     Parser: Callable[[], Parser]
 
     def detect(self, lines: list[str], /) -> Evidence: ...
+
+
+class _ConsumedFormatModule(_FormatModule, Protocol):
+    """The parser module of a format with consumers."""
+
+    def judged_for(self, lines: list[str], /) -> Judged: ...
+
+
+def judged_for(name: str, head: list[str]) -> Judged | None:
+    """The consumer a file of format ``name`` shows it is written for, from its first lines (``Source.head``),
+    and why; None for a format without consumers."""
+    if not named(name).consumers:
+        return None
+    return cast(_ConsumedFormatModule, _module(name)).judged_for(head)
 
 
 # What a file's name says it is, when its content is of no trace format: documentation or source code, which no

@@ -6,7 +6,7 @@ have fixed roles, named by the descriptor's properties:
 
 - ``parser``: ``detect(first_lines) -> Evidence`` and a stateless ``Parser`` (the fast path, with the
   grammar in ``grammars/<grammar>.lark`` behind it), and ``shared_parser()`` where detection itself parses
-  (the one instance the views then hand out too);
+  (the one instance the views then hand out too); for a format with consumers ``judged_for(first_lines)``;
 - ``records``: the records the parser yields (what rules see);
 - ``diff``: ``load(path, sources, reading) -> Profile`` for `tlint diff`;
 - ``summary``: what a file sums up to (for the differ, its stated layout); a format whose files form runs
@@ -21,6 +21,8 @@ Detection order, the ``--trace-format`` choices, which files form runs, the diff
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from lint.models.consumers import Consumer
 
 
 @dataclass(frozen=True)
@@ -41,8 +43,9 @@ class Format:
     bytes (after the text formats declined them) and its ``Parser.read(source)`` reads the records from the bytes.
     ``rank_name``: a run format's file names, as a regex with ``stem`` and ``rank`` groups, when they are not the
     ``…rank{R}…`` of ``--rank-regex``'s default.
-    ``consumers``: the programs that read the format, whose behaviour its rules' severities follow (the first is the
-    one a file is judged for unless told otherwise): what a ``--consumer`` setting chooses among.
+    ``consumers``: the programs that read its files (:mod:`lint.models.consumers`); a format with consumers has
+    its parser define ``judged_for(first_lines) -> Judged``, the consumer a file shows it is written for.
+    ``keeps_bom``: its consumers read a UTF-8 byte-order mark as text of the first line, so the parser gets it.
     """
 
     name: str
@@ -55,7 +58,8 @@ class Format:
     console: bool = False
     binary: bool = False
     rank_name: str | None = None
-    consumers: tuple[str, ...] = ()
+    consumers: tuple[Consumer, ...] = ()
+    keeps_bom: bool = False
 
     @property
     def parser(self) -> str:

@@ -42,6 +42,8 @@ class FileResult:
     path: str
     format: str | None
     parsed: bool
+    consumer: str | None = None  # the consumer the file was judged for (lint.models.consumers); None for a format without consumers
+    consumer_reason: str | None = None  # why that consumer: where the user named it, or what in the file showed it
 
 
 @dataclass(slots=True)

@@ -129,6 +129,9 @@ class Source:
     console: bool = False
     # The bytes head() read, and whether they are the whole file: what a binary format is detected from.
     head_bytes: tuple[bytes, bool] | None = None
+    # The format's consumers read a UTF-8 byte-order mark as text (its descriptor's ``keeps_bom``): lines() keeps
+    # it at the start of line 1 for the parser to judge; otherwise it is dropped there.  head() always drops it.
+    keeps_bom: bool = False
 
     def _open_raw(self) -> BinaryIO:
         try:
@@ -196,7 +199,7 @@ class Source:
                 if lines is None:
                     yield self._checked_lines(raws, number)
                 else:
-                    if number == 0:
+                    if number == 0 and not self.keeps_bom:
                         lines[0] = lines[0].removeprefix("\ufeff")
                     yield enumerate(lines, number + 1)
                 number += len(raws)
@@ -227,7 +230,7 @@ class Source:
             text = self._undecodable(number, raw, error)
         if b"\0" in raw:
             self._nul(number, text)
-        return text.removeprefix("\ufeff") if number == 1 else text
+        return text.removeprefix("\ufeff") if number == 1 and not self.keeps_bom else text
 
     def _damage(self, number: int, error: Exception) -> SyntaxProblem:
         """The finding for compressed data that breaks off at line ``number``."""

@@ -10,6 +10,14 @@ below it, ``records``, ``summary`` (runs), ``rulekit`` (what the rules in ``rule
 from __future__ import annotations
 
 from lint.formats.descriptor import Format
+from lint.models.consumers import Consumer
+
+# The program that reads chakra-et files (docs/formats/chakra-et.md: what it does with each defect, by oracle runs).
+ASTRA_SIM_2 = Consumer(
+    "astra-sim-2",
+    "ASTRA-sim 2.0",
+    "astra-sim/astra-sim astra-sim/workload/Workload.cc (HEAD 518bd51) with its feeder, astra-sim/chakra src/feeder_v3 (stage f37c2bb)",
+)
 
 FORMAT = Format(
     name="chakra-et",
@@ -19,5 +27,5 @@ FORMAT = Format(
     runs=True,
     binary=True,
     rank_name=r"^(?P<stem>.+\.)(?P<rank>[0-9]+)\.et$",
-    consumers=("astra-sim-2",),  # ASTRA-sim 2.0 with FeederV3 (docs/formats/chakra-et.md)
+    consumers=(ASTRA_SIM_2,),
 )

@@ -18,7 +18,7 @@ from lint.formats.chakra_et.records import collective_name
 from lint.formats.chakra_et.schema import NODE_TYPES
 from lint.formats.chakra_et.summary import RankSummary
 from lint.profile.profile import Profile, Timing, put
-from lint.profile.side import Reading, broken_note
+from lint.profile.side import Reading
 from lint.read.source import Source
 
 NAME = "chakra-et"
@@ -26,13 +26,10 @@ NAME = "chakra-et"
 
 def load(path: str, sources: list[Source], reading: Reading) -> Profile:
     summaries: list[RankSummary] = []
-    broken: list[str] = []
     for source in sorted(sources, key=lambda found: found.display):
-        read, parsed = reading.read_summary(source, NAME)
+        read, _ = reading.read_summary(source, NAME)  # a file's syntax errors are its side's check's to report
         summaries.append(cast(RankSummary, read))  # the format's own summary
-        if not parsed:
-            broken.append(broken_note(source.display, []))
-    profile = Profile(format=NAME, path=path, files=len(summaries), units={"time": "ms", "comm": "bytes"}, broken=broken)
+    profile = Profile(format=NAME, path=path, files=len(summaries), units={"time": "ms", "comm": "bytes"})
     schemas = sorted({summary.stated_schema for summary in summaries if summary.stated_schema})
     put(profile.config, "run", npus=len(summaries), schema=", ".join(schemas) or None)
     totals: Counter[int] = Counter()

@@ -27,11 +27,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lint.formats.chakra_et import FORMAT, wire
+from lint.formats.chakra_et import ASTRA_SIM_2, FORMAT, wire
 from lint.formats.chakra_et.records import Attr, HeadRecord, NodeRecord
 from lint.formats.chakra_et.schema import METADATA_FIELDS, METADATA_NODE, NODE_FIELDS, REPEATED_VARINT_FIELDS
 from lint.formats.descriptor import Evidence
 from lint.models.common import SyntaxProblem
+from lint.models.consumers import Judged
 
 if TYPE_CHECKING:
     from lint.read.source import Source
@@ -42,6 +43,11 @@ FRAMING_CODE = "TL601"
 # The historical layouts, by the fields that only they use (see the module's docstring).
 EG_DEF_001 = "the eg_def 0.0.1 layout of January 2023 (proto2; a node's properties in fields 5-20)"
 PROTO2_002 = "the 0.0.2/0.0.3 layout of June-September 2023 (proto2; attributes in field 11, strings in fields 5-10)"
+
+
+def judged_for(lines: list[str], /) -> Judged:
+    """Every Chakra trace is judged for ASTRA-sim 2.0, its one consumer (lint.models.consumers)."""
+    return Judged(ASTRA_SIM_2.name, "inferred: ASTRA-sim 2.0 is the consumer of Chakra execution traces")
 
 
 def detect(lines: list[str], /) -> Evidence:

@@ -33,18 +33,22 @@ if TYPE_CHECKING:  # Lark judges only the rows the fast path rejects: a file wit
     from lark import Token, Tree
 
 from lint.formats.descriptor import HEAD_LINES, Evidence
+from lint.formats.simai_workload import ASTRA_SIM_1, SIMAI
 from lint.formats.simai_workload.records import (
     CUSTOMIZED,
     KINDS,
     SETTING_FIELDS,
+    SIMAI_ONLY_KEYS,
     VARIANT_KINDS,
     Header,
     HeaderNumber,
     LayerCount,
     LayerRow,
     TrailingText,
+    WrappedRow,
 )
 from lint.models.common import UINT64_MAX, Cause, RowMemo, SyntaxProblem, new_alike
+from lint.models.consumers import Judged
 from lint.parse.grammar import Grammar, GrammarSyntaxError
 
 NAME = "simai-workload"
@@ -55,14 +59,18 @@ _TOKEN = re.compile(r"[^ \t]+")
 _UPPERCASE_WORD = re.compile(r"[A-Z][A-Z0-9_]*")
 _INTEGER = re.compile(r"[0-9]+")
 _BLANKS = " \t"
+BOM = "\ufeff"  # a UTF-8 byte-order mark, decoded
 # A layer row as detection sees it: a name, the placeholder, three (compute, comm type, size) triples, the
 # update time, and for HYBRID_CUSTOMIZED the layer's parallelism.
 _ROW_SHAPE = re.compile(r"[ \t]*[^ \t]+[ \t]+-?[0-9]+(?:[ \t]+[0-9]+[ \t]+[A-Z_]+[ \t]+[0-9]+){3}[ \t]+[0-9]+(?:[ \t]+[A-Z][A-Z0-9_]*)?[ \t]*")
+# A collective of the expert-parallel groups, which only SimAI decodes (ASTRA-sim 1.0 knows the bare names only).
+_EXPERT_COMM = re.compile(r"(?<![^ \t])(?:ALLREDUCE|ALLGATHER|REDUCESCATTER|ALLTOALL)(?:_DP)?_EP(?![^ \t])")
 _INTEGER_TERMINALS = frozenset({"INT", "SIGNED_INT"})
 _Record = TypeVar("_Record", Header, LayerCount, LayerRow)
 # The header's settings, in the order Lark's priorities pick them: rule, key terminal, the terminal of the
-# value that must follow (None: any word, VALUE).
+# value that must follow (None: any word but a key, if there is one: UNKNOWN_VALUE).
 _HEADER_SETTINGS = (("setting", "SETTING_KEY", "HEADER_NUMBER"), ("checkpoints", "CHECKPOINTS_KEY", "INT"), ("unknown_setting", "UNKNOWN_KEY", None))
+_KEY_TERMINALS = ("SETTING_KEY", "CHECKPOINTS_KEY", "UNKNOWN_KEY")
 _HEADER_TERMINALS = ("KIND", "DLRM_KIND", "INT", "SETTING_KEY", "HEADER_NUMBER", "CHECKPOINTS_KEY", "UNKNOWN_KEY")
 _Word = tuple[str, int]  # a token of a line and its column
 _Part = tuple[str, list[_Word]]  # a grammar rule of the header and its words
@@ -81,6 +89,36 @@ def detect(lines: list[str]) -> Evidence:
         return Evidence(True, 1.0, "")
     rows = sum(1 for text in texts if _ROW_SHAPE.fullmatch(text))
     return Evidence.majority(rows, len(texts), "are layer rows", also="its first line is not a workload kind and its second not a row count, and ")
+
+
+def judged_for(lines: list[str]) -> Judged:
+    """The consumer the file's first lines show it is written for (lint.models.consumers), and why.
+
+    SimAI: a header with a key only AICB and SimAI write (``pp:``, ``ga:``, ...), or rows with the
+    expert-parallel collectives only SimAI decodes (``ALLTOALL_EP``).  ASTRA-sim 1.0: a kind it reads (or one
+    of its variants') without either.  Anything else (no kind either knows, an empty file) is judged for SimAI,
+    the format's main reader today.
+    """
+    texts = [text for text in lines[:HEAD_LINES] if text.strip(_BLANKS)]
+    words = _TOKEN.findall(texts[0]) if texts else []
+    keys = [word.removesuffix(":") for word in words[1:]]
+    simai_keys = list(dict.fromkeys(key for key in keys if key in SIMAI_ONLY_KEYS))
+    if simai_keys:
+        return Judged(SIMAI.name, f"inferred: the header has {_listed(simai_keys)}, which only AICB and SimAI write")
+    expert = next((match.group() for text in texts[2:] for match in _EXPERT_COMM.finditer(text)), None)
+    if expert is not None:
+        return Judged(SIMAI.name, f"inferred: a row has {expert}, an expert-parallel collective only SimAI decodes")
+    kind = words[0] if words else None
+    if kind in KINDS:
+        return Judged(ASTRA_SIM_1.name, f"inferred: kind {kind}, which ASTRA-sim 1.0 reads, and no key or collective only SimAI reads")
+    if kind in VARIANT_KINDS:
+        return Judged(ASTRA_SIM_1.name, f"inferred: kind {kind}, which only {VARIANT_KINDS[kind]} reads")
+    shown = f"kind '{kind}', which neither reads" if kind else "no kind"
+    return Judged(SIMAI.name, f"inferred: {shown}: judged for SimAI, the main reader of simai-workload files")
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
 
 
 class _Rejected(Exception):
@@ -115,27 +153,52 @@ class Parser:
 
     # -- streaming ------------------------------------------------------------------------------
 
-    def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Header | LayerCount | LayerRow | TrailingText | SyntaxProblem]:
+    def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Header | LayerCount | LayerRow | WrappedRow | TrailingText | SyntaxProblem]:
         numbered = iter(lines)
         first = next(numbered, None)
         if first is None:
             yield SyntaxProblem(1, 1, SYNTAX_CODE, f"expected {self.grammar.describe({'KIND'})}, found an empty file")
             return
         number, text = first
-        yield self._fast_header(number, text) or self._parse_line(number, text, "header", self._header_of_tree)
-        kind = _TOKEN.search(text)
+        yield self._header_line(number, text)
+        kind = _TOKEN.search(text.removeprefix(BOM))
         row_rule = "customized_row" if kind and kind.group() == CUSTOMIZED else "row"
+        expected = len(self._row_fields[row_rule])
         counted = False
         # Row text -> what follows the line and column in its LayerRow: a workload repeats a few dozen rows
         # over and over, so each distinct row is matched and converted once (and its rows share ``alike``).
         remembered: RowMemo[tuple[Any, ...]] = RowMemo()
-        rows = 0  # non-blank lines read as rows so far
+        rows = 0  # rows read so far (a row wrapped over several lines counts once)
         readable = 0  # rows SimAI reads: the declared count, or any number without one
         last_read = 0  # the line of the last of them, or of the count
         row_problem: Cause | None = None  # the cause of the problem of the row before (SyntaxProblem.follows)
         surplus = 0  # tokens of the rows read so far beyond their columns (negative: short of them)
+        # The lines of a row short of columns so far, with their words: the consumers read rows word by word
+        # with `>>`, across line ends, so the next lines may complete it (see _wrapped).
+        short: list[tuple[int, str]] = []
+        short_words = 0
+
+        def settle(number: int, text: str) -> Iterator[LayerRow | TrailingText | SyntaxProblem]:
+            """A line after the count that the fast path did not prove to be a row (or past the rows SimAI reads)."""
+            nonlocal rows, last_read, row_problem, surplus
+            if rows < readable:
+                rows += 1
+                last_read = number
+                known = self._fast_row(number, text, row_rule, remembered)
+                if known is not None:
+                    row_problem = None
+                    yield LayerRow(number, 1, *known)
+                    return
+                # The last row's extra columns are never read, unless the rows before shifted the tokens: then
+                # the simulators read them into this row (a table of another layout is one run of TL002).
+                last_of = readable if rows == readable and surplus == 0 else None
+                row_problem, extra = yield from self._row_slowly(number, text, row_rule, last_of, row_problem)
+                surplus += extra
+            else:
+                yield from self._past_declared_rows(number, text, row_rule, readable, last_read, remembered)
+
         for number, text in numbered:
-            if rows < readable and (known := remembered.get(text)) is not None:  # the common case first: a row read before
+            if rows < readable and not short and (known := remembered.get(text)) is not None:  # the common case first: a row read before
                 rows += 1
                 last_read = number
                 row_problem = None
@@ -144,29 +207,70 @@ class Parser:
             if not text.strip(_BLANKS):
                 continue
             if not counted:
-                count = self._fast_count(number, text) or self._parse_line(number, text, "count", _count)
+                count = self._count_line(number, text)
                 yield count
                 counted = True
                 readable = count.count if isinstance(count, LayerCount) else sys.maxsize
                 last_read = number
-            elif rows < readable:
-                rows += 1
-                last_read = number
-                known = self._fast_row(number, text, row_rule, remembered)
-                if known is not None:
+                continue
+            if short:
+                short.append((number, text))
+                short_words += len(_TOKEN.findall(text))
+                if short_words < expected:
+                    continue
+                # The last row the consumers read ends at its last column: what follows is never read (TrailingText).
+                last_of = rows + 1 == readable and surplus == 0
+                wrapped = self._wrapped(short, row_rule, remembered, expected, readable) if short_words == expected or last_of else None
+                if wrapped is not None:
+                    rows += 1
+                    last_read = number
                     row_problem = None
-                    yield LayerRow(number, 1, *known)
-                else:
-                    # The last row's extra columns are never read, unless the rows before shifted the tokens: then
-                    # the simulators read them into this row (a table of another layout is one run of TL002).
-                    last_of = readable if rows == readable and surplus == 0 else None
-                    row_problem, extra = yield from self._row_slowly(number, text, row_rule, last_of, row_problem)
-                    surplus += extra
-            else:
-                yield from self._past_declared_rows(number, text, row_rule, readable, last_read, remembered)
+                    yield from wrapped
+                else:  # not one row: each line is judged on its own, as before
+                    for line in short:
+                        yield from settle(*line)
+                short = []
+                continue
+            if rows < readable and 0 < (words := len(_TOKEN.findall(text))) < expected:  # no row: it lacks columns
+                short, short_words = [(number, text)], words
+                continue
+            yield from settle(number, text)
+        for line in short:  # a short row the file ends in: no line completes it
+            yield from settle(*line)
         if not counted:
             number, text = first
             yield SyntaxProblem(number, len(text) + 1, SYNTAX_CODE, "expected the number of layer rows on the next line, found end of file")
+
+    def _header_line(self, number: int, text: str) -> Header | SyntaxProblem:
+        """Line 1: a byte-order mark before it is noted on the header (both consumers read it as part of the kind)."""
+        marked = text.startswith(BOM)
+        tokens = text.removeprefix(BOM)
+        header = self._fast_header(number, tokens) or self._parse_line(number, tokens, "header", self._header_of_tree)
+        if isinstance(header, Header):
+            header.byte_order_mark = marked
+            header.words = tuple(_TOKEN.findall(tokens))[1:]
+        elif marked:
+            header.column += 1  # columns count the mark, as they count every character of the line
+        return header
+
+    def _wrapped(
+        self, lines: list[tuple[int, str]], rule: str, remembered: RowMemo[tuple[Any, ...]], columns: int, declared: int
+    ) -> list[WrappedRow | LayerRow | TrailingText] | None:
+        """The row the first ``columns`` words of ``lines`` make together, as the consumers read it, after the
+        WrappedRow that says so, and the words after them as text never read (``lines`` end the ``declared`` rows
+        then); None when they make no well-formed row (each line is then judged on its own)."""
+        (first, _), (last, text) = lines[0], lines[-1]
+        words = [match for _, line in lines for match in _TOKEN.finditer(line)]
+        joined = " ".join(match.group() for match in words[:columns])
+        known = self._fast_row(first, joined, rule, remembered)
+        row = LayerRow(first, 1, *known) if known is not None else self._parse_line(first, joined, rule, self._layer_row)
+        if not isinstance(row, LayerRow):
+            return None
+        found: list[WrappedRow | LayerRow | TrailingText] = [WrappedRow(first, 1, last, row.name), row]
+        if len(words) > columns:
+            start = words[columns].start()  # on the last line: the words before it fill the row
+            found.append(TrailingText(last, start + 1, text[start:], last, declared))
+        return found
 
     def _parse_line(self, number: int, text: str, rule: str, build: Callable[[int, Tree[Token]], _Record]) -> _Record | SyntaxProblem:
         """The record of the line ``text`` by the grammar's ``rule``, from its first token on (SimAI skips
@@ -199,7 +303,9 @@ class Parser:
             rule, value_terminal = next(
                 ((rule, value) for rule, key_terminal, value in _HEADER_SETTINGS if self._terminals[key_terminal].fullmatch(key)), (None, None)
             )
-            if rule is None or end > len(words) or (value_terminal is not None and not self._terminals[value_terminal].fullmatch(words[index + 1][0])):
+            if rule == "unknown_setting" and (end > len(words) or self._is_key(words[index + 1][0])):
+                end -= 1  # a key without a value: the line ends, or the next word is a key (see UNKNOWN_VALUE)
+            elif rule is None or end > len(words) or (value_terminal is not None and not self._terminals[value_terminal].fullmatch(words[index + 1][0])):
                 return None
             if rule == "checkpoints":
                 while end < len(words) and self._terminals["INT"].fullmatch(words[end][0]):
@@ -211,15 +317,35 @@ class Parser:
         except _Rejected:
             return None
 
+    def _is_key(self, word: str) -> bool:
+        return any(self._terminals[terminal].fullmatch(word) for terminal in _KEY_TERMINALS)
+
+    def _count_line(self, number: int, text: str) -> LayerCount | SyntaxProblem:
+        """Line 2: the count, and where what follows it starts on the line (Lark's columns start at the first word)."""
+        fast = self._fast_count(number, text)
+        if fast is not None:
+            return fast
+        count = self._parse_line(number, text, "count", _count)
+        if isinstance(count, LayerCount) and count.rest:
+            count.rest_column += len(text) - len(text.lstrip(_BLANKS))
+        return count
+
     def _fast_count(self, number: int, text: str) -> LayerCount | None:
         """The count line ``text`` when the derived regex proves it valid and its number is readable, else None."""
         tokens = text.lstrip(_BLANKS)
         if not self.fast or self._count_regex.fullmatch(tokens) is None:
             return None
+        digits = _INTEGER.match(tokens)
+        assert digits is not None  # the count rule starts with its number
+        rest = tokens[digits.end() :].rstrip(_BLANKS)
         try:
-            return LayerCount(number, 1, _integer(tokens.rstrip(_BLANKS), 1))
+            count = _integer(digits.group(), 1)
         except _Rejected:
             return None
+        if not rest:
+            return LayerCount(number, 1, count)
+        start = len(text) - len(tokens) + digits.end() + len(rest) - len(rest.lstrip(_BLANKS))
+        return LayerCount(number, 1, count, rest.lstrip(_BLANKS), start + 1)
 
     def _fast_row(self, number: int, text: str, rule: str, remembered: RowMemo[tuple[Any, ...]]) -> tuple[Any, ...] | None:
         """The fields of the row ``text`` after its line and column, when the derived regex proves it valid
@@ -298,8 +424,8 @@ class Parser:
         for part in _rules(tree):
             words: list[_Word] = []
             for token in _tokens(part):
-                if token.type == "CHECKPOINT_LAYERS":  # one terminal for the blanks and numbers: see the grammar
-                    words += [(match.group(), _column(token) + match.start()) for match in _INTEGER.finditer(token)]
+                if token.type in ("CHECKPOINT_LAYERS", "UNKNOWN_VALUE"):  # one terminal for blanks and words: see the grammar
+                    words += [(match.group(), _column(token) + match.start()) for match in _TOKEN.finditer(token)]
                 else:
                     words.append((str(token), _column(token)))
             parts.append((str(part.data), words))
@@ -324,7 +450,7 @@ class Parser:
             elif rule == "checkpoints":
                 setattr(header, key, _checkpoint_layers(key_text, values[0], values[1:]))
             else:
-                header.unknown[key] = values[0][0]
+                header.unknown[key] = values[0][0] if values else ""
         header.key_order = tuple(keys)
         return header
 
@@ -356,8 +482,11 @@ def _column(token: Token) -> int:
 
 
 def _count(number: int, tree: Tree[Token]) -> LayerCount:
-    count = _tokens(tree)[0]
-    return LayerCount(number, 1, _integer(count, _column(count)))
+    count, *rest = _tokens(tree)
+    if not rest:
+        return LayerCount(number, 1, _integer(count, _column(count)))
+    blanks = len(rest[0]) - len(rest[0].lstrip(_BLANKS))
+    return LayerCount(number, 1, _integer(count, _column(count)), rest[0].strip(_BLANKS), _column(rest[0]) + blanks)
 
 
 def _value(token: Token) -> int | str:

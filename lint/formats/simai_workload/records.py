@@ -49,6 +49,9 @@ SETTING_FIELDS: dict[str, str] = {
     "pp_comm": "pp_comm",
     "DLRM_LAST_BOTTOM_LAYER": "dlrm_last_bottom_layer",
 }
+# The header keys only AICB and SimAI write: ASTRA-sim 1.0 reads the header by position, and knows of
+# model_parallel_NPU_group, checkpoints and checkpoint_initiates alone (its `Workload::initialize_workload`).
+SIMAI_ONLY_KEYS = frozenset({"ep", "pp", "vpp", "ga", "all_gpus", "pp_comm", "mode", "DLRM_LAST_BOTTOM_LAYER"})
 # Header field -> key as written.
 SETTING_KEYS = {field_name: key for key, field_name in SETTING_FIELDS.items()}
 CHECKPOINT_KEYS = ("checkpoints", "checkpoint_initiates")
@@ -98,6 +101,10 @@ class Header:
     dlrm_last_bottom_layer: HeaderNumber | None = None
     unknown: dict[str, str] = field(default_factory=dict)
     key_order: tuple[str, ...] = ()
+    # Every word of the line after the kind, as written: ASTRA-sim 1.0 reads them by position, not by key.
+    words: tuple[str, ...] = field(default=(), compare=False)
+    # The line starts with a UTF-8 byte-order mark, which both consumers read as part of the kind.
+    byte_order_mark: bool = False
 
     @property
     def known_kind(self) -> bool:
@@ -160,12 +167,31 @@ class Comm:
 
 @dataclass(slots=True)
 class LayerCount:
-    """Line 2: the number of layer rows SimAI will read (extra rows are ignored, missing ones break it)."""
+    """Line 2: the number of layer rows the consumers will read (extra rows are ignored, missing ones break it).
+
+    ``rest``: what follows the number on its line (``57.0``, ``57 layers``), and ``rest_column`` where:
+    SimAI converts the line with ``std::stoi``, which ignores it; ASTRA-sim 1.0 reads the number with ``>>``
+    and the rest as the first words of the rows.
+    """
 
     kind: ClassVar[str] = "layer_count"
     line: int
     column: int
     count: int
+    rest: str = ""
+    rest_column: int = 0
+
+
+@dataclass(slots=True)
+class WrappedRow:
+    """A layer row written over several lines (``line`` to ``last_line``), which both consumers read as one row:
+    they read the rows word by word with ``>>``, which passes over line ends.  Its LayerRow follows it."""
+
+    kind: ClassVar[str] = "wrapped_row"
+    line: int
+    column: int
+    last_line: int
+    name: str  # of the layer
 
 
 @dataclass(slots=True)

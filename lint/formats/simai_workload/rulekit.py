@@ -5,13 +5,106 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any
 
+from lint.formats.simai_workload import ASTRA_SIM_1, SIMAI
+from lint.formats.simai_workload.records import EXPERT_SUFFIXES, SETTING_KEYS
 from lint.layout import tp_activation_size
 from lint.rule import PerAlikeRow, Rule, RuleOptions, Violation, at
 
 if TYPE_CHECKING:
     from lint.formats.simai_workload.records import Comm, Header, LayerCount, LayerRow
+
+
+def reader(consumer: str | None) -> str:
+    """How messages name the consumer a file is judged for: "SimAI" or "ASTRA-sim 1.0"."""
+    return ASTRA_SIM_1.title if consumer == ASTRA_SIM_1.name else SIMAI.title
+
+
+# SimAI's collective families in the order it tests their prefixes (Workload.cc:1436-1493): ALLREDUCEALLTOALL
+# starts with ALLREDUCE, tested first, so it is an all-reduce; the branch for it is never reached.
+SIMAI_FAMILIES = ("ALLREDUCE", "ALLTOALL", "ALLGATHER", "REDUCESCATTER")
+ASTRA_SIM_1_TYPES = frozenset({"ALLREDUCE", "ALLTOALL", "ALLREDUCEALLTOALL", "ALLGATHER", "REDUCESCATTER"})
+
+
+def simai_decodes(comm_type: str, phase: str) -> tuple[str | None, str | None]:
+    """The collective and the group SimAI reads from a comm type in column ``phase``: (None, None) for no
+    collective; (family, None) for a collective of no group."""
+    family = next((family for family in SIMAI_FAMILIES if comm_type.startswith(family)), None)
+    if family is None:
+        return None, None
+    groups = {"": "DP" if phase == "wg" else "TP", "_EP": "EP", "_DP_EP": "DP_EP"}
+    return family, groups.get(comm_type[len(family) :])
+
+
+def astra_sim_1_decodes(comm_type: str) -> bool:
+    """Whether ASTRA-sim 1.0 reads a collective from a comm type (Workload.cc:1355-1392): the five names exactly."""
+    return comm_type in ASTRA_SIM_1_TYPES
+
+
+# Where SimAI keeps each header setting (Workload.hh:76-82): members a missing key never sets; every run of
+# the oracle read 0 from them.
+MEMBERS = {"tp": 76, "ep": 77, "pp": 78, "ga": 79, "all_gpus": 80, "vpp": 81, "pp_comm": 82}
+
+
+def unset(header: Header, field_name: str) -> bool:
+    """Whether SimAI's member for this setting is 0: the key is missing (SimAI never sets it, MEMBERS) or written 0.
+    A value that only reads as 0 (``0.5``) is TL425's."""
+    value = getattr(header, field_name)
+    return value is None or value == 0
+
+
+class TransformerHeader(Rule):
+    """Base of the rules on the settings SimAI reads from the header of the transformer kinds (``header``; None
+    for another kind, which is TL424's), some of whose verdicts on ``ep`` depend on the workload's
+    expert-parallel collectives: SimAI divides the data-parallel size by ep for a ``_DP_EP`` collective
+    (``Layer.cc:581``) and gives an ``_EP`` collective a group of ep GPUs (``Layer.cc:575-578``), which takes no
+    time unless it has two or more (``Layer.cc:985``); a workload without either only makes SimAI warn when ep is
+    0.  The rows are looked at only when ep is missing or 0."""
+
+    def __init__(self, options: RuleOptions | None = None) -> None:
+        super().__init__(options)
+        self.header: Header | None = None
+        self.divides: LayerRow | None = None  # the first row with a _DP_EP collective
+        self.grouped: LayerRow | None = None  # the first row with an _EP collective
+
+    def check_header(self, header: Header) -> Iterator[Violation]:
+        if header.reads_parallel_sizes:
+            self.header = header
+        return iter(())
+
+    def _has_expert_comm_without_ep(self, record: LayerRow) -> bool:
+        return self.header is not None and unset(self.header, "ep") and any(comm.suffix in EXPERT_SUFFIXES for comm in record.comms())
+
+    def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
+        if self._has_expert_comm_without_ep(row):
+            for comm in row.comms():
+                if comm.suffix == "_DP_EP":
+                    self.divides = self.divides or row
+                elif comm.suffix == "_EP":
+                    self.grouped = self.grouped or row
+        return ()
+
+    def expert_effect(self) -> str | None:
+        """What SimAI does with this workload when ep is 0 ("divides by zero ..."), or None when it has no expert collective."""
+        if self.divides is not None:
+            return f"divides by zero on its _DP_EP collectives (first {self.divides.name}, line {self.divides.line}; Layer.cc:581)"
+        if self.grouped is not None:
+            return f"gives its _EP collectives (first {self.grouped.name}, line {self.grouped.line}) a group of 0 GPUs and no time (Layer.cc:575-578, 985)"
+        return None
+
+
+def misspelt(header: Header, key: str) -> str:
+    """``the header has 'all_gpu:': misspelt?`` when an unknown key of the header looks like ``key``, else ""."""
+    close = get_close_matches(key, list(header.unknown), n=1, cutoff=0.75)
+    return f"the header has '{close[0]}:': misspelt?" if close else ""
+
+
+def misspelling(header: Header, unknown_key: str) -> bool:
+    """Whether ``unknown_key`` looks like a setting SimAI reads that the header lacks (reported with it, see misspelt)."""
+    missing = [SETTING_KEYS[name] for name in MEMBERS if getattr(header, name) is None]
+    return bool(get_close_matches(unknown_key, missing, n=1, cutoff=0.75))
 
 
 @dataclass(slots=True)
@@ -110,7 +203,7 @@ class LayerRows:
 
     A workload repeats a few dozen rows a hundred thousand times, so a row costs a lookup; what the rules
     conclude from the distinct rows is worked out when the tally is full (it is bounded: a file of endlessly
-    new rows) and at the end of the file, by the consumers the rules register (``consumers``), each given
+    new rows) and at the end of the file, by the listeners the rules register (``listeners``), each given
     the distinct rows in the order of their first rows, with how many rows are alike.
     """
 
@@ -124,9 +217,9 @@ class LayerRows:
         self.place = 0  # of the current row in its run of one name
         # (alike, place) -> [first row, rows], in the order of the first rows
         self.pending: dict[tuple[int, int], list[Any]] = {}
-        self.consumers: list[Callable[[Iterable[tuple[LayerRow, int, int]]], None]] = []
+        self.listeners: list[Callable[[Iterable[tuple[LayerRow, int, int]]], None]] = []
         self.activation = TpActivation()
-        self.consumers.append(self.activation.count)
+        self.listeners.append(self.activation.count)
 
     def check_layer_count(self, record: LayerCount) -> tuple[()]:
         self.declared = record
@@ -157,12 +250,12 @@ class LayerRows:
         self.pending[row.alike, self.place] = [row, 1]
 
     def flush(self) -> None:
-        """Hands the distinct rows tallied so far to the consumers: at the end of the file, before the
+        """Hands the distinct rows tallied so far to the listeners: at the end of the file, before the
         rules conclude."""
         batch = [(row, place, rows) for (_, place), (row, rows) in self.pending.items()]
         self.pending.clear()
-        for consume in self.consumers:
-            consume(batch)
+        for listen in self.listeners:
+            listen(batch)
 
     def activation_size(self, tp: int | None) -> ActivationSize | None:
         """The workload's TP activation size (:class:`TpActivation`), once the file is read; ``tp``: the header's
