@@ -94,6 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REGEX",
         help="find the rank in a file name: a regex with a (?P<rank>...) group; what precedes it is the run's name stem (default: 'rank<R>')",
     )
+    check_cmd.add_argument(
+        "--comm-group",
+        type=Path,
+        metavar="FILE",
+        help="the comm_group.json of the Chakra runs checked, as given to ASTRA-sim (default: comm_group.json or PREFIX.json beside the files)",
+    )
     for dimension, words in (("tp", "tensor"), ("pp", "pipeline"), ("dp", "data"), ("ep", "expert")):
         check_cmd.add_argument(f"--{dimension}", type=int, metavar="N", help=f"{words}-parallel size of the runs checked")
     check_cmd.add_argument("--no-cache", action="store_true", help="parse every file again instead of reusing cached results of unchanged files")
@@ -269,6 +275,9 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         use_cache=not args.no_cache,
         walk=walk,
     )
+    if args.comm_group is not None and not args.comm_group.is_file():
+        raise ConfigError(f"--comm-group {args.comm_group}: no such file")
+    layout.comm_group = args.comm_group
     if max_findings is not None:
         options.max_findings = max_findings
     fail_on = Severity(args.fail_on or settings.fail_on or Severity.ERROR)

@@ -59,7 +59,7 @@ def load_side(path: str, options: SideOptions) -> Profile:
     unrecognised: list[Source] = []
     for source in walked.sources:
         try:
-            format_name = options.trace_format or formats.detect(source.head())
+            format_name = options.trace_format or formats.detect(source.head(), source.head_bytes)
         except InputError as error:
             raise DiffInputError(str(error)) from None
         if format_name is not None:
@@ -73,8 +73,10 @@ def load_side(path: str, options: SideOptions) -> Profile:
         raise DiffInputError(f"{path}: holds files of several formats ({counts}); name one file or run")
     ((format_name, found),) = by_format.items()
     if format_name in formats.run_formats():  # a run's damaged rank file is read, so that its side's check reports it
-        runs = {named.key for source in found if (named := run_key(source.path, options.rank_regex))}
-        found += [source for source in unrecognised if damaged_rank(source.path, options.rank_regex, runs)]
+        own = formats.rank_name(format_name)
+        pattern = own if own is not None and options.rank_regex is DEFAULT_RANK_REGEX else options.rank_regex
+        runs = {named.key for source in found if (named := run_key(source.path, pattern))}
+        found += [source for source in unrecognised if damaged_rank(source.path, pattern, runs)]
     entry = _profile_entry(path, format_name, found, options) if options.use_cache else None
     if entry is not None and (cached := _cached_profile(entry, path)) is not None:
         return cached
