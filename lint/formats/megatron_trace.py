@@ -67,6 +67,25 @@ _SEPARATOR = {"record_stage_plan": ", "}
 _KEYS = {("record_v2", "mg_state"): "stage"}  # a field printed under another key
 
 
+def _description(key: str) -> str:
+    """The fast path's description: its terminal's text (no comma before ``key``), with at most 63 commas.
+
+    Each comma is one iteration of a repeated group, for which Python's regex engine saves every group
+    of the line's regex: a line of a million commas would cost a gigabyte.  No writer puts more than one
+    comma in a description; a line with more is left to Lark, which reads it alike.
+    """
+    no_key = f",(?!{re.escape(key)})"
+    return f"(?:[^,\\n]|{no_key})[^,\\n]*(?:{no_key}[^,\\n]*){{0,63}}"
+
+
+# The descriptions of the layouts, by field rule, and the key that follows each.
+_DESCRIPTIONS = {
+    "description": _description("group_kind="),
+    "description_v2": _description("sub_operations="),
+    "plan_description": _description(" group_kind="),
+}
+
+
 def detect(lines: list[str]) -> Evidence:
     """Every line of a megatron-trace file is a ``rank:R:op(`` (or ``stage:S:op(``) record: most of the first lines start one."""
     texts = [text for text in lines[:HEAD_LINES] if text.strip()]
@@ -144,7 +163,7 @@ class Parser:
     def _layout(self, rule: str) -> tuple[str, re.Pattern[str], tuple[str, ...]]:
         # The list is checked by the strict sub-operation regex; here it only has to end the line, which
         # ``(?s:.*)`` finds by jumping to the end, where ``.*`` would look at every character for a newline.
-        derived = self.grammar.derive(rule, set(self.grammar.field_names(rule)), loose={"sub_operations": r"\[(?s:.*)\]"})
+        derived = self.grammar.derive(rule, set(self.grammar.field_names(rule)), loose={"sub_operations": r"\[(?s:.*)\]", **_DESCRIPTIONS})
         return rule, derived.regex, derived.fields
 
     def _converter(self, field_name: str) -> Callable[[str], Any]:
