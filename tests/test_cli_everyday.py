@@ -20,12 +20,13 @@ import pytest
 from lint import __version__
 from lint.rule import registry
 from tests.readers import read_junit
+from tests.shared_corpus import CORPUS
 from tests.synth.megatron_run import RunSpec, write_run
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED_TRACE = ROOT / "tests" / "fixtures" / "seeds" / "000_14848477538be528.txt"
 EXAMPLE_WORKLOAD = ROOT / "examples" / "simai-workload.txt"
-REAL_MEGATRON = ROOT.parent / "shared" / "corpus" / "real" / "megatron-trace"
+REAL_MEGATRON = CORPUS / "real" / "megatron-trace"
 
 
 def tlint(*argv: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

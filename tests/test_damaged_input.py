@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from lint.cli import main
 from tests.fuzz.budget import fuzz_settings
+from tests.shared_corpus import SHARED
 from tests.synth.megatron_run import RunSpec, write_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +35,6 @@ MEGATRON = SEEDS / "000_14848477538be528.txt"
 OPTPRIME = SEEDS / "002_cbcb88115115ad29.txt"
 NEUSIGHT = SEEDS / "003_891053d3e8445d09.txt"
 SIMAI = SEEDS / "004_e7a75019e7d30864.txt"
-SHARED = ROOT.parent / "shared"
 REAL_FORMATS = ("megatron-trace", "optprime-log", "optprime-cpu", "simai-workload", "neusight-tsv")
 ESC = "\x1b"
 
