@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from lint.config import ConfigError
 from lint.models.report import Finding
-from lint.source import read_lines
+from lint.source import InputError, open_regular, read_lines
 
 
 class BaselineEntry(BaseModel):
@@ -66,8 +66,12 @@ def write(path: Path, findings: list[Finding]) -> int:
 
 def load(path: Path) -> Baseline:
     try:
+        with open_regular(path, str(path)) as stream:
+            text = stream.read()
         # pydantic parses the JSON itself: its parser stops at a nesting limit where json's would exhaust the stack.
-        return Baseline.model_validate_json(path.read_bytes())
+        return Baseline.model_validate_json(text)
+    except InputError as error:
+        raise ConfigError(f"the baseline {error}") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read the baseline: {error.strerror or error}") from None
     except ValidationError as error:

@@ -7,8 +7,9 @@ is not stored (findings are written relative to "this file"), so a moved or re-c
 A file's content hash is remembered by its path and stat, so an unchanged file is not even read.  A
 run's findings are cached too, keyed by its files' entries, names and ranks and the run's layout.
 
-Entries are what tlint wrote itself, so they are read back without validation: compact JSON arrays
-rebuilt into models directly; a foreign or damaged file is a miss.  A file's rank summary (the bulk of
+Entries are compact JSON arrays rebuilt into models without pydantic; each line of an entry carries a
+checksum of its text and key, and its values are checked for their types on the way: a damaged, edited
+or foreign entry is a miss (the file is checked again), never a crash of a reporter or a finding lost.  A file's rank summary (the bulk of
 an entry) is a second JSON line, read only when its run's findings are not cached themselves.  Every
 write goes to a temporary file first and is renamed into place, so concurrent tlint processes see an
 old entry or a new one, never half of one.
@@ -32,13 +33,13 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lint import __version__
 from lint.models.report import FileResult, Finding
 from lint.resources import grammar_path, rules_dir
 from lint.rule import Severity
-from lint.source import Source
+from lint.source import InputError, Source, open_regular
 
 if TYPE_CHECKING:
     from lint.runs.summary import RankSummary
@@ -56,11 +57,12 @@ class StoredSummary:
 
     path: str
     offset: int
+    entry: str  # the entry's key, which its checksum covers
 
     def read(self) -> bytes:
-        with open(self.path, "rb") as stream:
+        with _open_entry(self.path) as stream:
             stream.seek(self.offset)
-            return stream.read()
+            return _unsealed(self.entry, stream.read())
 
 
 Outcome = tuple[FileResult, list[Finding], Counter[str], StoredSummary | None]  # the last: see summary()
@@ -135,7 +137,7 @@ def _remembered(path: Path) -> tuple[Stamp | None, str, dict[str, Any]]:
         return None, memo, {}
     stamp = [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
     try:
-        with open(memo, "rb") as stream:
+        with _open_entry(memo) as stream:
             remembered = json.loads(stream.read())
         if isinstance(remembered, dict) and remembered.get("stamp") == stamp:
             return stamp, memo, remembered
@@ -164,10 +166,10 @@ def _content_digest(path: Path, remembered_only: bool = False, detected: tuple[s
         return None
     digest = hashlib.sha256()
     try:
-        with open(path, "rb") as stream:
+        with open_regular(path, str(path)) as stream:
             for block in iter(lambda: stream.read(1 << 20), b""):
                 digest.update(block)
-    except OSError:
+    except (OSError, InputError):
         return None
     _write(memo, json.dumps({**remembered, **learned, "stamp": stamp, "digest": digest.hexdigest()}).encode())
     return digest.hexdigest()
@@ -195,9 +197,9 @@ def recall(key: str) -> bytes | None:
     reads and derives it again from scratch on a miss, so a damaged memo costs time, never a wrong result.
     """
     try:
-        with open(_in_root(_MEMOS, key[:2], key), "rb") as stream:
+        with _open_entry(_in_root(_MEMOS, key[:2], key)) as stream:
             return stream.read()
-    except OSError:
+    except (OSError, InputError):
         return None
 
 
@@ -210,18 +212,20 @@ def load(entry: str, display: str) -> Outcome | None:
     """The outcome stored under ``entry``, its paths made ``display``; None on a miss or a damaged entry."""
     path = _entry_path(entry)
     try:
-        with open(path, "rb") as stream:
-            outcome = stream.readline()
+        with _open_entry(path) as stream:
+            outcome = _unsealed(entry, stream.readline().removesuffix(b"\n"))
             summary_offset = stream.tell()
-            no_summary = stream.read(5) == b"null"
+            no_summary = stream.read(_SEAL + 5)[_SEAL:] == b"null"
         (parsed, format_name), findings, not_shown = json.loads(outcome)
+        if not (isinstance(parsed, bool) and (format_name is None or isinstance(format_name, str)) and isinstance(not_shown, dict)):
+            raise TypeError("not a file's outcome")
         result = FileResult.model_construct(path=display, format=format_name, parsed=parsed)
         found = [_finding(packed, display) for packed in findings]
-        counts = Counter(dict(not_shown))
+        counts = Counter({code: _integer(count) for code, count in not_shown.items()})
     except _DAMAGED:
         return None
     _touch(path)
-    return result, found, counts, None if no_summary else StoredSummary(path, summary_offset)
+    return result, found, counts, None if no_summary else StoredSummary(path, summary_offset, entry)
 
 
 def summary(display: str, stored: StoredSummary) -> RankSummary | None:
@@ -238,12 +242,39 @@ def store(entry: str, display: str, result: FileResult, findings: list[Finding],
     """Write the entry; a cache that cannot be written is skipped, never an error."""
     outcome = [[result.parsed, result.format], [_packed(finding, display) for finding in findings], dict(not_shown)]
     # Two lines: compact JSON never holds a raw newline.
-    _write(_entry_path(entry), _json(outcome) + b"\n" + _json(None if summary is None else summary.packed()))
+    _write(_entry_path(entry), _sealed(entry, _json(outcome)) + b"\n" + _sealed(entry, _json(None if summary is None else summary.packed())))
+
+
+# Each line of an entry starts with a checksum of its text and its key: a line damaged on disk, edited by hand,
+# or copied from another entry does not match it, and is a miss.  (Not a signature: whoever may write the cache
+# may write a matching checksum, as they may replace tlint itself.)
+_SEAL = 33  # 32 hexadecimal digits and a space
+
+
+def _sealed(entry: str, payload: bytes) -> bytes:
+    return _checksum(entry, payload) + b" " + payload
+
+
+def _unsealed(entry: str, line: bytes) -> bytes:
+    """The payload of a sealed ``line`` of ``entry``; ValueError when its checksum does not match."""
+    seal, payload = line[: _SEAL - 1], line[_SEAL:]
+    if line[_SEAL - 1 : _SEAL] != b" " or seal != _checksum(entry, payload):
+        raise ValueError("a cache entry whose checksum does not match")
+    return payload
+
+
+def _checksum(entry: str, payload: bytes) -> bytes:
+    return hashlib.sha256(entry.encode() + b"\0" + payload).hexdigest()[: _SEAL - 1].encode()
+
+
+def _open_entry(path: str) -> BinaryIO:
+    """An entry opened for reading: OSError for a missing one, InputError (a miss too) for one that is no file."""
+    return open_regular(path, path)
 
 
 # What reading an entry that another program (or a failing disk) damaged may raise; json recurses, so
 # thousands of `[` exhaust the stack.
-_DAMAGED = (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
+_DAMAGED = (OSError, InputError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
 
 
 def _json(value: Any) -> bytes:
@@ -258,7 +289,11 @@ def _packed(finding: Finding, display: str | None) -> list[Any]:
 
 
 def _finding(packed: list[Any], display: str | None) -> Finding:
+    """A finding from its stored values, checked for their types (TypeError, ValueError): the reporters trust them."""
     code, name, severity, where, line, column, rank, message = packed
+    if not (all(isinstance(text, str) for text in (code, name, message)) and (where is None or isinstance(where, str))):
+        raise TypeError("not a finding")
+    line, column, rank = (None if value is None else _integer(value) for value in (line, column, rank))
     return Finding.model_construct(
         code=code,
         name=name,
@@ -270,6 +305,12 @@ def _finding(packed: list[Any], display: str | None) -> Finding:
         message=message,
         fingerprint=None,
     )
+
+
+def _integer(value: Any) -> int:
+    if type(value) is not int:  # not a bool, not a float: what tlint wrote
+        raise TypeError("not an integer")
+    return value
 
 
 def _touch(path: str) -> None:
@@ -290,8 +331,8 @@ def load_findings(entry: str) -> list[Finding] | None:
     """The run findings stored under ``entry``; None on a miss or a damaged entry."""
     path = _entry_path(entry)
     try:
-        with open(path, "rb") as stream:
-            found = [_finding(packed, None) for packed in json.loads(stream.read())]
+        with _open_entry(path) as stream:
+            found = [_finding(packed, None) for packed in json.loads(_unsealed(entry, stream.read()))]
     except _DAMAGED:
         return None
     _touch(path)
@@ -299,7 +340,7 @@ def load_findings(entry: str) -> list[Finding] | None:
 
 
 def store_findings(entry: str, findings: list[Finding]) -> None:
-    _write(_entry_path(entry), _json([_packed(finding, None) for finding in findings]))
+    _write(_entry_path(entry), _sealed(entry, _json([_packed(finding, None) for finding in findings])))
 
 
 def _write(path: str, data: bytes) -> None:

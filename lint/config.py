@@ -12,16 +12,18 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import os
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lint.rule import Listed, Rule, RuleOptions, Scope, Severity, catalog, lookup, options_json, rule_class
+from lint.rule import Listed, Rule, RuleOptions, Scope, Severity, catalog, lookup, options_json, rule_class, rule_suggestion
+from lint.source import InputError, open_regular
 
 CONFIG_FILES = ("tlint.toml", "pyproject.toml")
 
@@ -30,10 +32,15 @@ class ConfigError(Exception):
     """A configuration that cannot be used; the message names the file and the key."""
 
 
+# A severity is written as its name: strict validation would take only the enum itself.
+SeverityName = Annotated[Severity, Field(strict=False)]
+
+
 class RunLayout(BaseModel):
     """A ``[tool.tlint.runs."<glob>"]`` entry: the parallel layout of the runs under that glob."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # Strict, as the README promises: `tp = "2"`, `pp = 2.0` or `tp = true` is an error, not a 2 or a 1.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
     tp: int | None = Field(default=None, ge=1)
     pp: int | None = Field(default=None, ge=1)
     dp: int | None = Field(default=None, ge=1)
@@ -46,14 +53,14 @@ class RunLayout(BaseModel):
 class FileConfig(BaseModel):
     """The keys of ``[tool.tlint]`` (or of a whole ``tlint.toml``)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
     select: list[str] | None = None
     extend_select: list[str] = Field(default_factory=list, alias="extend-select")
     ignore: list[str] = Field(default_factory=list)
-    severity: dict[str, Severity] = Field(default_factory=dict)
+    severity: dict[str, SeverityName] = Field(default_factory=dict)
     rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="rule code or name -> options")
     per_path_ignores: dict[str, list[str]] = Field(default_factory=dict, alias="per-path-ignores")
-    fail_on: Severity | None = Field(default=None, alias="fail-on")
+    fail_on: SeverityName | None = Field(default=None, alias="fail-on")
     max_findings: int | None = Field(default=None, ge=0, alias="max-findings")
     runs: dict[str, RunLayout] = Field(default_factory=dict)
     exclude: list[str] | None = Field(default=None, description="gitignore-style patterns left out when walking")
@@ -141,32 +148,50 @@ def find_config(paths: Iterable[str]) -> Path | None:
     starts = [Path(os.path.realpath(p)) for p in paths] or [Path.cwd()]
     seen: set[Path] = set()
     for start in starts:
-        directory = start if start.is_dir() else start.parent
+        # os.path, not Path: a folder without permission on the way is no configuration, not a PermissionError
+        # (the walk reports what it cannot read).
+        directory = start if os.path.isdir(start) else start.parent
         for folder in (directory, *directory.parents):
             if folder in seen:
                 break
             seen.add(folder)
             for name in CONFIG_FILES:
                 candidate = folder / name
-                if candidate.is_file() and (name == "tlint.toml" or _has_tool_table(candidate)):
+                if os.path.isfile(candidate) and (name == "tlint.toml" or _has_tool_table(candidate)):
                     return candidate
     return None
 
 
 def _has_tool_table(pyproject: Path) -> bool:
-    try:
-        return _tool_table(_parse_toml(pyproject)) is not None
-    except ConfigError:
-        return False
+    """Whether ``pyproject`` has a [tool.tlint] table; ConfigError when it is no TOML (as ruff, tlint does not
+    pass over a configuration it cannot read: its settings would silently be lost)."""
+    return _tool_table(_parse_toml(pyproject)[1]) is not None
 
 
-def _parse_toml(path: Path) -> dict[str, Any]:
+def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
+    """The text of ``path`` and what it holds; ConfigError naming the file, line and column where it is no TOML."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        with open_regular(path, str(path)) as stream:
+            raw = stream.read()
+        text = raw.decode("utf-8")
+        return text, tomllib.loads(text)
+    except InputError as error:
+        raise ConfigError(str(error)) from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: not valid TOML: invalid UTF-8 byte 0x{raw[error.start]:02x}") from None
+    except tomllib.TOMLDecodeError as error:
+        # tomllib says where as "(at line 3, column 5)" (it has no attributes for it before Python 3.14)
+        message = str(error)
+        if where := re.search(r" \(at line (\d+), column (\d+)\)$", message):
+            message, place = message[: where.start()], f":{where.group(1)}:{where.group(2)}"
+        elif message.endswith(" (at end of document)"):
+            message, place = message.removesuffix(" (at end of document)") + " at the end of the file", f":{text.count(chr(10)) + 1}"
+        else:
+            place = ""
+        raise ConfigError(f"{path}{place}: not valid TOML: {message}") from None
     except RecursionError:
         # tomllib descends into nested arrays and inline tables recursively: a few thousand `[` exhaust the stack.
         raise ConfigError(f"{path}: not valid TOML: arrays or inline tables nested too deeply") from None
@@ -181,10 +206,11 @@ def _tool_table(pyproject: dict[str, Any]) -> object:
 def load_settings(config_path: Path | None, overrides: Overrides) -> Settings:
     """Read ``config_path`` (None: defaults) and apply the command-line ``overrides``."""
     if config_path is None:
-        file_config, root, source = FileConfig(), Path.cwd(), "defaults"
+        file_config, root, source, where = FileConfig(), Path.cwd(), "defaults", None
     else:
-        file_config, root, source = _read(config_path), config_path.resolve().parent, str(config_path)
-    selection = build_selection(file_config, overrides, root, source)
+        where = _Located.read(config_path)
+        file_config, root, source = where.validated(FileConfig), config_path.resolve().parent, str(config_path)
+    selection = build_selection(file_config, overrides, root, source, where)
     return Settings(
         selection,
         file_config.fail_on,
@@ -197,64 +223,133 @@ def load_settings(config_path: Path | None, overrides: Overrides) -> Settings:
     )
 
 
-def _read(path: Path) -> FileConfig:
-    data = _parse_toml(path)
-    table_name = "[tool.tlint]" if path.name == "pyproject.toml" else ""
-    table = _tool_table(data) if path.name == "pyproject.toml" else data
-    try:
-        return FileConfig.model_validate({} if table is None else table)
-    except ValidationError as error:
-        raise ConfigError(f"{path}: {_first_problem(error, table_name)}") from None
+@dataclass(frozen=True)
+class _Located:
+    """A configuration file's table of tlint settings, and where in its text each key is: errors name file, line and key."""
+
+    path: Path
+    text: str
+    table: tuple[str, ...]  # where the settings are: ("tool", "tlint") in a pyproject.toml, () in a tlint.toml
+    settings: Any
+
+    @classmethod
+    def read(cls, path: Path) -> _Located:
+        text, data = _parse_toml(path)
+        if path.name == "pyproject.toml":
+            return cls(path, text, ("tool", "tlint"), _tool_table(data) or {})
+        return cls(path, text, (), data)
+
+    def validated(self, model: type[M], keys: tuple[str, ...] = (), values: Any = None) -> M:
+        """``values`` (the settings themselves by default), under ``keys`` in the table, as ``model``."""
+        try:
+            return model.model_validate(self.settings if values is None else values)
+        except ValidationError as error:
+            problem = error.errors()[0]
+            raise ConfigError(self.problem((*keys, *(str(part) for part in problem["loc"])), _wording(problem))) from None
+
+    def problem(self, keys: tuple[str, ...], what: str) -> str:
+        """``file:line: key 'a.b': what``; the line where the key is set (else its table's), when it can be found."""
+        line = key_line(self.text, (*self.table, *keys))
+        table = f"[{'.'.join(self.table)}] " if self.table else ""
+        key = f"{table}key '{'.'.join(keys)}'" if keys else f"the table {table}".strip()  # no key: the table itself is wrong
+        return f"{self.path}{f':{line}' if line else ''}: {what.format(key=key)}"
 
 
-def _first_problem(error: ValidationError, table: str) -> str:
-    problem = error.errors()[0]
-    key = ".".join(str(part) for part in problem["loc"])
-    where = " ".join(filter(None, (table, key and f"key '{key}'"))) or "the file"  # no key: the table itself is wrong
+M = TypeVar("M", bound=BaseModel)
+
+
+def _wording(problem: Any) -> str:
+    """What is wrong, with ``{key}`` where the key goes."""
     if problem["type"] == "extra_forbidden":
-        return f"unknown {where}"
-    return f"{where}: {problem['msg']} (found {problem.get('input')!r})"
+        return "unknown {key}"
+    return f"{{key}}: {problem['msg']} (found {problem.get('input')!r})"
 
 
-def build_selection(config: FileConfig, overrides: Overrides, root: Path, source: str) -> Selection:
+def key_line(text: str, keys: tuple[str, ...]) -> int | None:
+    """The line of TOML ``text`` that sets the key at ``keys`` (tables, then keys); where no line does - it is
+    set in an inline table, or is missing from its table - the line of the closest table or key around it."""
+    table: tuple[str, ...] = ()
+    best, depth = None, 0
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if header := re.match(r"\[\[?([^\]]*)\]\]?\s*(?:#.*)?$", stripped):
+            table = _toml_key(header.group(1))
+            found = table
+        elif (assignment := re.match(r"""((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*=""", stripped)) is not None:
+            found = (*table, *_toml_key(assignment.group(1)))
+        else:
+            continue
+        shared = len(found) if keys[: len(found)] == found else 0
+        if shared == len(keys) and found == keys:
+            return number
+        if shared > depth:
+            best, depth = number, shared
+    return best
+
+
+def _toml_key(text: str) -> tuple[str, ...]:
+    """The parts of a dotted TOML key (``a."b.c".d``)."""
+    return tuple(part.strip().strip("\"'") for part in re.findall(r"""\s*(?:"[^"]*"|'[^']*'|[^.]+)\s*""", text))
+
+
+def build_selection(config: FileConfig, overrides: Overrides, root: Path, source: str, where: _Located | None = None) -> Selection:
+    """The selection ``config`` (read from ``source``, whose keys ``where`` locates) and ``overrides`` make."""
     rules = catalog()
     for entry in (*(overrides.select or ()), *overrides.extend_select, *overrides.ignore):
         _resolve(entry, "command line")
-    enabled = _apply_layer(set(), config.select or ["TL"], config.extend_select, config.ignore, source)
-    enabled = _apply_layer(enabled, overrides.select, overrides.extend_select, overrides.ignore, "command line")
+    resolve = _Resolver(source, where)
+    enabled = _apply_layer(set(), config.select or ["TL"], config.extend_select, config.ignore, resolve)
+    enabled = _apply_layer(enabled, overrides.select, overrides.extend_select, overrides.ignore, _Resolver("command line"))
     enabled_codes = sorted(enabled)
 
     severities = {code: rules[code].severity for code in enabled_codes}
     for key, severity in config.severity.items():
-        for rule in _resolve(key, source, f"severity.{key}"):
+        for rule in resolve(key, ("severity", key)):
             if rule.code in severities:
                 severities[rule.code] = severity
 
     options: dict[str, RuleOptions] = {}  # as configured; the others' defaults are made when their rules are
     for key, values in config.rules.items():
-        for rule in _resolve(key, source, f"rules.{key}"):
-            try:
+        for rule in resolve(key, ("rules", key)):
+            if where is not None:
+                options_value = where.validated(rule.load().Options, ("rules", key), values)
+            else:
                 options_value = rule.load().Options.model_validate(values)
-            except ValidationError as error:
-                raise ConfigError(f"{source}: {_first_problem(error, f'[rules.{key}]')}") from None
             if rule.code in severities:
                 options[rule.code] = options_value
 
     per_path = [
-        (pattern, frozenset(r.code for code in codes for r in _resolve(code, source, f"per-path-ignores.{pattern}")))
+        (pattern, frozenset(r.code for code in codes for r in resolve(code, ("per-path-ignores", pattern))))
         for pattern, codes in config.per_path_ignores.items()
     ]
     return Selection(severities, options, per_path, root)
 
 
-def _apply_layer(enabled: set[str], select: list[str] | None, extend_select: list[str], ignore: list[str], source: str) -> set[str]:
+@dataclass(frozen=True)
+class _Resolver:
+    """Rule entries of one layer (the file, or the command line) to rules; an unknown one is an error naming
+    the file and line, or the command line."""
+
+    source: str
+    where: _Located | None = None
+
+    def __call__(self, entry: str, keys: tuple[str, ...] | None = None) -> list[Listed]:
+        if self.where is None or keys is None:  # the command line: `--select X` says where X is
+            return _resolve(entry, self.source)
+        rules = lookup(entry)
+        if not rules:
+            raise ConfigError(self.where.problem(keys, f"{{key}}: unknown rule code or name '{entry}'; `tlint rules` lists them{rule_suggestion(entry)}"))
+        return rules
+
+
+def _apply_layer(enabled: set[str], select: list[str] | None, extend_select: list[str], ignore: list[str], resolve: _Resolver) -> set[str]:
     """``enabled`` after one layer (the file, then the command line): its ``select`` replaces what came
     before; within the layer the more specific entry wins, and ``ignore`` wins a tie."""
-    positive = (select or []) + extend_select
+    positive = [(entry, "select") for entry in select or []] + [(entry, "extend-select") for entry in extend_select]
     best: dict[str, tuple[int, bool]] = {}  # code -> (specificity, enabled)
-    for entries, on in ((positive, True), (ignore, False)):
-        for entry in entries:
-            matched = _resolve(entry, source)
+    for entries, on in ((positive, True), ([(entry, "ignore") for entry in ignore], False)):
+        for entry, key in entries:
+            matched = resolve(entry, (key,))
             specificity = 100 if entry in {r.code for r in matched} or entry in {r.name for r in matched} else len(entry)
             for rule in matched:
                 current = best.get(rule.code)
@@ -268,7 +363,7 @@ def _resolve(key: str, source: str, where: str | None = None) -> list[Listed]:
     rules = lookup(key)
     if not rules:
         place = f" (in {where})" if where else ""
-        raise ConfigError(f"{source}: unknown rule code or name '{key}'{place}; `tlint rules` lists them")
+        raise ConfigError(f"{source}: unknown rule code or name '{key}'{place}; `tlint rules` lists them{rule_suggestion(key)}")
     return rules
 
 

@@ -315,10 +315,14 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     """What to read: the files asked for, with their formats, and the sibling ranks of their runs."""
     walked = expand(paths, options.walk)
     report.summary.input_errors.extend(walked.errors)
+    report.summary.not_followed.extend(walked.not_followed)
     tasks: list[_Task] = []
     unrecognised: list[Source] = []  # walked files of no format: skipped, unless they are a run's rank files
     for source in walked.sources:
         report.summary.files += 1
+        if not options.trace_format and source.path.suffix.lower() in formats.NOT_A_TRACE:  # named: a walk passes them over
+            report.summary.skipped.append(source.display)
+            continue
         try:
             detection, detected_at = (formats.Detection(options.trace_format), None) if options.trace_format else _detected(source, options)
         except InputError as error:
@@ -326,7 +330,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             continue
         if detection.format is not None:
             tasks.append(_Task(source, detection.format, asked=True, detected_at=detected_at))
-        elif (source.named and source.path.suffix.lower() not in formats.NOT_A_TRACE) or source.head_damage is not None:
+        elif source.named or source.head_damage is not None:
             _report_unrecognised(source, detection, options, report)
         else:
             unrecognised.append(source)

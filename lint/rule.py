@@ -45,9 +45,12 @@ class Scope(StrEnum):
 
 
 class RuleOptions(BaseModel):
-    """Options of a rule without options; subclasses add typed fields with defaults and descriptions."""
+    """Options of a rule without options; subclasses add typed fields with defaults and descriptions.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Strict: a configured value of another type is an error (``tolerance_ms = "0.05"``), never converted (an
+    integer is a float all the same)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 @dataclass(slots=True)
@@ -301,6 +304,19 @@ def lookup(key: str) -> list[Listed]:
     if re.fullmatch(r"TL[0-9]{0,3}", key):
         return [r for r in rules if r.code.startswith(key)]
     return []
+
+
+def did_you_mean(wrong: str, known: Iterable[str]) -> str:
+    """ "; did you mean 'x'?" naming the closest of ``known`` to ``wrong`` (a mistyped rule, flag or choice), or ""."""
+    import difflib
+
+    close = difflib.get_close_matches(wrong, list(known), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def rule_suggestion(key: str) -> str:
+    """:func:`did_you_mean` among the rule codes, names and aliases."""
+    return did_you_mean(key, [word for listed in catalog().values() for word in (listed.code, listed.name, *listed.aliases)])
 
 
 def iter_rules() -> Iterator[type[Rule]]:

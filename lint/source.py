@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import atexit
 import bz2
+import contextlib
 import gzip
 import io
 import lzma
 import os
 import re
-import shutil
+import signal
+import stat
 import sys
 import tempfile
+import threading
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -37,6 +40,18 @@ if TYPE_CHECKING:
 ENCODING_CODE = "TL003"
 TRUNCATED_CODE = "TL004"
 CONSOLE_JUNK_CODE = "TL006"
+LIMIT_CODE = "TL007"
+MIB = 1 << 20
+# The longest line read: longer ones are reported (TL007) and passed over without being kept.  No writer prints
+# one near it (the longest line of the real files is under 8 kB; a megatron op of a thousand sub-operations
+# is a few hundred kB), and a line's work is bounded by it: a check never holds gigabytes of one line.
+MAX_LINE_BYTES = 4 * MIB
+# Compressed data may expand this many times (traces compress 15 to 25 times), past the first EXPANSION_GRACE
+# bytes: a few kilobytes of gzip, xz or zstd can decompress to terabytes.
+MAX_EXPANSION = 200
+EXPANSION_GRACE = 64 * MIB
+# Standard input is copied to a temporary file of at most this size (it is read twice); a larger input is named.
+STDIN_MAX_BYTES = 1024 * MIB
 HEAD_BYTES = 64 * 1024
 _HEAD_CHUNK = 4096
 STDIN = "-"
@@ -57,6 +72,45 @@ ByteStream: TypeAlias = BinaryIO | io.BufferedIOBase
 
 class InputError(Exception):
     """A path that cannot be read at all (missing, a directory without permission, ...)."""
+
+
+_NOT_WAITING = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def open_regular(path: str | os.PathLike[str], display: str) -> BinaryIO:
+    """``path`` opened for reading, when it is a regular file (links followed); InputError naming ``display``
+    otherwise.  Every file tlint reads but standard input is opened so: a FIFO would wait for a writer
+    forever and a device (``/dev/zero``) never ends.  It is opened without waiting for a writer and judged on
+    the open descriptor, so that nothing can swap the file between a check and the open (non-blocking mode
+    does not change how a regular file is read)."""
+    try:
+        descriptor = os.open(path, _NOT_WAITING)
+    except OSError as error:
+        raise InputError(f"{display}: cannot read: {error.strerror or error}") from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{display}: {not_regular(mode)}")
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def not_regular(mode: int) -> str:
+    """Why a file of ``mode`` (not a regular file) is not read."""
+    if stat.S_ISDIR(mode):
+        return "a directory, not a file"
+    kind = (
+        "a FIFO"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "not a regular file"
+    )
+    return f"{kind}, which is not read: only regular files are (a FIFO or a device may never end; standard input is `-`)"
 
 
 class _ZstdReader(io.RawIOBase):
@@ -123,18 +177,19 @@ class Source:
     console: bool = False
 
     def _open_raw(self) -> BinaryIO:
-        try:
-            return open(self.path, "rb")
-        except OSError as error:
-            raise InputError(f"{self.display}: cannot read: {error.strerror or error}") from None
+        return open_regular(self.path, self.display)
 
     def open(self) -> ByteStream:
         """The file's bytes, decompressed when its first bytes are a compression format's magic."""
+        return self._opened()[1]
+
+    def _opened(self) -> tuple[BinaryIO, ByteStream]:
+        """The file as stored, and its bytes (decompressed when its first bytes are a compression format's magic)."""
         raw = self._open_raw()
         start = raw.read(10)
         raw.seek(0)
         self.compression = next((name for magic, name in _MAGIC if magic.match(start)), None)
-        return _decompressed(raw, self.compression)
+        return raw, _decompressed(raw, self.compression)
 
     def head(self) -> list[str]:
         """The first lines (at most HEAD_BYTES), decoded leniently: enough to detect the format.  A detector
@@ -168,20 +223,32 @@ class Source:
     def _runs_of_lines(self) -> Iterator[Iterable[tuple[int, str]]]:
         """The numbered lines, in runs.  An uncompressed file is read a block at a time: the lines of a block
         without NUL bytes whose lines all decode as UTF-8 are made at once, without Python code per line; the
-        lines of the other blocks are looked at one by one."""
-        with self.open() as stream:
+        lines of the other blocks are looked at one by one.  A line longer than MAX_LINE_BYTES is counted, not
+        kept, and reported instead of read."""
+        raw, stream = self._opened()
+        with raw, stream:
             if self.compression is not None:
-                yield self._decompressed_lines(stream)
+                yield self._decompressed_lines(stream, raw)
                 return
             number = 0
             started: list[bytes] = []  # the line the blocks so far end in, in parts: a line may be longer than a block
+            started_size = 0
             while block := stream.read(_BLOCK):
                 end = block.rfind(b"\n") + 1
                 if not end:
-                    started.append(block)
+                    started_size += len(block)
+                    started = [] if started_size > MAX_LINE_BYTES else [*started, block]  # too long: only counted
                     continue
-                whole = b"".join((*started, block[:end])) if started else block[:end]
+                if started_size + block.index(b"\n") > MAX_LINE_BYTES:
+                    number += 1
+                    self._too_long(number, started_size + block.index(b"\n"))
+                    whole = block[block.index(b"\n") + 1 : end]  # the lines after it, in this block
+                else:
+                    whole = b"".join((*started, block[:end])) if started else block[:end]
                 started = [block[end:]]
+                started_size = len(block) - end
+                if not whole:
+                    continue
                 raws = list(map(_WITHOUT_NEWLINE, io.BytesIO(whole)))  # found by memchr, unlike bytes.split's loop
                 lines = None if b"\0" in whole else _utf8_lines(raws, crlf=b"\r" in whole)
                 if lines is None:
@@ -191,20 +258,56 @@ class Source:
                         lines[0] = lines[0].removeprefix("\ufeff")
                     yield enumerate(lines, number + 1)
                 number += len(raws)
-            if last := b"".join(started):
+            if started_size > MAX_LINE_BYTES:
+                self._too_long(number + 1, started_size)
+            elif last := b"".join(started):
                 yield self._checked_lines([last], number)
 
     def _checked_lines(self, raws: list[bytes], before: int) -> Iterator[tuple[int, str]]:
         for number, raw in enumerate(raws, before + 1):
             yield number, self._text(number, raw)
 
-    def _decompressed_lines(self, stream: ByteStream) -> Iterator[tuple[int, str]]:
+    def _decompressed_lines(self, stream: ByteStream, raw: BinaryIO) -> Iterator[tuple[int, str]]:
+        """The lines of a compressed stream, each read up to MAX_LINE_BYTES; reading stops where the data has
+        expanded more than MAX_EXPANSION times the bytes read of ``raw`` (past EXPANSION_GRACE), as it stops
+        where the data is damaged."""
         number = 0
+        expanded = 0  # bytes decompressed so far
         try:
-            for number, raw in enumerate(stream, 1):
-                yield number, self._text(number, raw)
+            while line := stream.readline(MAX_LINE_BYTES + 1):
+                number += 1
+                expanded += len(line)
+                if len(line) > MAX_LINE_BYTES:  # the line goes on: counted to its end, not kept
+                    length = len(line)
+                    while not line.endswith(b"\n") and (line := stream.readline(_BLOCK)):
+                        length += len(line)
+                        expanded += len(line)
+                        self._within_expansion(expanded, raw, number - 1)
+                    self._too_long(number, length - line.endswith(b"\n"))
+                    continue
+                if expanded > EXPANSION_GRACE:
+                    self._within_expansion(expanded, raw, number - 1)
+                yield number, self._text(number, line)
         except _DAMAGED as error:
             self.problems.append(self._damage(number + 1, error))
+        except _Expanded as stopped:
+            self.problems.append(stopped.problem)
+
+    def _within_expansion(self, expanded: int, raw: BinaryIO, read_lines: int) -> None:
+        """Raises _Expanded when ``expanded`` bytes came from too few compressed ones (``raw``'s position)."""
+        if expanded > EXPANSION_GRACE and expanded > MAX_EXPANSION * (consumed := raw.tell()):
+            message = (
+                f"the {self.compression} data expands more than {MAX_EXPANSION}-fold ({expanded:,} bytes from {consumed:,}): "
+                f"reading stopped after line {read_lines}, and what follows was not checked (no trace compresses so well: a decompression bomb?)"
+            )
+            raise _Expanded(SyntaxProblem(read_lines + 1, 1, LIMIT_CODE, message))
+
+    def _too_long(self, number: int, length: int) -> None:
+        message = (
+            f"line {number} is {length:,} bytes long, over the {MAX_LINE_BYTES // MIB} MiB tlint reads of a line: it was not checked "
+            "(no writer prints such a line: binary data, or lines run together without their newlines)"
+        )
+        self.problems.append(SyntaxProblem(number, 1, LIMIT_CODE, message))
 
     def _text(self, number: int, raw: bytes) -> str:
         """Line ``number`` without its ending (a newline, CR LF, or a last line's CR), its damage noted."""
@@ -246,6 +349,14 @@ class Source:
 _BLOCK = 1 << 16  # larger blocks fall out of the CPU cache before their lines are parsed: slower
 
 
+class _Expanded(Exception):
+    """Compressed data expanded past MAX_EXPANSION: reading stops with this problem."""
+
+    def __init__(self, problem: SyntaxProblem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
 _WITHOUT_NEWLINE = itemgetter(slice(None, -1))
 _WITHOUT_CR = methodcaller("removesuffix", b"\r")
 
@@ -259,19 +370,54 @@ def _utf8_lines(raws: list[bytes], crlf: bool) -> list[str] | None:
 
 
 def spool_stdin() -> Source:
-    """Standard input, copied to a temporary file: it is read twice (detection, then checking)."""
+    """Standard input, copied to a temporary file: it is read twice (detection, then checking).  InputError
+    when it holds more than STDIN_MAX_BYTES (``tlint check - < /dev/zero`` must end)."""
     return Source(_spooled(sys.stdin.buffer), STDIN, named=True)
 
 
 @cache
 def _spooled(stream: BinaryIO) -> Path:
     """Copied once: named twice (`tlint diff - -`), standard input is the same text both times, not a second,
-    empty, file."""
-    spool = tempfile.NamedTemporaryFile(prefix="tlint-stdin-", delete=False)  # noqa: SIM115 - removed at exit
-    with spool:
-        shutil.copyfileobj(stream, spool)
-    atexit.register(os.unlink, spool.name)
+    empty, file.  The copy is removed however tlint ends: at exit, on an error or Ctrl-C while copying, and on
+    SIGTERM or SIGHUP, which end tlint as Ctrl-C does instead of killing it."""
+    _exit_cleanly_on_termination()
+    spool = tempfile.NamedTemporaryFile(prefix="tlint-stdin-", delete=False)  # noqa: SIM115 - removed as said
+    atexit.register(_remove, spool.name, os.getpid())
+    try:
+        with spool:
+            copied = 0
+            while chunk := stream.read(_BLOCK * 16):
+                copied += len(chunk)
+                if copied > STDIN_MAX_BYTES:
+                    raise InputError(
+                        f"{STDIN}: standard input holds more than {STDIN_MAX_BYTES // MIB:,} MiB, more than tlint copies of it: name the file instead"
+                    )
+                spool.write(chunk)
+    except BaseException:
+        _remove(spool.name)
+        raise
     return Path(spool.name)
+
+
+def _remove(path: str, owner: int | None = None) -> None:
+    """Remove ``path``; at exit only in the process that made it (``owner``), not in a forked worker."""
+    if owner is None or owner == os.getpid():
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _exit_cleanly_on_termination() -> None:
+    """SIGTERM and SIGHUP (a closed terminal, a CI job cancelled) raise SystemExit, so that cleanup runs, where
+    they would otherwise kill the process; only where nothing else handles them, and in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for number in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            signal.signal(number, _terminated)
+
+
+def _terminated(number: int, _frame: object) -> None:
+    sys.exit(128 + number)
 
 
 def printable_path(name: str) -> str:

@@ -76,14 +76,14 @@ def test_gitignore_of_a_parent_and_a_negation_in_a_deeper_one_apply(repo: Path) 
     (repo / "traces" / ".gitignore").write_text("!scratch.tmp.txt\n", encoding="utf-8")
     result = tlint("check", "traces", cwd=repo)
     assert result.returncode == 1
-    assert result.stdout == "traces/scratch.tmp.txt:3:30: TL001 expected a non-negative integer, found 'x'\n"
+    assert result.stdout == "traces/scratch.tmp.txt:3:30: TL001 [error] expected a non-negative integer, found 'x'\n"
 
 
 def test_a_directory_named_on_the_command_line_is_checked_even_where_gitignore_excludes_it(repo: Path) -> None:
     # Trace folders are often git-ignored: naming one must check it, not pass with "Checked 0 files".
     result = tlint("check", "ignored", cwd=repo)
     assert result.returncode == 1
-    assert result.stdout == "ignored/bad_rank7.txt:3:30: TL001 expected a non-negative integer, found 'x'\n"
+    assert result.stdout == "ignored/bad_rank7.txt:3:30: TL001 [error] expected a non-negative integer, found 'x'\n"
     assert tlint("check", "--show-files", "ignored", "--exclude", "ignored/", cwd=repo).stdout.splitlines() == ["ignored/bad_rank7.txt"]
 
 
@@ -113,7 +113,7 @@ def test_exclude_patterns_from_the_configuration(tmp_path: Path) -> None:
     broken(tmp_path / "runs" / "old" / "trace_rank7.txt")
     result = tlint("check", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (0, "")
-    assert tlint("check", "--show-files", cwd=tmp_path).stdout.splitlines() == ["runs/trace_rank7.txt", "tlint.toml"]
+    assert tlint("check", "--show-files", cwd=tmp_path).stdout.splitlines() == ["runs/trace_rank7.txt"]  # configuration is no trace
 
 
 def test_a_gitignore_line_that_is_no_pattern_matches_nothing_as_in_git(repo: Path) -> None:
@@ -135,7 +135,7 @@ def test_exit_zero_reports_findings_but_exits_0(tmp_path: Path) -> None:
     broken(tmp_path / "trace_rank7.txt")
     result = tlint("check", "--exit-zero", cwd=tmp_path)
     assert result.returncode == 0
-    assert result.stdout == "trace_rank7.txt:3:30: TL001 expected a non-negative integer, found 'x'\n"
+    assert result.stdout == "trace_rank7.txt:3:30: TL001 [error] expected a non-negative integer, found 'x'\n"
     missing = tlint("check", "--exit-zero", "missing.txt", cwd=tmp_path)
     assert missing.returncode == 2  # the check could not run: not a finding to wave through
 
@@ -144,7 +144,7 @@ def test_quiet_prints_the_findings_and_nothing_else(tmp_path: Path) -> None:
     broken(tmp_path / "trace_rank7.txt")
     result = tlint("check", "-q", cwd=tmp_path)
     assert (result.returncode, result.stderr) == (1, "")
-    assert result.stdout == "trace_rank7.txt:3:30: TL001 expected a non-negative integer, found 'x'\n"
+    assert result.stdout == "trace_rank7.txt:3:30: TL001 [error] expected a non-negative integer, found 'x'\n"
     assert tlint("check", "--quiet", "missing.txt", cwd=tmp_path).stderr == "tlint: error: missing.txt: no such file or directory\n"
 
 

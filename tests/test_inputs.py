@@ -10,8 +10,9 @@ import lzma
 import os
 import sys
 from collections.abc import Callable
+from os import PathLike
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import Any, BinaryIO
 
 import pytest
 import zstandard
@@ -19,6 +20,7 @@ import zstandard
 from lint import engine, source
 from lint.cli import main
 from lint.report import progress
+from lint.source import open_regular
 from tests.spy import spy
 
 SEED_TRACE = Path(__file__).parent / "fixtures" / "seeds" / "000_14848477538be528.txt"
@@ -186,13 +188,12 @@ def test_an_unchanged_file_is_not_even_hashed_again(tmp_path: Path, broken_trace
     first = findings(str(path))
     hashed: list[object] = []
 
-    def recording_open(*args: Any, **kwargs: Any) -> IO[Any]:
-        if Path(args[0]) == path:  # not the cache's own files
-            hashed.append(args)
-        # a file object, of a mode open()'s overloads cannot pick from forwarded arguments
-        return cast(IO[Any], open(*args, **kwargs))
+    def recording_open(name: str | PathLike[str], display: str) -> BinaryIO:
+        if Path(name) == path:  # not the cache's own files
+            hashed.append(name)
+        return open_regular(name, display)
 
-    monkeypatch.setattr("lint.cache.open", recording_open, raising=False)
+    monkeypatch.setattr("lint.cache.open_regular", recording_open)
     assert findings(str(path)) == first and hashed == []
     path.write_bytes(broken_trace + b"\n")
     findings(str(path))

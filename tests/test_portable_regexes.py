@@ -12,8 +12,6 @@ from __future__ import annotations
 import ast
 import importlib
 import re
-import re._constants as sre_constants
-import re._parser as sre_parser
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,9 @@ from lint import formats
 from lint.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
+# The regex compiler's own parser (Python 3.11+; typeshed has no stubs for these private modules).
+sre_parser: Any = importlib.import_module("re._parser")
+sre_constants: Any = importlib.import_module("re._constants")
 _UNPORTABLE = {sre_constants.POSSESSIVE_REPEAT: "a possessive quantifier", sre_constants.ATOMIC_GROUP: "an atomic group"}
 _RE_FUNCTIONS = {"compile", "match", "fullmatch", "search", "findall", "finditer", "split", "sub", "subn"}
 

@@ -92,4 +92,4 @@ def test_a_commit_passes_with_a_clean_trace_and_fails_with_a_broken_one(tmp_path
     refused = _git(repository, "commit", "--quiet", "--message", "broken trace", check=False)
     output = refused.stdout + refused.stderr
     assert refused.returncode != 0 and re.search(r"tlint\.+Failed", output)
-    assert "traces/trace_rank7_20241224105912.txt:1:30: TL001 expected a non-negative integer, found 'x'" in output
+    assert "traces/trace_rank7_20241224105912.txt:1:30: TL001 [error] expected a non-negative integer, found 'x'" in output

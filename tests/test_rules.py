@@ -1,7 +1,7 @@
 """Declarative pass/fail cases per rule (``tests/rules/<CODE>.toml``) and meta-tests of the rule set.
 
 A case builds its input from ``text``, from ``bytes`` (Python escapes, for invalid encodings), from a
-fixture ``base`` with ``edits``, or - for run rules - from a generated run ``synth`` (a RunSpec), whose
+fixture ``base`` with ``edits`` (and a ``long_line``: a line replaced by ``length`` times "x"), or - for run rules - from a generated run ``synth`` (a RunSpec), whose
 rank files take ``edits`` and ``delete`` (by ``rank``), ``remove`` (ranks) and ``duplicate`` (a rank
 copied under another name); ``config`` is a tlint.toml and ``args`` extra command-line arguments.
 ``expect`` lists every finding that *all* rules produce: ``[line, "CODE"]`` for one-file cases and
@@ -92,6 +92,8 @@ def materialize(case: dict[str, Any], directory: Path) -> list[Path]:
         lines = (FIXTURES / case["base"]).read_text(encoding="utf-8").split("\n")
         for edit in case.get("edits", []):
             _edit(lines, edit)
+        if "long_line" in case:  # too long to write out: line ``line`` becomes ``length`` times "x"
+            lines[case["long_line"]["line"] - 1] = "x" * case["long_line"]["length"]
         target.write_text("\n".join(lines), encoding="utf-8")
     else:
         target.write_text(case["text"], encoding="utf-8")

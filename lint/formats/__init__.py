@@ -122,10 +122,18 @@ class _FormatModule(Protocol):
     def detect(self, lines: list[str], /) -> Evidence: ...
 
 
-# What a file's name says it is, when its content is of no trace format: documentation or source code, which no
-# writer of these formats produces.  A shell glob over a run's folder (`tlint check corpus/*`) names its README
-# or PROVENANCE.md too: such a file is skipped as in a directory, not a TL005, since it cannot be a damaged trace.
-NOT_A_TRACE = frozenset({".md", ".markdown", ".rst", ".py", ".sh", ".patch", ".diff"})  # Markdown, reST, Python, shell, patches
+# What a file's name says it is: documentation or source code, which no writer of these formats produces, and which
+# may well quote a few records (docs/formats/optprime-log.md does).  Such a file is never read as a trace unless
+# --trace-format says so: a walk passes it over, and one named on the command line - a shell glob over a run's
+# folder (`tlint check corpus/*`) names its README or PROVENANCE.md too - is skipped, not a TL005.
+NOT_A_TRACE = frozenset(
+    {
+        *(".md", ".markdown", ".rst", ".adoc", ".tex", ".html", ".htm", ".ipynb"),  # documentation
+        *(".py", ".pyi", ".sh", ".bash", ".lark", ".toml", ".yaml", ".yml", ".cfg", ".ini"),  # code, configuration
+        *(".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".cu", ".cuh", ".js", ".ts", ".java", ".go", ".rs"),
+        *(".patch", ".diff"),
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,8 @@ class FileResult(BaseModel):
 class CheckSummary(BaseModel):
     files: int = 0
     checked: int = 0
-    skipped: list[str] = Field(default_factory=list, description="files whose format was not recognised")
+    skipped: list[str] = Field(default_factory=list, description="files of no known format, and documentation or source files by their names")
+    not_followed: list[str] = Field(default_factory=list, description="symbolic links in walked directories whose targets lie outside them")
     errors: int = 0
     warnings: int = 0
     infos: int = 0
@@ -64,6 +65,9 @@ class CheckReport(BaseModel):
     summary: CheckSummary = Field(default_factory=CheckSummary)
     statistics: list[RuleCount] | None = Field(default=None, description="with --statistics: counts per rule")
     fail_on: Severity = Field(default=Severity.ERROR, exclude=True, description="the lowest severity that fails the check")
+    # How the text reporters render it (not part of the report): --verbose, --color.
+    verbose: bool = Field(default=False, exclude=True, description="list the files passed over")
+    color: bool = Field(default=False, exclude=True, description="colour the findings by severity")
 
     def fails(self, finding: Finding) -> bool:
         """Whether ``finding`` alone makes the check fail (exit code 1)."""
