@@ -188,7 +188,7 @@ def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
         if where := re.search(r" \(at line (\d+), column (\d+)\)$", message):
             message, place = message[: where.start()], f":{where.group(1)}:{where.group(2)}"
         elif message.endswith(" (at end of document)"):
-            message, place = message.removesuffix(" (at end of document)") + " at the end of the file", f":{text.count(chr(10)) + 1}"
+            message, place = message.removesuffix(" (at end of document)") + " at the end of the file", f":{text.rstrip().count(chr(10)) + 1}"
         else:
             place = ""
         raise ConfigError(f"{path}{place}: not valid TOML: {message}") from None

@@ -255,6 +255,45 @@ def test_configuration_errors_exit_2_naming_the_key(tmp_path: Path, broken_trace
     assert code == 2 and message in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ('[runs."*"]\ntp = "2"', "tlint.toml:2: key 'runs.*.tp': Input should be a valid integer (found '2')"),
+        ('[runs."*"]\npp = 2.0', "tlint.toml:2: key 'runs.*.pp': Input should be a valid integer (found 2.0)"),
+        ('[runs."*"]\ntp = true', "tlint.toml:2: key 'runs.*.tp': Input should be a valid integer (found True)"),
+        ("max-findings = true", "tlint.toml:1: key 'max-findings': Input should be a valid integer (found True)"),
+        ('max-findings = "7"', "tlint.toml:1: key 'max-findings': Input should be a valid integer (found '7')"),
+        ('respect-gitignore = "off"', "tlint.toml:1: key 'respect-gitignore': Input should be a valid boolean (found 'off')"),
+        ('[rules.TL103]\ntolerance_ms = "0.05"', "tlint.toml:2: key 'rules.TL103.tolerance_ms': Input should be a valid number (found '0.05')"),
+        ('fail-on = "warnin"', "tlint.toml:1: key 'fail-on': Input should be 'error', 'warning' or 'info' (found 'warnin')"),
+        (
+            'severity = { op-overlp = "error" }',
+            "tlint.toml:1: key 'severity.op-overlp': unknown rule code or name 'op-overlp'; `tlint rules` lists them; did you mean 'op-overlap'?",
+        ),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_an_error_naming_file_line_and_key_never_converted(tmp_path: Path, broken_trace: Path, setting: str, message: str) -> None:
+    (tmp_path / "tlint.toml").write_text(f"# tlint\n{setting}\n".removeprefix("# tlint\n"), encoding="utf-8")
+    code, _, err = run("check", str(broken_trace))
+    assert (code, err) == (2, f"tlint: error: {tmp_path / message}\n")
+
+
+def test_right_types_are_taken_and_an_integer_is_a_float(tmp_path: Path, broken_trace: Path) -> None:
+    (tmp_path / "tlint.toml").write_text(
+        'fail-on = "warning"\nmax-findings = 7\nrespect-gitignore = false\n[rules.TL103]\ntolerance_ms = 1\n', encoding="utf-8"
+    )
+    assert run("check", str(broken_trace))[0] == 1
+
+
+def test_a_discovered_pyproject_that_does_not_parse_is_an_error_not_dropped(tmp_path: Path, broken_trace: Path) -> None:
+    # Dropped, its settings were lost with it: here `ignore` would make the check pass.
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.tlint]\nignore = ["TL001"\n', encoding="utf-8")
+    code, _, err = run("check", str(broken_trace))
+    assert (code, err) == (2, f"tlint: error: {tmp_path / 'pyproject.toml'}:4: not valid TOML: Unclosed array at the end of the file\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.tlint]\nignore = ["TL001"]\n', encoding="utf-8")
+    assert run("check", str(broken_trace))[0] == 0
+
+
 @pytest.mark.parametrize("tool", ["tool = 5", 'tool = "tlint"', "[tool]\ntlint = 3"])
 def test_a_pyproject_whose_tool_is_no_table_of_tables_is_not_a_crash(tmp_path: Path, broken_trace: Path, tool: str) -> None:
     pyproject = tmp_path / "pyproject.toml"
