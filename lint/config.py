@@ -23,7 +23,6 @@ from typing import Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lint.rule import Listed, Rule, RuleOptions, Scope, Severity, catalog, lookup, options_json, rule_class, rule_suggestion
-from lint.source import InputError, open_regular
 
 CONFIG_FILES = ("tlint.toml", "pyproject.toml")
 
@@ -170,6 +169,8 @@ def _has_tool_table(pyproject: Path) -> bool:
 
 def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
     """The text of ``path`` and what it holds; ConfigError naming the file, line and column where it is no TOML."""
+    from lint.source import InputError, open_regular  # here: the readers of traces are no part of reading a configuration
+
     try:
         with open_regular(path, str(path)) as stream:
             raw = stream.read()

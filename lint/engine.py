@@ -11,6 +11,7 @@ findings or end in a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import re
 from collections import Counter, defaultdict
@@ -69,10 +70,12 @@ class FileOutcome:
 
 
 class _Collector:
-    """Turns violations into findings for one file, keeping at most ``limit`` per code."""
+    """Turns violations into findings for one file, keeping at most ``limit`` per code.  ``locate`` is the file's
+    parser's ``column_of`` (see lint.models.common.LineRecord): where the field a violation names is on its line."""
 
-    def __init__(self, path: str, selection: Selection, limit: int) -> None:
+    def __init__(self, path: str, selection: Selection, limit: int, locate: Callable[[Any, str, int | None], int | None] | None = None) -> None:
         self.path = path
+        self.locate = locate
         self.selection = selection
         self.limit = limit
         self.ignored = selection.ignored_for(path)
@@ -89,6 +92,10 @@ class _Collector:
             self.not_shown[code] += 1
             return
         severity = self.selection.severities.get(code, Severity.ERROR)
+        column = violation.column
+        if violation.field is not None and self.locate is not None:
+            with contextlib.suppress(Exception):  # a bug of the locator costs the column, never the finding
+                column = self.locate(violation.record, violation.field, violation.index) or column
         self.findings.append(
             Finding(
                 code=code,
@@ -96,7 +103,7 @@ class _Collector:
                 severity=severity,
                 path=violation.path or self.path,
                 line=violation.line,
-                column=violation.column,
+                column=column,
                 rank=violation.rank,
                 message=_bounded(violation.message),
             )
@@ -143,7 +150,8 @@ def _bounded(message: str) -> str:
 def check_file(source: Source, format_name: str, options: CheckOptions, *, rules: bool = True, summarize: bool = False, timed: bool = True) -> FileOutcome:
     """Parse ``source`` once, through the file rules (unless ``rules`` is false) and the summarizer (its
     steps with their times unless ``timed`` is false: see RankSummarizer)."""
-    collector = _Collector(source.display, options.selection, options.max_findings)
+    parser = formats.parser(format_name)
+    collector = _Collector(source.display, options.selection, options.max_findings, getattr(parser, "column_of", None))
     active = [r for r in options.selection.rules_for(format_name, Scope.FILE) if r.code not in collector.ignored] if rules else []
     described = formats.named(format_name)
     summarizer = None
@@ -152,7 +160,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
 
         summarizer = RankSummarizer(source.display, timed=timed)
     source.console = described.console
-    records = formats.parser(format_name).parse(source.lines())
+    records = parser.parse(source.lines())
     if summarizer is not None:
         records = _summarized(records, summarizer)
     syntax_problems = 0

@@ -63,11 +63,20 @@ class Violation:
     rank: int | None = None
     path: str | None = None  # run rules name the rank file they blame
     peer: int | None = None  # run rules: the other rank of a pair the finding is about (a send's receiver)
+    # The field the finding is about, of ``record`` (a sub-operation's: the ``index``-th, from 0); the engine
+    # asks the format's parser where it is on the line, which gives the finding's column.
+    field: str | None = None
+    record: Any = None
+    index: int | None = None
 
 
-def at(record: Any, message: str, column: int | None = None) -> Violation:
-    """A violation located at ``record`` (anything with ``line``, ``column`` and maybe ``rank``)."""
-    return Violation(record.line, column or record.column, message, getattr(record, "rank", None))
+def at(record: Any, message: str, column: int | None = None, *, field: str | None = None, index: int | None = None) -> Violation:
+    """A violation located at ``record`` (anything with ``line``, ``column`` and maybe ``rank``), at the column of
+    its ``field`` (an attribute of the record, or of its ``index``-th sub-operation) where it can be found."""
+    violation = Violation(record.line, column or record.column, message, getattr(record, "rank", None))
+    if field is not None:
+        violation.field, violation.record, violation.index = field, record, index
+    return violation
 
 
 _SECTIONS = ("Why it matters", "Example")

@@ -54,8 +54,6 @@ class BatchCountMismatch(OptprimeLayout):
         if nbatches.value in {count for count, _ in counts}:
             return
         ways = " or ".join(f"{formula} = {count}" for count, formula in counts)
-        yield Violation(
-            nbatches.line,
-            1,
+        yield nbatches.violation(
             f"{nbatches} but the data loader makes {' or '.join(str(count) for count, _ in counts)} batches of {data_size} with {batch} and DP {dp}: {ways}",
         )

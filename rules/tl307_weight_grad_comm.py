@@ -2,7 +2,7 @@ from collections.abc import Iterator
 
 from lint.models.neusight_tsv import LayerRecord
 from lint.rule import Severity
-from lint.rulekit.neusight import NeusightRowMessages
+from lint.rulekit.neusight import NeusightRowMessages, Said
 
 
 class WeightGradComm(NeusightRowMessages):
@@ -34,9 +34,10 @@ class WeightGradComm(NeusightRowMessages):
     severity = Severity.WARNING
     formats = ("neusight-tsv",)
 
-    def messages(self, row: LayerRecord) -> Iterator[str]:
+    def messages(self, row: LayerRecord) -> Iterator[Said]:
         if row.weight_grad_comm_type is not None:
             yield (
+                "weight_grad_comm_type",
                 f"{row.name} has a weight-grad {row.weight_grad_comm_type} comm of {row.weight_grad_comm_size} elements; "
-                "this writer all-reduces gradients on _grad rows and leaves the weight-grad comm None"
+                "this writer all-reduces gradients on _grad rows and leaves the weight-grad comm None",
             )

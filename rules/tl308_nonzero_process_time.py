@@ -2,7 +2,7 @@ from collections.abc import Iterator
 
 from lint.models.neusight_tsv import LayerRecord
 from lint.rule import Severity
-from lint.rulekit.neusight import NeusightRowMessages
+from lint.rulekit.neusight import NeusightRowMessages, Said
 
 
 class NonzeroProcessTime(NeusightRowMessages):
@@ -30,6 +30,6 @@ class NonzeroProcessTime(NeusightRowMessages):
     severity = Severity.WARNING
     formats = ("neusight-tsv",)
 
-    def messages(self, row: LayerRecord) -> Iterator[str]:
+    def messages(self, row: LayerRecord) -> Iterator[Said]:
         if row.process_time:
-            yield f"{row.name} has process_time {row.process_time}; this writer always writes 0"
+            yield "process_time", f"{row.name} has process_time {row.process_time}; this writer always writes 0"

@@ -368,3 +368,25 @@ def test_documentation_that_quotes_records_is_never_read_as_a_trace() -> None:
     result = tlint("check", "docs", "--no-cache", cwd=ROOT)
     assert (result.returncode, result.stdout) == (0, "")
     assert "warning: No trace, log or workload files found." in result.stderr
+
+
+@pytest.mark.parametrize("output_format", ["concise", "full", "json", "github", "sarif"])
+def test_a_semantic_finding_points_at_the_field_it_is_about(tmp_path: Path, output_format: str) -> None:
+    lines = SEED_TRACE.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].replace("duration=7.5", "duration=-7.5")  # TL105 on line 2: the duration is negative
+    (tmp_path / "trace_rank7.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    column = lines[1].index("duration=-7.5") + len("duration=") + 1
+    result = tlint("check", "trace_rank7.txt", "--no-cache", "--select", "TL105", "--output-format", output_format, cwd=tmp_path)
+    assert result.returncode == 1
+    shown = {
+        "concise": lambda out: re.search(r"trace_rank7\.txt:2:(\d+): TL105", out),
+        "json": lambda out: re.search(r'"column": (\d+)', out),
+        "github": lambda out: re.search(r",col=(\d+),title=TL105", out),
+        "sarif": lambda out: re.search(r'"startColumn": (\d+)', out),
+        "full": lambda out: re.search(r"\n  2:(\d+)  TL105", out),
+    }[output_format](result.stdout)
+    assert shown is not None and int(shown.group(1)) == column, result.stdout
+    if output_format == "full":  # the caret stands under the value
+        rows = result.stdout.splitlines()
+        source = next(index for index, row in enumerate(rows) if row.lstrip().startswith("2 | "))
+        assert rows[source][rows[source + 1].index("^") :].startswith("-7.5,")

@@ -13,7 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lint.models.common import new_alike
+from lint.models.common import LineRecord, new_alike
 
 CommType = Literal["ALLREDUCE", "ALLREDUCE_ASYNC", "SENDRECV"]
 
@@ -21,7 +21,7 @@ GRAD_SUFFIX = "_grad"  # the writer names the gradient row of layer X "X_grad"
 
 
 @dataclass(slots=True)
-class HeaderRecord:
+class HeaderRecord(LineRecord):
     """The header row; the grammar admits only the exact eleven names, kept here in file order."""
 
     kind: ClassVar[str] = "header"
@@ -31,7 +31,7 @@ class HeaderRecord:
 
 
 @dataclass(slots=True)
-class LayerRecord:
+class LayerRecord(LineRecord):
     """One layer row.  Times are milliseconds, comm sizes are element counts (not bytes).
 
     ``alike``: see :func:`lint.models.common.new_alike`."""
