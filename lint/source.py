@@ -114,36 +114,44 @@ def not_regular(mode: int) -> str:
 
 
 class _ZstdReader(io.RawIOBase):
-    """A zstd stream as a raw file, which - unlike zstandard's reader - notices a truncated frame."""
+    """A zstd stream as a raw file, which - unlike zstandard's reader - notices a truncated frame.
+
+    zstandard's decompressobj has no bound on what one call returns, and a zstd block of a few bytes may
+    stand for 128 KiB: the compressed data is fed 256 bytes at a time, so that one call gives at most ~8 MiB
+    (what the expansion guard of ``Source.lines`` then judges), never the gigabytes a few kB can hold."""
 
     def __init__(self, raw: BinaryIO) -> None:
         self._raw = raw
         self._decompressor = zstandard.ZstdDecompressor()
         self._frame = self._decompressor.decompressobj()
         self._pending = b""
+        self._offset = 0  # in _pending: what was handed out already
         self._finished = False
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: Buffer) -> int:
-        while not self._pending and not self._finished:
-            chunk = self._raw.read(1 << 16)
+        while self._offset == len(self._pending) and not self._finished:
+            chunk = self._raw.read(_ZSTD_INPUT)
             if not chunk:
                 self._finished = True
                 if not self._frame.eof:
                     raise EOFError("the zstd stream ends in the middle of a frame")
                 break
-            self._pending = self._frame.decompress(chunk)
+            self._pending, self._offset = self._frame.decompress(chunk), 0
             while self._frame.eof and self._frame.unused_data:  # the next frame of a multi-frame file
                 rest = self._frame.unused_data
                 self._frame = self._decompressor.decompressobj()
                 self._pending += self._frame.decompress(rest)
         with memoryview(buffer) as view:
-            count = min(len(view), len(self._pending))
-            view[:count] = self._pending[:count]
-        self._pending = self._pending[count:]
+            count = min(len(view), len(self._pending) - self._offset)
+            view[:count] = self._pending[self._offset : self._offset + count]
+        self._offset += count
         return count
+
+
+_ZSTD_INPUT = 256  # compressed bytes per decompress call (see _ZstdReader)
 
 
 def _decompressed(raw: BinaryIO, compression: str | None) -> ByteStream:

@@ -10,9 +10,11 @@ directory, damaged cache entries are misses, and an output that cannot be writte
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
 import json
+import lzma
 import os
 import re
 import shutil
@@ -20,11 +22,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 import pytest
+import zstandard
 
 from lint import source
 from lint.cli import main
@@ -96,19 +99,36 @@ def test_an_overlong_line_is_one_finding_naming_its_length_and_the_rest_is_check
     assert message.startswith("line 2 is 5,242,880 bytes long, over the 4 MiB tlint reads of a line: it was not checked")
 
 
-def test_a_gzip_bomb_of_one_long_line_stops_early_with_a_finding(tmp_path: Path) -> None:
-    # 80 MiB of one line in about 80 kB of gzip: read to its end, it would cost the whole line in memory.
-    path = tmp_path / "trace_rank7.txt.gz"
-    with gzip.open(path, "wb", compresslevel=9) as stream:
-        stream.write(MEGATRON.read_bytes().splitlines(keepends=True)[0])
-        for _ in range(80):
-            stream.write(b"x" * MIB)
+COMPRESSED = {"gz": "gzip", "bz2": "bzip2", "xz": "xz", "zst": "zstd"}
+
+
+def write_compressed(path: Path, parts: Iterable[bytes]) -> None:
+    """``parts`` written to ``path`` in the compression its suffix names, streamed."""
+    with path.open("wb") as raw:
+        openers: dict[str, Callable[[BinaryIO], Any]] = {
+            ".gz": lambda out: gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9),
+            ".bz2": lambda out: bz2.BZ2File(out, "wb"),
+            ".xz": lambda out: lzma.LZMAFile(out, "wb"),  # noqa: SIM115 - entered below
+            ".zst": lambda out: zstandard.ZstdCompressor().stream_writer(out, closefd=False),
+        }
+        with openers[path.suffix](raw) as stream:
+            for part in parts:
+                stream.write(part)
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESSED))
+def test_a_compressed_bomb_of_one_long_line_stops_early_with_a_finding(tmp_path: Path, suffix: str) -> None:
+    # 256 MiB of one line in a few kB: read to its end, it would cost the whole line in memory (zstd: in one
+    # call of its decompressor), and far more time than the 64 MiB after which the expansion guard stops it.
+    name = COMPRESSED[suffix]
+    path = tmp_path / f"trace_rank7.txt.{suffix}"
+    write_compressed(path, [MEGATRON.read_bytes().splitlines(keepends=True)[0], *[b"x" * MIB] * 256])
     assert path.stat().st_size < MIB
     started = time.monotonic()
     result = tlint("check", str(path), "--output-format", "json", "--no-cache", cwd=tmp_path)
-    assert result.returncode == 1 and findings(result) == [("trace_rank7.txt.gz", 2, "TL007")]
+    assert result.returncode == 1 and findings(result) == [(path.name, 2, "TL007")]
     assert re.fullmatch(
-        r"the gzip data expands more than 200-fold \([0-9,]+ bytes from [0-9,]+\): reading stopped after line 1, and what follows was not checked .*",
+        rf"the {name} data expands more than 200-fold \([0-9,]+ bytes from [0-9,]+\): reading stopped after line 1, and what follows was not checked .*",
         json.loads(result.stdout)["findings"][0]["message"],
     )
     assert time.monotonic() - started < 60
