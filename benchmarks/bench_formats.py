@@ -10,7 +10,9 @@ Inputs, generated into a temporary directory:
   (the repeats may draw findings; the figure is about reading speed);
 - optprime-log with ``--long-run``: a valid log of a long training run grown from that sample
   (tests/synth/optprime_log.py: its set-up once, then as many steps of per-rank timing as the size needs).
-The targets (issue 13): megatron-trace >= 80 MB/s, every other format >= 30 MB/s.
+The target: megatron-trace >= 80 MB/s (issue 13).  The 30 MB/s that issue 13 set the others on 20 MB files is
+retired (issue 25): no user has such files (the largest real workload is 277 KB, real OptimusPrime logs
+under 100 kB), so the others' rates are printed for comparison, with no target.
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ from tests.synth.optprime_log import write_long_run
 from tests.synth.simai_workload import write_workload
 
 TARGET_MB_PER_S = {"megatron-trace": 80.0}
-OTHER_TARGET_MB_PER_S = 30.0
 
 
 def _simai(path: Path, size_mb: float) -> None:
@@ -85,10 +86,11 @@ def main() -> int:
                 continue
             findings = json.loads(measurement.stdout)["summary"]["findings"]
             rate = size_mb / measurement.seconds
-            target = TARGET_MB_PER_S.get(name, OTHER_TARGET_MB_PER_S)
+            target = TARGET_MB_PER_S.get(name)
+            verdict = f" (target >= {target:g}: {'met' if rate >= target else 'NOT met'})" if target is not None else ""
             print(
-                f"{name:<15} {size_mb:7.1f} MB  {measurement.seconds:7.2f} s  {rate:7.2f} MB/s (target >= {target:g}: "
-                f"{'met' if rate >= target else 'NOT met'})  peak RSS {measurement.peak_rss_mib:6.1f} MiB  findings {findings}"
+                f"{name:<15} {size_mb:7.1f} MB  {measurement.seconds:7.2f} s  {rate:7.2f} MB/s{verdict}  "
+                f"peak RSS {measurement.peak_rss_mib:6.1f} MiB  findings {findings}"
             )
     return 2 if failed else 0
 

@@ -22,7 +22,7 @@ from measure import ROOT, TLINT_CHECK, best_cpu, first_cpu, generated_input, run
 
 sys.path.insert(0, str(ROOT))
 
-from lint.grammar import Grammar
+from lint.parse.grammar import Grammar
 
 TARGET_MB_PER_S = 80.0
 ISSUE_FLOOR, ISSUE_TLINT = 89.7, 47.8  # MB/s on the machine issue 13 was measured on

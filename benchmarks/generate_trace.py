@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the generator lives in the checkout's test tree
 
-from lint.formats.megatron_trace import Parser
+from lint.formats.megatron_trace.parser import Parser
 from tests.narrow import typed_parser
 from tests.synth.megatron_run import RunSpec, rank_records, write_records
 

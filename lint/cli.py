@@ -20,10 +20,10 @@ from lint import __version__
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from lint.config import Settings
-    from lint.engine import CheckOptions
-    from lint.executor import Backend
-    from lint.rule import Severity
+    from lint.check.config import Settings
+    from lint.check.engine import CheckOptions
+    from lint.check.executor import Backend
+    from lint.models.report import Severity
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 DASK_HELP = "read the files as tasks on this running Dask cluster (e.g. tcp://host:8786), which must see them at the same paths; needs tlint-traces[dask]"
@@ -63,10 +63,10 @@ def _codes(text: str) -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     from pathlib import Path
 
-    from lint.formats import FORMAT_NAMES
+    from lint.formats import FORMAT_NAMES, consumers
     from lint.models.categories import CATEGORIES
+    from lint.models.report import Severity
     from lint.report import CHECK_REPORTERS, DIFF_REPORTERS
-    from lint.rule import Severity
 
     parser = _Parser(prog="tlint", description="Lint and diff distributed-training traces, logs and workloads.")
     parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
@@ -75,6 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd = commands.add_parser("check", help="check trace, log and workload files")
     check_cmd.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (walked; default: the current directory)")
     check_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="parse every file as this format")
+    check_cmd.add_argument(
+        "--consumer",
+        choices=sorted(consumers()),
+        help="judge the files of its formats for this program (default: the configuration's, else inferred per file from what it shows)",
+    )
     check_cmd.add_argument(
         "--output-format",
         choices=sorted(CHECK_REPORTERS),
@@ -177,8 +182,8 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
     if list(sys.argv[1:] if argv is None else argv) in (["--version"], ["-V"]):  # before the parser and what it imports
         out.write(f"tlint {__version__}\n")
         return EXIT_CLEAN
-    from lint.config import ConfigError
-    from lint.executor import BackendError
+    from lint.check.executor import BackendError
+    from lint.models.errors import ConfigError
     from lint.rule import InstallError
 
     parser = build_parser()
@@ -243,38 +248,39 @@ def _rule(key: str | None, every: bool, out: TextIO, err: TextIO) -> int:
 
 
 def _cache(action: str, out: TextIO) -> int:
-    from lint import cache
+    from lint.store import disk
 
-    directory = cache.cache_dir()
+    directory = disk.cache_dir()
     if action == "dir":
         out.write(f"{directory}\n")
     elif action == "info":
-        files, size = cache.size()
-        out.write(f"{directory}: {files} files, {size / 10**6:.1f} MB (bound: {cache.max_bytes() / 10**6:g} MB, ${cache.MAX_MB_VARIABLE})\n")
+        files, size = disk.size()
+        out.write(f"{directory}: {files} files, {size / 10**6:.1f} MB (bound: {disk.max_bytes() / 10**6:g} MB, ${disk.MAX_MB_VARIABLE})\n")
     else:
-        out.write(f"Removed the cache in {directory}.\n" if cache.clean() else f"No cache in {directory}.\n")
+        out.write(f"Removed the cache in {directory}.\n" if disk.clean() else f"No cache in {directory}.\n")
     return EXIT_CLEAN
 
 
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from pathlib import Path
 
-    from lint.config import ConfigError, Overrides, find_config, load_settings
-    from lint.engine import CheckOptions, check
+    from lint.check.config import Overrides, find_config, load_settings
+    from lint.check.engine import CheckOptions, check
+    from lint.check.stated import configured_sources
+    from lint.models.errors import ConfigError
+    from lint.models.report import Severity
+    from lint.read.walk import DEFAULT_EXCLUDE, WalkOptions, expand
     from lint.report import HUMAN_FORMATS, check_reporter
     from lint.report.progress import progress_bar
     from lint.report.text import SEVERITY_STYLES, paint, plural, use_color
-    from lint.rule import Severity
     from lint.runs.discovery import RankRegexError, compile_rank_regex
-    from lint.runs.sources import LayoutSources
-    from lint.walk import DEFAULT_EXCLUDE, WalkOptions, expand
 
     paths = args.paths or ["."]
     output_format = args.output_format or _default_output_format()
     config_path = args.config or find_config(paths)
     if args.config is not None and not os.path.lexists(args.config):
         raise ConfigError(f"{args.config}: no such configuration file")
-    settings = load_settings(config_path, Overrides(args.select, args.extend_select, args.ignore))
+    settings = load_settings(config_path, Overrides(args.select, args.extend_select, args.ignore, args.consumer))
     max_findings = args.max_findings if args.max_findings is not None else settings.max_findings
     if max_findings is not None and max_findings < 0:
         raise ConfigError("--max-findings must be 0 or more")
@@ -286,7 +292,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if any(value < 1 for value in stated.values()):
         raise ConfigError("--tp, --pp, --dp and --ep must be 1 or more")
     root = config_path.resolve().parent if config_path else Path.cwd()
-    layout = LayoutSources.configure(stated, settings.runs, root)
+    layout = configured_sources(stated, settings.runs, root)
     exclude = args.exclude if args.exclude is not None else settings.exclude
     walk = WalkOptions(
         exclude=tuple(exclude) if exclude is not None else DEFAULT_EXCLUDE,
@@ -326,7 +332,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         report = check(paths, options, progress)
 
     if args.write_baseline or args.baseline:
-        from lint import baseline
+        from lint.check import baseline
     if args.write_baseline:
         count = baseline.write(args.write_baseline, report.findings)
         err.write(f"Wrote {count} findings to the baseline {args.write_baseline}.\n")
@@ -360,7 +366,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _write_report(output_file: Path | None, out: TextIO, write: Callable[[TextIO], object]) -> None:
     """``write`` the report to standard output, or to ``-o FILE``."""
-    from lint.config import ConfigError
+    from lint.models.errors import ConfigError
 
     if output_file is None:
         write(out)
@@ -395,6 +401,9 @@ def _show_settings(settings: Settings, options: CheckOptions, fail_on: Severity,
     names = catalog()
     lines += [f"  {code} {names[code].name} ({severity.value})" for code, severity in sorted(selection.severities.items())]
     lines += [f"per-path-ignores: {pattern} -> {', '.join(sorted(codes))}" for pattern, codes in selection.per_path_ignores]
+    named = selection.command_line_consumer or selection.consumer
+    lines.append(f"consumer: {f'{named.name} ({named.where})' if named else 'inferred per file'}")
+    lines += [f"per-path-consumer: {pattern} -> {choice.name}" for pattern, choice in selection.per_path_consumers]
     out.write("\n".join(lines) + "\n")
 
 
@@ -405,8 +414,8 @@ def _default_output_format() -> str:
 
 def _backend(args: argparse.Namespace) -> Backend:
     """Where files are read: ``--jobs`` local processes (check's default: one per core), or a Dask cluster."""
-    from lint.config import ConfigError
-    from lint.executor import Backend, default_jobs
+    from lint.check.executor import Backend, default_jobs
+    from lint.models.errors import ConfigError
 
     if args.jobs is not None and args.jobs < 1:
         raise ConfigError("--jobs must be 1 or more")
@@ -415,10 +424,10 @@ def _backend(args: argparse.Namespace) -> Backend:
 
 
 def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from lint.config import ConfigError
     from lint.diff import DiffInputError, DiffOptions, SideOptions, diff_paths
     from lint.diff.compare import DEFAULT_THRESHOLD_PERCENT
     from lint.models.categories import CATEGORIES
+    from lint.models.errors import ConfigError
     from lint.report import diff_reporter
     from lint.runs.discovery import RankRegexError, compile_rank_regex
 

@@ -1,7 +1,7 @@
 """The parallel layout of a job (TP, PP, DP, EP, world) as far as its files show it: the one owner of that inference.
 
-Every reader of a layout — the rule helpers (:mod:`lint.rulekit`), run assembly (:mod:`lint.runs.assemble`),
-the configured logs and workloads (:mod:`lint.runs.described`) and the differ's adapters — takes its sizes
+Every reader of a layout — the rule helpers (:mod:`lint.formats.megatron_trace.rulekit`), run assembly (:mod:`lint.runs.assemble`),
+the configured logs and workloads (:mod:`lint.check.stated`) and the differ's adapters — takes its sizes
 from here, so that a size is inferred the same way wherever it is used.
 
 Policy: a size is known where a file states it, where its writer implies it, or where ``world = tp · pp · dp``
@@ -12,7 +12,8 @@ guessing 1.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 
 SIZES = ("tp", "pp", "dp", "ep", "world")
@@ -88,3 +89,62 @@ def simai_sizes(tp: int | None, pp: int | None, ep: int | None, all_gpus: int | 
     """The sizes a SimAI workload header gives (as SimAI reads them), with DP = all_gpus / (tp · pp) as SimAI
     computes it (``Layer::report``); a key the header lacks stays unknown."""
     return Sizes(tp=_positive(tp), pp=_positive(pp), ep=_positive(ep), world=_positive(all_gpus)).completed()
+
+
+@dataclass(frozen=True)
+class StageParameters:
+    """What a megatron pipeline stage's traces show of its parameters: its transformer layers, the elements
+    its DP gradient all-reduce moves (its parameters on one TP rank), and its vocabulary shard where it
+    holds an embedding (the first and last stage; None where no embedding all-reduce shows it)."""
+
+    stage: int
+    layers: int
+    gradient_elements: int
+    vocab_shard: int | None
+
+
+def megatron_tp(hidden: int, pp: int, stages: Iterable[StageParameters], first_stage_tokens: int | None) -> int | None:
+    """The TP size that splits a GPT's transformer layers into the stages' gradient elements, as most stages
+    agree (None where none tells it).
+
+    Per layer, 12·h² + 7·h parameters are split over TP (QKV, projection, MLP and their biases) and 6·h are
+    not (layer norms, the biases added after a TP all-reduce); the first stage also holds its word and
+    position embeddings (``vocab_shard``·h and ``first_stage_tokens``·h), the last its word embedding and
+    final layer norm (2·h).
+    """
+    found: Counter[int] = Counter()
+    for described in stages:
+        first, last = described.stage == 0, described.stage == pp - 1
+        if not described.layers or not described.gradient_elements:
+            continue
+        if (first or last) and described.vocab_shard is None:  # its word embedding's size is unknown (no pipeline: no embedding all-reduce)
+            continue
+        extra = described.vocab_shard * hidden if (first or last) and described.vocab_shard else 0
+        extra += first_stage_tokens * hidden if first and first_stage_tokens else 0
+        extra += 2 * hidden if last else 0
+        split = described.gradient_elements - extra - 6 * hidden * described.layers
+        sharded = described.layers * (12 * hidden * hidden + 7 * hidden)
+        if split > 0 and sharded % split == 0:
+            found[sharded // split] += 1
+    return found.most_common(1)[0][0] if found else None
+
+
+def tp_activation_size(rows_per_layer: Mapping[str, int], sizes_per_layer: Mapping[str, Counter[int]]) -> tuple[int, int] | None:
+    """A workload's TP activation size (2·mbs·seq·hidden) and how many forward TP collectives carry it, from
+    the rows of each layer name and the sizes of their forward TP collectives (None where it is not known).
+
+    AICB sizes the forward TP collective of every transformer layer 2·mbs·seq·hidden and writes one row per
+    layer instance, so that size is the one most forward TP collectives of repeated layer names carry;
+    one-off rows (embedding, loss) carry other sizes.  The size is known only when more than half of those
+    collectives agree on it.
+    """
+    repeated = [layer for layer in sizes_per_layer if rows_per_layer.get(layer, 0) > 1]
+    sizes = Counter[int]()
+    for layer in repeated:  # in place: adding Counters copies the sum so far at each layer
+        sizes.update(sizes_per_layer[layer])
+    if not sizes:
+        return None
+    size, collectives = sizes.most_common(1)[0]
+    if 2 * collectives <= sizes.total() or size <= 1:
+        return None
+    return size, collectives

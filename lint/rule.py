@@ -8,34 +8,25 @@ the engine stamps code, name, severity and path on them (as yamllint does).
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import hashlib
 import importlib.util
-import inspect
 import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+import typing
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar
+from types import MappingProxyType
+from typing import Any, ClassVar, TypeVar
 
-import pydantic
-from pydantic import BaseModel, ConfigDict
-
-from lint.resources import rules_dir
-
-
-class Severity(StrEnum):
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
-
-    @property
-    def rank(self) -> int:
-        return {"info": 0, "warning": 1, "error": 2}[self.value]
+from lint.models.common import RowKeyed
+from lint.models.report import Severity as Severity  # the rule API: a rule module declares its severity with it
+from lint.store.resources import rules_dir
 
 
 class Scope(StrEnum):
@@ -44,13 +35,31 @@ class Scope(StrEnum):
     RUN = "run"  # sees the per-file summaries of every rank of a run
 
 
-class RuleOptions(BaseModel):
-    """Options of a rule without options; subclasses add typed fields with defaults and descriptions.
+@dataclass(frozen=True)
+class RuleOptions:
+    """Options of a rule without options; subclasses (frozen dataclasses) add typed fields made by :func:`option`.
 
-    Strict: a configured value of another type is an error (``tolerance_ms = "0.05"``), never converted (an
-    integer is a float all the same)."""
+    Plain records: a check with no configured option never imports pydantic; one that configures options
+    validates them with pydantic (:func:`validated_options`), the boundary users see, strictly: a value of
+    another type is an error (``tolerance_ms = "0.05"``), never converted (an integer is a float all the same).
+    """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+def option(default: Any, *, description: str, **bounds: Any) -> Any:
+    """A field of a rule's options: its default, its description, and the bounds pydantic checks a configured
+    value against (``ge``, ``gt``, ``le``, ``lt``, as ``pydantic.Field`` takes them)."""
+    return dataclasses.field(default=default, metadata={"description": description, **bounds})
+
+
+def validated_options(options: type[RuleOptions], values: Any) -> RuleOptions:
+    """``options`` with the configured ``values``, validated by pydantic (its ValidationError when they are wrong)."""
+    from pydantic import ConfigDict, Field, TypeAdapter, create_model
+
+    hints = typing.get_type_hints(options)
+    fields: dict[str, Any] = {spec.name: (hints[spec.name], Field(spec.default, **spec.metadata)) for spec in dataclasses.fields(options)}
+    model = create_model(options.__name__, __config__=ConfigDict(extra="forbid", strict=True), **fields)
+    checked = TypeAdapter(model).validate_python(values)
+    return options(**checked.model_dump())
 
 
 @dataclass(slots=True)
@@ -70,6 +79,11 @@ class Violation:
     index: int | None = None
 
 
+def by_consumer(severities: dict[str, Severity]) -> Mapping[str, Severity]:
+    """A rule's ``consumers`` (see Rule.consumers): read-only, as a class attribute must be."""
+    return MappingProxyType(severities)
+
+
 def at(record: Any, message: str, column: int | None = None, *, field: str | None = None, index: int | None = None) -> Violation:
     """A violation located at ``record`` (anything with ``line``, ``column`` and maybe ``rank``), at the column of
     its ``field`` (an attribute of the record, or of its ``index``-th sub-operation) where it can be found."""
@@ -78,6 +92,8 @@ def at(record: Any, message: str, column: int | None = None, *, field: str | Non
         violation.field, violation.record, violation.index = field, record, index
     return violation
 
+
+T = TypeVar("T")
 
 _SECTIONS = ("Why it matters", "Example")
 
@@ -104,31 +120,30 @@ class Rule:
     # of no op (syntax problems, say) still reach the rule's handler of their kind.
     ops: ClassVar[frozenset[str] | None] = None
     Options: ClassVar[type[RuleOptions]] = RuleOptions
+    # The consumers of its format the rule holds for, each with the severity of a finding for it
+    # (lint.models.consumers): a file judged for another consumer is not checked by it.  Empty: every consumer, at
+    # ``severity``.  A rule that names consumers need not state ``severity``: it is the highest of theirs.
+    consumers: ClassVar[Mapping[str, Severity]] = MappingProxyType({})
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         self.options: Any = options if options is not None else self.Options()
+        self.consumer: str | None = None  # the consumer the file is judged for (the engine sets it): what messages name
 
-    def share(self, shared: dict[type, Any]) -> None:
-        """Called before a file's first record, with one dict per file that every rule of the file sees.
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.consumers and "severity" not in vars(cls):
+            cls.severity = max(cls.consumers.values(), key=lambda severity: severity.rank)
 
-        Rules that keep the same per-file state take one copy of it from there (``shared.setdefault``) and
-        bind their ``check_<kind>`` attributes to that copy's methods: the engine calls a handler that
-        several rules share once per record, so the state is built once however many rules read it (rules
-        that share a handler must look at the same records: the same ``ops``).
-        """
+    @classmethod
+    def severity_for(cls, consumer: str | None) -> Severity | None:
+        """The severity of a finding on a file judged for ``consumer``; None when the rule does not hold for it."""
+        if not cls.consumers:
+            return cls.severity
+        return cls.consumers.get(consumer) if consumer is not None else None
 
     def finish(self) -> Iterable[Violation]:
         """Called after the last record: rules that compare across records report here."""
         return ()
-
-    def wants(self, record: Any) -> bool:
-        """Whether the rule looks at ``record`` and the records alike it: asked once per distinct row of
-        the formats whose rows carry ``alike`` (:func:`lint.models.common.new_alike`), after the rows
-        before it were checked; the engine does not call the rule on rows it does not want.  A workload
-        repeats a few dozen rows a hundred thousand times, and most rules have nothing to note on most of
-        them.  The answer may depend only on what the row says and on what came before the first row
-        (the header): the rule must give the same findings when it is called on every row."""
-        return True
 
     @classmethod
     def handlers(cls) -> dict[str, str]:
@@ -138,11 +153,16 @@ class Rule:
 
     @classmethod
     def docs(cls) -> RuleDocs:
+        import inspect  # the docs of a rule are read by `tlint rule`, not by a check
+
         text = inspect.cleandoc(cls.__doc__ or "")
         parts = re.split(r"^(" + "|".join(_SECTIONS) + r"):\s*$", text, flags=re.M)
         summary = parts[0].strip()
         sections = {parts[i]: inspect.cleandoc(parts[i + 1]).strip() for i in range(1, len(parts) - 1, 2)}
-        options = [(name, _type_name(info.annotation), repr(info.default), info.description or "") for name, info in cls.Options.model_fields.items()]
+        hints = typing.get_type_hints(cls.Options)
+        options = [
+            (spec.name, _type_name(hints[spec.name]), repr(spec.default), spec.metadata.get("description", "")) for spec in dataclasses.fields(cls.Options)
+        ]
         return RuleDocs(summary, sections.get("Why it matters", ""), sections.get("Example", ""), options)
 
     @classmethod
@@ -200,6 +220,13 @@ class Listed:
     aliases: tuple[str, ...]
     module: str  # its file in ``rules/``
     defaults: dict[str, Any]  # its default options as JSON values (what cache keys are made of)
+    consumers: dict[str, Severity]  # see Rule.consumers
+
+    def severity_for(self, consumer: str | None) -> Severity | None:
+        """See :meth:`Rule.severity_for`."""
+        if not self.consumers:
+            return self.severity
+        return self.consumers.get(consumer) if consumer is not None else None
 
     def load(self) -> type[Rule]:
         rule = _load_rule(rules_dir() / self.module)
@@ -208,24 +235,38 @@ class Listed:
         return rule
 
     def as_json(self) -> list[Any]:
-        return [self.code, self.name, self.severity.value, list(self.formats), self.scope.value, list(self.aliases), self.module, self.defaults]
+        consumers = {name: severity.value for name, severity in self.consumers.items()}
+        return [self.code, self.name, self.severity.value, list(self.formats), self.scope.value, list(self.aliases), self.module, self.defaults, consumers]
 
     @classmethod
     def from_json(cls, value: list[Any]) -> Listed:
-        code, name, severity, formats, scope, aliases, module, defaults = value
-        if not (all(isinstance(text, str) for text in (code, name, module, *formats, *aliases)) and isinstance(defaults, dict)):
+        code, name, severity, formats, scope, aliases, module, defaults, consumers = value
+        if not (all(isinstance(text, str) for text in (code, name, module, *formats, *aliases)) and isinstance(defaults, dict) and isinstance(consumers, dict)):
             raise TypeError("not a rule listing")
-        return cls(code, name, Severity(severity), tuple(formats), Scope(scope), tuple(aliases), module, defaults)
+        by_consumer = {str(consumer): Severity(level) for consumer, level in consumers.items()}
+        return cls(code, name, Severity(severity), tuple(formats), Scope(scope), tuple(aliases), module, defaults, by_consumer)
 
     @classmethod
     def of(cls, rule: type[Rule]) -> Listed:
+        import inspect
+
         module = Path(inspect.getfile(rule)).name
-        return cls(rule.code, rule.name, rule.severity, tuple(rule.formats), rule.scope, tuple(rule.aliases), module, options_json(rule.Options()))
+        return cls(
+            rule.code,
+            rule.name,
+            rule.severity,
+            tuple(rule.formats),
+            rule.scope,
+            tuple(rule.aliases),
+            module,
+            options_json(rule.Options()),
+            dict(rule.consumers),
+        )
 
 
 def options_json(options: RuleOptions) -> dict[str, Any]:
     """A rule's options as JSON values: what cache keys hold of them."""
-    values: dict[str, Any] = json.loads(json.dumps(options.model_dump(), default=str))
+    values: dict[str, Any] = json.loads(json.dumps(dataclasses.asdict(options), default=str))
     return values
 
 
@@ -235,7 +276,7 @@ def catalog() -> dict[str, Listed]:
     :func:`registry` does) and remembered in the cache directory, keyed by the text of all of tlint's code
     and rules, so that a check does not load the modules of rules it will not run.  A missing or damaged
     memo costs loading them all again."""
-    from lint import cache as memo  # the fingerprint of tlint's code and the cache's atomic writes
+    from lint.store import disk as memo  # the fingerprint of tlint's code and the cache's atomic writes
 
     modules = sorted(rules_dir().glob("tl*.py"))
     try:
@@ -256,9 +297,9 @@ def catalog() -> dict[str, Listed]:
 
 
 def _catalog_key(code_fingerprint: str, modules: list[Path]) -> str:
-    """tlint's code (the rule modules' text among it: see :func:`lint.cache.code_fingerprint`) and the
+    """tlint's code (the rule modules' text among it: see :func:`lint.check.cache.code_fingerprint`) and the
     names of the rule modules this registry loads."""
-    digest = hashlib.sha256(b"rule catalog\0" + code_fingerprint.encode() + b"\0" + pydantic.VERSION.encode())  # pydantic dumps the defaults
+    digest = hashlib.sha256(b"rule catalog\0" + code_fingerprint.encode())
     for path in modules:
         digest.update(b"\0" + os.fsencode(path.name))
     return digest.hexdigest()
@@ -294,7 +335,7 @@ def _load_rule(path: Path) -> type[Rule]:
 
 def _rebuilt_by_code(code: str) -> Callable[[RuleOptions], tuple[Any, ...]]:
     def reduce(options: RuleOptions) -> tuple[Any, ...]:
-        return rule_options, (code, options.model_dump())
+        return rule_options, (code, dataclasses.asdict(options))
 
     return reduce
 
@@ -330,3 +371,21 @@ def rule_suggestion(key: str) -> str:
 
 def iter_rules() -> Iterator[type[Rule]]:
     return iter(sorted(registry().values(), key=lambda r: r.code))
+
+
+class PerAlikeRow(RowKeyed[int, T]):
+    """What a rule concluded about a row, remembered for the rows alike (by their ``alike``, see
+    :func:`lint.models.common.new_alike`): a workload repeats a few dozen rows over and over, so a rule
+    judges each of them once.  Emptied when it holds too many: a file of endlessly new rows must not grow
+    memory (the rule then judges rows again); in a file whose rows rarely repeat
+    (:func:`lint.models.common.rarely_repeat`) it stops remembering."""
+
+    ENTRIES = 4096
+
+    def remember(self, row: Any, value: T) -> T:
+        """``value``, remembered for ``row`` (a record with ``alike`` and ``line``) and the rows alike."""
+        if self.worth_remembering(row.line):
+            if len(self) >= self.ENTRIES:
+                self.clear()
+            self[row.alike] = value
+        return value

@@ -1,5 +1,5 @@
+from lint.formats.megatron_trace.rulekit import SameInEveryRecord
 from lint.rule import Severity
-from lint.rulekit import SameInEveryRecord
 
 
 class StageMismatch(SameInEveryRecord):

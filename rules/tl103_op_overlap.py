@@ -1,11 +1,12 @@
-from pydantic import Field
+from dataclasses import dataclass
 
-from lint.models.megatron_trace import BATCHED_P2P, OpRecord
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
+from lint.formats.megatron_trace.records import BATCHED_P2P, OpRecord
+from lint.rule import Rule, RuleOptions, Severity, Violation, at, option
 
 
+@dataclass(frozen=True)
 class Options(RuleOptions):
-    tolerance_ms: float = Field(0.01, ge=0, description="slack for the 2-decimal rounding of timestamp and duration")
+    tolerance_ms: float = option(0.01, ge=0, description="slack for the 2-decimal rounding of timestamp and duration")
 
 
 class OpOverlap(Rule):

@@ -1,11 +1,12 @@
-from pydantic import Field
+from dataclasses import dataclass
 
-from lint.models.megatron_trace import OpRecord, sub_operation_label
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
+from lint.formats.megatron_trace.records import OpRecord, sub_operation_label
+from lint.rule import Rule, RuleOptions, Severity, Violation, at, option
 
 
+@dataclass(frozen=True)
 class Options(RuleOptions):
-    tolerance_ms: float = Field(0.02, ge=0, description="slack for the 2-decimal rounding of both records")
+    tolerance_ms: float = option(0.02, ge=0, description="slack for the 2-decimal rounding of both records")
 
 
 class SubOpOutsideOp(Rule):

@@ -1,7 +1,7 @@
 import math
 from collections.abc import Iterator
 
-from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, sub_operation_label
+from lint.formats.megatron_trace.records import DdpGradCommRecord, OpRecord, sub_operation_label
 from lint.rule import Rule, Severity, Violation, at
 
 _INF = math.inf

@@ -1,4 +1,4 @@
-from lint.models.megatron_trace import COMPUTE_OPS, GROUP_KIND_OF_OP, DdpGradCommRecord, OpRecord
+from lint.formats.megatron_trace.records import COMPUTE_OPS, GROUP_KIND_OF_OP, DdpGradCommRecord, OpRecord
 from lint.rule import Rule, Severity, Violation, at
 
 _TP_OPS = {"tp_allreduce", "tp_load_batch_broadcast", "get_batch"}

@@ -1,4 +1,4 @@
-from lint.models.megatron_trace import OpRecord, SubCall, per_calls, sub_operation_label
+from lint.formats.megatron_trace.records import OpRecord, SubCall, per_calls, sub_operation_label
 from lint.rule import Rule, Severity, Violation, at
 
 

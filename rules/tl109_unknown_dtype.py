@@ -1,4 +1,4 @@
-from lint.models.megatron_trace import (
+from lint.formats.megatron_trace.records import (
     KNOWN_DTYPES,
     DdpGradCommRecord,
     OpRecord,

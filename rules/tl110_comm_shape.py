@@ -1,6 +1,6 @@
-from lint.models.megatron_trace import P2P_OPS, OpRecord
+from lint.formats.megatron_trace.records import P2P_OPS, OpRecord
+from lint.formats.megatron_trace.rulekit import format_shape
 from lint.rule import Rule, Severity, Violation, at
-from lint.rulekit import format_shape
 
 # Dimensions of the tensor each communication op moves (docs/formats/megatron-trace.md, "Ops").
 _DIMENSIONS = {

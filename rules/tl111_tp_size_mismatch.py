@@ -1,9 +1,9 @@
 import math
 from collections.abc import Iterator
 
-from lint.models.megatron_trace import P2P_OPS, OpRecord, layer_collectives, layer_tensors
+from lint.formats.megatron_trace.records import P2P_OPS, OpRecord, layer_collectives, layer_tensors
+from lint.formats.megatron_trace.rulekit import format_shape
 from lint.rule import Rule, Severity, Violation, at
-from lint.rulekit import format_shape
 
 
 class TpSizeMismatch(Rule):

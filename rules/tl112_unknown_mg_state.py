@@ -1,4 +1,4 @@
-from lint.models.megatron_trace import MG_STATES, DdpGradCommRecord, OpRecord
+from lint.formats.megatron_trace.records import MG_STATES, DdpGradCommRecord, OpRecord
 from lint.rule import Rule, Severity, Violation, at
 
 

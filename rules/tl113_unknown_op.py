@@ -1,4 +1,4 @@
-from lint.models.megatron_trace import KNOWN_OPS, OpRecord
+from lint.formats.megatron_trace.records import KNOWN_OPS, OpRecord
 from lint.rule import Rule, Severity, Violation, at
 
 

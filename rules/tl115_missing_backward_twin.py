@@ -1,10 +1,10 @@
 from collections import Counter, deque
 from collections.abc import Iterator
 
+from lint.formats.megatron_trace.records import OpRecord, layer_tensors
+from lint.formats.megatron_trace.rulekit import format_shape
 from lint.models.common import SyntaxProblem
-from lint.models.megatron_trace import OpRecord, layer_tensors
 from lint.rule import Rule, Severity, Violation, at
-from lint.rulekit import format_shape
 
 TensorKey = tuple[tuple[int, ...] | None, str | None]
 
@@ -59,7 +59,7 @@ class MissingBackwardTwin(Rule):
         self.seen_backward = True
         pending = self.forwards.get(record.batch_id)
         if not pending:
-            return ()  # the trace starts after this micro-batch's forward step
+            return ()  # no forward_step of its micro-batch before it: TL116's finding
         forward, forward_tensors = pending.popleft()
         if dict.__eq__(forward_tensors, tensors):  # as Counters without zero counts are: in C, not Counter's Python loop
             return ()

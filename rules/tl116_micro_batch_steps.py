@@ -4,8 +4,8 @@ from collections.abc import Iterator
 from itertools import pairwise
 from typing import NamedTuple
 
+from lint.formats.megatron_trace.records import MICRO_BATCH_OPS, OpRecord
 from lint.models.common import SyntaxProblem
-from lint.models.megatron_trace import MICRO_BATCH_OPS, OpRecord
 from lint.rule import Rule, Severity, Violation
 
 
@@ -37,7 +37,7 @@ class _Iteration:
 
 
 class MicroBatchSteps(Rule):
-    """A micro-batch lacks one of the steps its rank runs for every other micro-batch, or has one twice.
+    """A micro-batch lacks a step its rank runs for every other micro-batch, has one twice, or has no forward before its backward.
 
     The 1F1B schedule (``megatron/core/pipeline_parallel/schedules.py``
     ``forward_backward_pipelining_without_interleaving``) runs, for every micro-batch of an iteration,
@@ -50,6 +50,19 @@ class MicroBatchSteps(Rule):
     the writer would have written it: after the step that precedes it in the other micro-batches.  An
     iteration with a line that is no record (a syntax error, TL001) is not judged: the lost step is
     that line.
+
+    A micro-batch's ``backward_step`` comes after its ``forward_step``, in the file of the rank alone: the
+    backward pass runs on the output tensor the forward pass made.  Realistic mode: the training script's
+    ``forward_step`` records ``forward_step`` around the model's forward (``pretrain_llama.py``;
+    ``pretrain_gpt.py`` before b96f357), and every schedule of
+    ``megatron/core/pipeline_parallel/schedules.py`` runs ``backward_step`` on an output tensor its
+    ``forward_step`` saved (``input_tensors``/``output_tensors``), so the k-th backward step of an
+    iteration follows at least k forward steps; the trace starts at an iteration (``train`` in
+    ``megatron/training/training.py`` resets the counters every iteration and drops the records of those
+    before ``trace_start``).  Scaling mode (``profiler_log``): ``training.py`` records ``sim_forward_step``
+    (``megatron/profiler/utils.py``) and then ``backward_step``.  So a ``backward_step`` without a
+    ``forward_step`` of its micro-batch before it is reported from the file alone, whatever the
+    micro-batch count (one included), and whether its sibling ranks are checked with it or not.
 
     Why it matters:
         A lost ``backward_step`` (or forward, or one half of a batched p2p call) leaves its micro-batch
@@ -87,6 +100,8 @@ class MicroBatchSteps(Rule):
             elif batch != expected:
                 current.regular = False
             current.next[op] = batch + 1
+            if op == "backward_step" and not current.first.get("forward_step", batch + 1) <= batch < current.next.get("forward_step", batch):
+                current.regular = False  # no forward_step of its micro-batch so far (forward ids count up while regular)
         return ()
 
     def check_syntax(self, problem: SyntaxProblem) -> tuple[()]:
@@ -111,6 +126,7 @@ class MicroBatchSteps(Rule):
         where: dict[tuple[str, int], list[int]] = defaultdict(list)
         for step in steps:
             where[step.op, step.batch_id].append(step.line)
+        yield from self._backward_before_forward(steps, iteration.number, where)
         predecessor = self._predecessors(steps)
         for op in sorted({step.op for step in steps}):
             for batch in range(first, last + 1):
@@ -123,6 +139,37 @@ class MicroBatchSteps(Rule):
                     )
                 if not lines:
                     yield self._missing(op, batch, iteration, (first, last), where, predecessor.get(op))
+
+    @staticmethod
+    def _backward_before_forward(steps: list[_Step], iteration: int, where: dict[tuple[str, int], list[int]]) -> Iterator[Violation]:
+        """The backward steps with no forward_step of their micro-batch before them.  Where the rank ran other
+        micro-batches' forward steps, a micro-batch without one is reported as a missing step (``_missing``)."""
+        forwarded: set[int] = set()
+        orphans: list[_Step] = []
+        for step in steps:
+            if step.op == "forward_step":
+                forwarded.add(step.batch_id)
+            elif step.op == "backward_step" and step.batch_id not in forwarded:
+                orphans.append(step)
+        if not orphans:
+            return
+        if not forwarded:  # no forward step at all: one finding for the iteration
+            first, last = min(step.batch_id for step in orphans), max(step.batch_id for step in orphans)
+            which = f"micro-batch {first} has a backward_step" if first == last else f"micro-batches {first}-{last} have backward_steps"
+            yield Violation(
+                orphans[0].line,
+                1,
+                f"{which} but no forward_step (iteration {iteration}): the writer records a micro-batch's forward_step before its backward_step",
+            )
+            return
+        for step in orphans:
+            if later := where.get(("forward_step", step.batch_id)):
+                yield Violation(
+                    step.line,
+                    1,
+                    f"backward_step of micro-batch {step.batch_id} (iteration {iteration}) comes before its forward_step (line {later[0]}): "
+                    "the writer records a micro-batch's forward_step before its backward_step",
+                )
 
     @staticmethod
     def _predecessors(steps: list[_Step]) -> dict[str, tuple[str, int]]:

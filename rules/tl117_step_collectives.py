@@ -3,7 +3,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from operator import attrgetter
 
-from lint.models.megatron_trace import MICRO_BATCH_STEPS, OpRecord, per_calls
+from lint.formats.megatron_trace.records import MICRO_BATCH_STEPS, OpRecord, per_calls
 from lint.rule import Rule, Severity, Violation
 
 Call = tuple[str, str | None, str | None, str | None]  # trace_src_func, func_name, comm_func, group

@@ -1,5 +1,5 @@
+from lint.formats.optprime_log.rulekit import SettingProduct
 from lint.rule import Severity
-from lint.rulekit.optprime import SettingProduct
 
 
 class GlobalBatchMismatch(SettingProduct):

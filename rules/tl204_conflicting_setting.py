@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.optprime_log import ConfigRecord
+from lint.formats.optprime_log.records import ConfigRecord
+from lint.formats.optprime_log.rulekit import OptprimeLayout
 from lint.rule import Severity, Violation, at
-from lint.rulekit.optprime import OptprimeLayout
 
 
 class ConflictingSetting(OptprimeLayout):

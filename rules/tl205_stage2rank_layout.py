@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
+from lint.formats.optprime_log.rulekit import OptprimeLayout, spans
 from lint.rule import Severity, Violation, at
-from lint.rulekit.optprime import OptprimeLayout, spans
 
 
 class Stage2rankLayout(OptprimeLayout):

@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.optprime_log import Stage2RankRecord, TimingHeaderRecord
+from lint.formats.optprime_log.records import Stage2RankRecord, TimingHeaderRecord
+from lint.formats.optprime_log.rulekit import OptprimeLayout
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit.optprime import OptprimeLayout
 
 
 class TimingStageMismatch(OptprimeLayout):

@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.optprime_log import MetadataRangeRecord, ModulePlacementRecord
+from lint.formats.optprime_log.records import MetadataRangeRecord, ModulePlacementRecord
+from lint.formats.optprime_log.rulekit import OptprimeLayout
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit.optprime import OptprimeLayout
 
 # The metadata ranges that map a stage to its sub-module (the ``first`` one names split points).
 MODULE_LISTINGS = ("second", "placement")

@@ -1,6 +1,6 @@
-from lint.models.optprime_log import TimingHeaderRecord
+from lint.formats.optprime_log.records import TimingHeaderRecord
+from lint.formats.optprime_log.rulekit import StartsOverOnRestart
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit.optprime import StartsOverOnRestart
 
 
 class StepSequence(StartsOverOnRestart):

@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.models.optprime_log import Record, TimingHeaderRecord
+from lint.formats.optprime_log.records import Record, TimingHeaderRecord
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
 from lint.runs.model import majority, rank_list
 

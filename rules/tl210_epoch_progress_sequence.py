@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.optprime_log import EpochProgressRecord
+from lint.formats.optprime_log.records import EpochProgressRecord
+from lint.formats.optprime_log.rulekit import OptprimeLayout, StartsOverOnRestart
 from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit.optprime import OptprimeLayout, StartsOverOnRestart
 
 
 class EpochProgressSequence(StartsOverOnRestart, OptprimeLayout):
@@ -17,7 +17,7 @@ class EpochProgressSequence(StartsOverOnRestart, OptprimeLayout):
     batches ``log_interval``, 2·``log_interval``, … within an epoch (the first progress line shows the
     interval), and ``T`` equal to the printed ``nbatches``.  A run may stop before an epoch's last batch.
     A total other than ``nbatches`` is reported once per value.  When torchrun restarts the workers
-    (``--max-restarts``, see lint/models/optprime_outcome.py ``Attempts``), the new attempt counts from the start.
+    (``--max-restarts``, see lint/formats/optprime_log/outcome.py ``Attempts``), the new attempt counts from the start.
 
     Why it matters:
         A skipped, repeated or backward counter means lost or merged output (a re-run appended to the

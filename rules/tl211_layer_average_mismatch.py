@@ -1,6 +1,6 @@
-from lint.models.optprime_log import LayerTimingRecord
+from lint.formats.optprime_log.records import LayerTimingRecord
+from lint.formats.optprime_log.rulekit import group_owner
 from lint.rule import Rule, Severity, Violation, at
-from lint.rulekit.optprime import group_owner
 
 # total and avg/op are both rounded to 3 decimals: total/ops and avg/op then differ by 0.0005 at the
 # most; the slack absorbs binary floating point, in which 0.0005 itself is inexact.

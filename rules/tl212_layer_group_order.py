@@ -1,6 +1,6 @@
-from lint.models.optprime_log import LayerTimingRecord, TimingHeaderRecord, layer_position
+from lint.formats.optprime_log.records import LayerTimingRecord, TimingHeaderRecord, layer_position
+from lint.formats.optprime_log.rulekit import group_owner
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
-from lint.rulekit.optprime import group_owner
 
 
 class LayerGroupOrder(Rule):

@@ -1,6 +1,6 @@
-from lint.models.optprime_log import LayerTimingRecord
+from lint.formats.optprime_log.records import LayerTimingRecord
+from lint.formats.optprime_log.rulekit import SINGLE_MODULE_GROUPS, OptprimeLayout, group_owner
 from lint.rule import Severity, Violation, at
-from lint.rulekit.optprime import SINGLE_MODULE_GROUPS, OptprimeLayout, group_owner
 
 
 class EmbedLmHeadOps(OptprimeLayout):

@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
+from lint.formats.optprime_log.rulekit import SINGLE_MODULE_GROUPS, StageTimes, StepsByStage, gaps, spans, timing_groups
 from lint.rule import Severity, Violation, at
-from lint.rulekit.optprime import SINGLE_MODULE_GROUPS, StageTimes, StepsByStage, gaps, spans, timing_groups
 
 
 class TimedLayerCoverage(StepsByStage):

@@ -1,8 +1,8 @@
 from collections import Counter
 from collections.abc import Iterator
 
+from lint.formats.optprime_log.rulekit import StageTimes, StepsByStage, spans
 from lint.rule import Severity, Violation, at
-from lint.rulekit.optprime import StageTimes, StepsByStage, spans
 
 
 class SplitLayerOps(StepsByStage):

@@ -1,7 +1,7 @@
 import math
 from collections.abc import Iterator
 
-from lint.models.optprime_log import EpochProgressRecord
+from lint.formats.optprime_log.records import EpochProgressRecord
 from lint.rule import Rule, Severity, Violation, at
 
 # loss and ppl are printed with 2 decimals: the loss they come from is within 0.005 of the printed one.

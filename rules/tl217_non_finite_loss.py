@@ -1,6 +1,6 @@
 from collections.abc import Iterator
 
-from lint.models.optprime_log import EpochProgressRecord
+from lint.formats.optprime_log.records import EpochProgressRecord
 from lint.rule import Rule, Severity, Violation, at
 
 

@@ -1,14 +1,14 @@
 from collections.abc import Iterator
 
+from lint.formats.optprime_log.rulekit import RankOutput, restarts
 from lint.rule import Severity, Violation
-from lint.rulekit.optprime import RankOutput, restarts
 from lint.runs.model import rank_list
 
 
 class RunFailed(RankOutput):
     """The log shows that the run failed; the finding names the cause.
 
-    One finding per log, at the line that shows the cause (lint/models/optprime_outcome.py reads it the
+    One finding per log, at the line that shows the cause (lint/formats/optprime_log/outcome.py reads it the
     way torchrun, torch/distributed/elastic/multiprocessing/api.py and errors/error_handler.py, and
     Python print it):
 

@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
+from lint.formats.optprime_log.rulekit import RankOutput
 from lint.rule import Severity, Violation
-from lint.rulekit.optprime import RankOutput
 from lint.runs.model import rank_list
 
 

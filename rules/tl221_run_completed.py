@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
+from lint.formats.optprime_log.rulekit import RankOutput, restarts
 from lint.rule import Severity, Violation, at
-from lint.rulekit.optprime import RankOutput, restarts
 from lint.runs.model import rank_list
 
 

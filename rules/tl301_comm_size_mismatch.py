@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.neusight_tsv import LayerRecord
+from lint.formats.neusight_tsv.records import LayerRecord
+from lint.formats.neusight_tsv.rulekit import NeusightRowMessages, Said
 from lint.rule import Severity
-from lint.rulekit.neusight import NeusightRowMessages, Said
 
 _COMMS = ("forward", "backward", "weight_grad")  # each has a <comm>_comm_type and a <comm>_comm_size column
 

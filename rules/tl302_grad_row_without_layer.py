@@ -1,6 +1,6 @@
 from collections.abc import Iterable, Iterator
 
-from lint.models.neusight_tsv import LayerRecord
+from lint.formats.neusight_tsv.records import LayerRecord
 from lint.rule import Rule, RuleOptions, Severity, Violation, at
 
 

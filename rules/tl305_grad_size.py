@@ -2,11 +2,9 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
-from lint.models.neusight_tsv import LayerRecord
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
-from lint.rulekit import PerAlikeRow
+from lint.formats.neusight_tsv.records import LayerRecord
+from lint.rule import PerAlikeRow, Rule, RuleOptions, Severity, Violation, at
 
 # Layer names are torch.fx node names: a leaf module's path with "_" for "." (nn.LayerNorm, nn.Linear,
 # nn.Embedding), or a traced call's function name with a "_N" counter (GPT-2's Conv1D becomes addmm).
@@ -92,9 +90,6 @@ class GradSize(Rule):
         if row.alike in self.checks:
             return self.checks[row.alike]
         return self.checks.remember(row, _check_of(row))
-
-    def wants(self, record: Any) -> bool:
-        return self._check(record) is not None
 
     def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
         check = self._check(row)

@@ -1,9 +1,7 @@
 from collections.abc import Iterable, Iterator
-from typing import Any
 
-from lint.models.neusight_tsv import LayerRecord
-from lint.rule import Rule, RuleOptions, Severity, Violation, at
-from lint.rulekit import PerAlikeRow
+from lint.formats.neusight_tsv.records import LayerRecord
+from lint.rule import PerAlikeRow, Rule, RuleOptions, Severity, Violation, at
 
 
 class AllZeroRow(Rule):
@@ -40,14 +38,14 @@ class AllZeroRow(Rule):
         self.rows = 0
         self.all_zero: PerAlikeRow[bool] = PerAlikeRow()  # of each distinct row
 
-    def wants(self, record: Any) -> bool:
+    def _zero_row(self, record: LayerRecord) -> bool:
         all_zero = self.all_zero.get(record.alike)
         if all_zero is None:
             all_zero = self.all_zero.remember(record, record.grad_of is None and _all_zero(record))
         return all_zero
 
     def check_layer(self, row: LayerRecord) -> Iterable[Violation]:
-        if self.wants(row):
+        if self._zero_row(row):
             self.first = self.first or row
             self.rows += 1
         return ()

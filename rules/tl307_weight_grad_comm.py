@@ -1,8 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.neusight_tsv import LayerRecord
+from lint.formats.neusight_tsv.records import LayerRecord
+from lint.formats.neusight_tsv.rulekit import NeusightRowMessages, Said
 from lint.rule import Severity
-from lint.rulekit.neusight import NeusightRowMessages, Said
 
 
 class WeightGradComm(NeusightRowMessages):

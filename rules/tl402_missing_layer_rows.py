@@ -1,37 +1,42 @@
 from collections.abc import Iterator
 
+from lint.formats.simai_workload.rulekit import LayerRowTally, reader
 from lint.models.common import SyntaxProblem
-from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit.simai import LayerRowTally
+from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
 
 
 class MissingLayerRows(LayerRowTally):
     """The file has fewer layer rows than line 2 declares.
 
-    Line 2 is the number of layer rows; SimAI (``astra-sim-alibabacloud/astra-sim/workload/Workload.cc``,
-    ``Workload::initialize_workload``) allocates that many layers and reads exactly that many rows with
-    C++ ``>>``; ASTRA-sim 1.0 does the same.  A row the parser rejected (TL001, or TL002 for a row whose
-    columns are not 12) is no well-formed row, but it is there: SimAI misreads it (its own finding says how)
-    rather than reading past the end of the file for it.  So only rows that are not in the file at all are
-    missing, and a file whose rows are all of another layout (21 columns, say) gets its TL002, not this too.
+    Line 2 is the number of layer rows; both consumers allocate that many layers and read exactly that many
+    rows with C++ ``>>`` (``Workload::initialize_workload``: SimAI ``Workload.cc:1281-1311``, ASTRA-sim 1.0
+    ``Workload.cc:1318-1352``).  The reads past the end of the file fail and leave the last layers with an
+    empty name and whatever the failed reads left in their fields.  A row the parser rejected (TL001, or TL002
+    for a row whose columns are not 12) is no well-formed row, but it is there: the consumer misreads it (its
+    own finding says how) rather than reading past the end of the file for it.  So only rows that are not in
+    the file at all are missing, and a file whose rows are all of another layout (21 columns, say) gets its
+    TL002, not this too.
 
-    This is an error: SimAI reads the missing rows past the end of the file, so the last layers get no
-    name, sizes or times and the simulation breaks.
+    Measured: SimAI simulates phantom rows (oracle classes ``count_plus1``, ``count_plus10``: wrong, 22 of 22
+    runs that got past the header); ASTRA-sim 1.0 simulates one more layer on a count one too high (its
+    total changes).
+
+    This is an error for both consumers: they simulate layers that are not in the file.
 
     Why it matters:
         The simulated iteration runs layers that do not exist, with whatever a failed read leaves in
         their fields, or SimAI stops.
 
     Example:
-        Line 2 says ``57`` and no row follows
-        -> layer count 57, but the file has 0 well-formed layer rows: SimAI reads 57 more past the end
-        of the file
+        Line 2 says ``3`` and two rows follow
+        -> layer count 3, but the file has 2 well-formed layer rows: SimAI reads 1 more past the end of the
+        file
     """
 
     code = "TL402"
     name = "missing-layer-rows"
-    severity = Severity.ERROR
     formats = ("simai-workload",)
+    consumers = by_consumer({"simai": Severity.ERROR, "astra-sim-1": Severity.ERROR})
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
@@ -54,5 +59,5 @@ class MissingLayerRows(LayerRowTally):
             yield at(
                 declared,
                 f"layer count {declared.count}, but the file has {rows} well-formed layer rows{also}: "
-                f"SimAI reads {declared.count - rows - malformed} more past the end of the file",
+                f"{reader(self.consumer)} reads {declared.count - rows - malformed} more past the end of the file",
             )

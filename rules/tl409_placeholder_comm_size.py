@@ -1,6 +1,6 @@
-from lint.models.simai_workload import Comm
-from lint.rule import Severity
-from lint.rulekit.simai import OncePerLayerComm
+from lint.formats.simai_workload.records import Comm
+from lint.formats.simai_workload.rulekit import OncePerLayerComm
+from lint.rule import Severity, by_consumer
 
 
 class PlaceholderCommSize(OncePerLayerComm):
@@ -10,7 +10,12 @@ class PlaceholderCommSize(OncePerLayerComm):
     seed 004 has ``grad_gather ... ALLGATHER 1``, the gradient all-gather of a model whose gradient
     reduce-scatter moves 6236471296 bytes.  A comm column and type is reported once, at its first row, with the rows and other layers that repeat it.
 
-    This is information: the file is valid, but the collective's simulated cost is only its latency.
+    The consumers simulate the byte as written: SimAI's analytical backend times sizes of 2 bytes to 1 MiB by a
+    fixed latency and every other size by its bytes (``Layer::compute_time``, ``Layer.cc:967-1031``), so one
+    byte costs next to nothing; the oracle class ``comm_one_byte`` is fine for SimAI (11 of 11 runs that got
+    past the header).
+
+    This is information for both consumers: the file is valid, but the collective costs next to nothing.
 
     Why it matters:
         A 1-byte collective where a tensor should move hides that traffic from the simulation; rules
@@ -23,8 +28,8 @@ class PlaceholderCommSize(OncePerLayerComm):
 
     code = "TL409"
     name = "placeholder-comm-size"
-    severity = Severity.INFO
     formats = ("simai-workload",)
+    consumers = by_consumer({"simai": Severity.INFO, "astra-sim-1": Severity.INFO})
 
     def problem(self, comm: Comm) -> str | None:
         if comm.family is None or comm.size != 1:

@@ -1,9 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Header
-from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import quotient
-from lint.rulekit.simai import LayerRowTally
+from lint.formats.simai_workload.records import Header
+from lint.formats.simai_workload.rulekit import LayerRowTally, quotient
+from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
 
 
 class PpCommSize(LayerRowTally):
@@ -23,8 +22,8 @@ class PpCommSize(LayerRowTally):
     ``model_parallel_NPU_group`` first, only AICB's keys, ``checkpoints: 0 checkpoint_initiates: 0``):
     hand-made and ASTRA-sim workloads owe nothing to AICB's formulas.
 
-    This is a warning: SimAI times the pipeline sends from whatever ``pp_comm`` says
-    (``Layer::report``), and seed 004 breaks it (``pp_comm: 20971520`` = 2·1·2048·5120 while its TP rows
+    This is a warning for SimAI: it times the pipeline sends from whatever ``pp_comm`` says
+    (``Layer::report``, ``Layer.cc:734``), and seed 004 breaks it (``pp_comm: 20971520`` = 2·1·2048·5120 while its TP rows
     move 33554432 = 2·1·2048·8192): one of the two comes from another model config, and tlint cannot
     tell which.
 
@@ -42,8 +41,8 @@ class PpCommSize(LayerRowTally):
 
     code = "TL414"
     name = "pp-comm-size"
-    severity = Severity.WARNING
     formats = ("simai-workload",)
+    consumers = by_consumer({"simai": Severity.WARNING})
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)

@@ -1,9 +1,8 @@
 from collections.abc import Iterable, Iterator
-from typing import Any
 
-from lint.models.simai_workload import LayerRow
-from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit.simai import AicbOnly, LayerRowTally
+from lint.formats.simai_workload.records import LayerRow
+from lint.formats.simai_workload.rulekit import AicbOnly, LayerRowTally
+from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
 
 
 class TpSizeVaries(AicbOnly, LayerRowTally):
@@ -23,7 +22,7 @@ class TpSizeVaries(AicbOnly, LayerRowTally):
     micro-benchmarks reuse one layer name for probes of different sizes on purpose, as consecutive rows,
     which this comparison never sets against each other either.
 
-    This is a warning: SimAI simulates each row with its own size; the rule reports a file whose
+    This is a warning for SimAI: it simulates each row with its own size; the rule reports a file whose
     layers were generated from two model configs or edited by hand.
 
     Why it matters:
@@ -39,8 +38,8 @@ class TpSizeVaries(AicbOnly, LayerRowTally):
 
     code = "TL415"
     name = "tp-size-varies"
-    severity = Severity.WARNING
     formats = ("simai-workload",)
+    consumers = by_consumer({"simai": Severity.WARNING})
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
@@ -48,10 +47,7 @@ class TpSizeVaries(AicbOnly, LayerRowTally):
         self.first: dict[tuple[str, int, str], tuple[LayerRow, int]] = {}
         self.reported: set[tuple[str, int, str, int]] = set()
         self.found: list[Violation] = []
-
-    def share(self, shared: dict[type, Any]) -> None:
-        super().share(shared)
-        self.tally.consumers.append(self._compare_rows)
+        self.tally.listeners.append(self._compare_rows)
 
     def _compare_rows(self, batch: Iterable[tuple[LayerRow, int, int]]) -> None:
         """Compares each distinct row at its place (a row alike at the same place can tell nothing new), in

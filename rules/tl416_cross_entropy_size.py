@@ -1,12 +1,10 @@
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
-from lint.models.simai_workload import Comm, LayerRow
-from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import quotient
-from lint.rulekit.simai import AicbOnly, LayerRowTally
+from lint.formats.simai_workload.records import Comm, LayerRow
+from lint.formats.simai_workload.rulekit import AicbOnly, LayerRowTally, quotient
+from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
 
 CROSS_ENTROPY = re.compile(r"cross_entropy[0-9]*")
 
@@ -31,8 +29,10 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
     ``model_parallel_NPU_group`` first, only AICB's keys, ``checkpoints: 0 checkpoint_initiates: 0``):
     hand-made and ASTRA-sim workloads owe nothing to AICB's formulas.
 
-    This is an error: the writer derives all these sizes from one formula (seed 004: 8192 = 2048·4,
-    TP activation 33554432 = 2·2048·8192).
+    The writer derives all these sizes from one formula (seed 004: 8192 = 2048·4, TP activation
+    33554432 = 2·2048·8192).  SimAI simulates each row with the size it has (``Workload.cc:1290-1311``).
+
+    This is a warning for SimAI: the writer's guarantee is broken, and SimAI simulates the file as written.
 
     Why it matters:
         A cross-entropy size that fits no token count was edited by hand or generated from another
@@ -46,18 +46,15 @@ class CrossEntropySize(AicbOnly, LayerRowTally):
 
     code = "TL416"
     name = "cross-entropy-size"
-    severity = Severity.ERROR
     formats = ("simai-workload",)
+    consumers = by_consumer({"simai": Severity.WARNING})
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         # (row name, comm column, size) -> the first such all-reduce and how many rows repeat it, in file order:
         # a workload repeats its cross-entropy rows once per micro-batch, kept once, not per row.
         self.reductions: dict[tuple[str, str, int], _Reduction] = {}
-
-    def share(self, shared: dict[type, Any]) -> None:
-        super().share(shared)
-        self.tally.consumers.append(self._count)
+        self.tally.listeners.append(self._count)
 
     def _count(self, batch: Iterable[tuple[LayerRow, int, int]]) -> None:
         """The tally's distinct rows, in the order of their first rows: the header comes first, so nothing is

@@ -1,11 +1,9 @@
 import re
 from collections.abc import Iterable
-from typing import Any
 
-from lint.models.simai_workload import LayerRow
-from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit import PerAlikeRow
-from lint.rulekit.simai import AicbOnly
+from lint.formats.simai_workload.records import LayerRow
+from lint.formats.simai_workload.rulekit import AicbOnly
+from lint.rule import PerAlikeRow, RuleOptions, Severity, Violation, at, by_consumer
 
 OPTIMIZER = re.compile(r"optimizer[0-9]*")
 
@@ -22,7 +20,10 @@ class OptimizerSize(AicbOnly):
     ``model_parallel_NPU_group`` first, only AICB's keys, ``checkpoints: 0 checkpoint_initiates: 0``):
     hand-made and ASTRA-sim workloads owe nothing to AICB's formulas.
 
-    This is an error: the writer guarantees the size, so another one was edited by hand.
+    SimAI simulates each row with the size it has (``Workload.cc:1290-1311``).
+
+    This is a warning for SimAI: the writer's guarantee is broken (another size was edited by hand), and
+    SimAI simulates the file as written.
 
     Why it matters:
         Another size on these rows was edited by hand or comes from a writer that means something else
@@ -36,8 +37,8 @@ class OptimizerSize(AicbOnly):
 
     code = "TL417"
     name = "optimizer-size"
-    severity = Severity.ERROR
     formats = ("simai-workload",)
+    consumers = by_consumer({"simai": Severity.WARNING})
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
@@ -50,9 +51,6 @@ class OptimizerSize(AicbOnly):
         if messages is None:
             messages = self.messages.remember(row, _messages(row))
         return messages
-
-    def wants(self, record: Any) -> bool:
-        return bool(self._messages(record))
 
     def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
         return [at(row, message) for message in self._messages(row)]

@@ -1,9 +1,8 @@
 from collections.abc import Iterable, Iterator
-from typing import Any
 
-from lint.models.simai_workload import Comm, LayerRow
-from lint.rule import RuleOptions, Severity, Violation, at
-from lint.rulekit.simai import AicbOnly
+from lint.formats.simai_workload.records import Comm, LayerRow
+from lint.formats.simai_workload.rulekit import AicbOnly
+from lint.rule import RuleOptions, Severity, Violation, at, by_consumer
 
 Transfer = tuple[LayerRow, Comm]
 
@@ -27,7 +26,10 @@ class GradSyncSize(AicbOnly):
     ``model_parallel_NPU_group`` first, only AICB's keys, ``checkpoints: 0 checkpoint_initiates: 0``):
     hand-made and ASTRA-sim workloads owe nothing to AICB's formulas.
 
-    This is an error: the writer guarantees the ratio, so a file that breaks it was edited.
+    SimAI simulates each row with the size it has (``Workload.cc:1290-1311``).
+
+    This is a warning for SimAI: the writer's guarantee is broken (the file was edited), and SimAI simulates
+    the file as written.
 
     Why it matters:
         One of the two sizes comes from another model, or was edited: the simulated gradient
@@ -42,19 +44,19 @@ class GradSyncSize(AicbOnly):
 
     code = "TL418"
     name = "grad-sync-size"
-    severity = Severity.ERROR
     formats = ("simai-workload",)
+    consumers = by_consumer({"simai": Severity.WARNING})
 
     def __init__(self, options: RuleOptions | None = None) -> None:
         super().__init__(options)
         self.transfers: dict[str, list[Transfer]] = {"ALLGATHER": [], "REDUCESCATTER": []}
 
-    def wants(self, record: Any) -> bool:
+    def _collected(self, record: LayerRow) -> bool:
         # The header comes first: nothing to collect for a file AICB did not write.
         return self.from_aicb and record.name.startswith("grad_")
 
     def check_layer_row(self, row: LayerRow) -> Iterable[Violation]:
-        if self.wants(row):
+        if self._collected(row):
             for comm in row.comms():
                 if comm.type in self.transfers and comm.size > 1:
                     self.transfers[comm.type].append((row, comm))

@@ -1,7 +1,8 @@
 from collections.abc import Iterator
 
-from lint.models.simai_workload import Header
-from lint.rule import Rule, Severity, Violation, at
+from lint.formats.simai_workload.records import Header
+from lint.formats.simai_workload.rulekit import misspelling
+from lint.rule import Rule, Severity, Violation, at, by_consumer
 
 # Keys a known writer puts in the header although SimAI does not read them: AICB's inference generator
 # writes `mode: 1`.
@@ -11,11 +12,14 @@ WRITTEN_BUT_UNREAD = frozenset({"mode"})
 class UnknownHeaderKey(Rule):
     """The header has a ``key: value`` that no simulator reads.
 
-    SimAI finds the keys it knows by token search and ignores every other token; tlint keeps them
-    verbatim (``Workload::initialize_workload``).  ``mode``, which AICB's inference generator writes, is
-    not reported.  Real files carry others, such as checksums of the target they were made for.
+    SimAI finds the keys it knows by token search and ignores every other token (``Workload::initialize_workload``,
+    ``Workload.cc:1174-1191, 1257-1261``, aliyun/SimAI cef83f9d); tlint keeps them verbatim.  ``mode``, which
+    AICB's inference generator writes, is not reported, nor is a key that looks like a misspelling of a setting
+    the header lacks: the finding on the missing setting names it (TL410, TL413).  Real files carry others,
+    such as checksums of the target they were made for.  ASTRA-sim 1.0 reads its header by position, where an
+    extra word is no key but a misread (TL425).
 
-    This is information: nothing is wrong with such a file, but the key has no effect on the
+    This is information for SimAI: nothing is wrong with such a file, but the key has no effect on the
     simulation.
 
     Why it matters:
@@ -29,10 +33,10 @@ class UnknownHeaderKey(Rule):
 
     code = "TL419"
     name = "unknown-header-key"
-    severity = Severity.INFO
     formats = ("simai-workload",)
+    consumers = by_consumer({"simai": Severity.INFO})
 
     def check_header(self, header: Header) -> Iterator[Violation]:
         for key, value in header.unknown.items():
-            if key not in WRITTEN_BUT_UNREAD:
-                yield at(header, f"header key {key} (value {value}) is not one SimAI reads: it has no effect")
+            if key not in WRITTEN_BUT_UNREAD and not (header.reads_parallel_sizes and misspelling(header, key)):
+                yield at(header, f"header key {key} ({f'value {value}' if value else 'no value'}) is not one SimAI reads: it has no effect")

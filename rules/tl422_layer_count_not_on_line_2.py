@@ -1,7 +1,7 @@
 from collections.abc import Iterable
 
-from lint.models.simai_workload import LayerCount
-from lint.rule import Rule, Severity, Violation
+from lint.formats.simai_workload.records import LayerCount
+from lint.rule import Rule, Severity, Violation, by_consumer
 
 COUNT_LINE = 2
 
@@ -10,12 +10,17 @@ class LayerCountNotOnLine2(Rule):
     """Blank lines stand between the header and the layer count.
 
     SimAI reads a workload's line 2 with ``std::getline`` and converts it with ``std::stoi``
-    (``Workload::initialize_workload`` in aliyun/SimAI ``astra-sim-alibabacloud/astra-sim/workload/Workload.cc``):
-    a blank line 2 makes ``std::stoi`` throw ``std::invalid_argument`` and the simulation aborts before its
-    first event.  Only the rows after the count are read with ``>>``, which skips blank lines.  ASTRA-sim
-    1.0's reader (``Workload::initialize_workload``, ``getline`` then ``>> layers``) would skip them, but
-    SimAI is the consumer this format is checked for, so this is an error.  No writer leaves a blank line
-    there: AICB writes the count right after the header (``SIMAI_workload.dump_file``).
+    (``Workload::initialize_workload``, ``Workload.cc:1274-1278``, aliyun/SimAI cef83f9d): a blank line 2 makes
+    ``std::stoi`` throw ``std::invalid_argument`` and the simulation aborts before its first event.  Only the
+    rows after the count are read with ``>>``, which skips blank lines.  ASTRA-sim 1.0 reads the count with
+    ``>>`` too (``Workload.cc:1315``, branch ``ASTRA-sim-1.0``), which passes over blank lines, so the rule holds
+    for SimAI only.  No writer leaves a blank line there: AICB writes the count right after the header
+    (``SIMAI_workload.dump_file``).
+
+    Measured: SimAI aborts (oracle class ``blank_line2``: abort, 12 of 12); ASTRA-sim 1.0 simulates its
+    Resnet50_DataParallel example with a blank line 2 as without it.
+
+    This is an error for SimAI: it aborts.
 
     Why it matters:
         The workload looks complete and every row is right, yet SimAI stops with an uncaught exception.
@@ -28,8 +33,8 @@ class LayerCountNotOnLine2(Rule):
 
     code = "TL422"
     name = "layer-count-not-on-line-2"
-    severity = Severity.ERROR
     formats = ("simai-workload",)
+    consumers = by_consumer({"simai": Severity.ERROR})
 
     def check_layer_count(self, count: LayerCount) -> Iterable[Violation]:
         if count.line == COUNT_LINE:

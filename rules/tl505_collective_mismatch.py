@@ -2,11 +2,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from operator import itemgetter
 
-from lint.models.megatron_trace import P2P_OPS
+from lint.formats.megatron_trace.records import P2P_OPS
+from lint.formats.megatron_trace.rulekit import format_shape
+from lint.formats.megatron_trace.summary import Collective, OpStep, Run
 from lint.rule import Rule, Scope, Severity, Violation
-from lint.rulekit import format_shape
-from lint.runs.model import Run, majority, rank_list
-from lint.runs.summary import Collective, OpStep
+from lint.runs.model import majority, rank_list
 
 StepKey = tuple[int, str, int | None, int]  # iteration, op, batch id, occurrence
 # What tells one rank's collectives from another's, taken by index: a run has millions of steps.

@@ -3,11 +3,10 @@ from collections.abc import Iterator
 from functools import cached_property
 from operator import itemgetter
 
-from lint.models.megatron_trace import P2P_OPS
+from lint.formats.megatron_trace.records import P2P_OPS
+from lint.formats.megatron_trace.rulekit import format_shape
+from lint.formats.megatron_trace.summary import OpStep, Run
 from lint.rule import Rule, Scope, Severity, Violation
-from lint.rulekit import format_shape
-from lint.runs.model import Run
-from lint.runs.summary import OpStep
 
 # send op -> (the op that receives it, stage offset of the receiver)
 _RECEIVER = {"send_forward": ("recv_forward", 1), "send_backward": ("recv_backward", -1)}
@@ -47,32 +46,14 @@ class P2pMismatch(Rule):
     scope = Scope.RUN
 
     def check_run(self, run: Run) -> Iterator[Violation]:
-        per_stage = run.layout.ranks_per_stage
-        # The ranks of a stage whose steps are alike share one steps tuple (the parent interns them), so each
-        # distinct tuple's p2p steps are listed and keyed once, and shared: a rank whose own steps and peers'
-        # are the objects of a rank already found clean is clean too.
-        listed: dict[int, tuple[list[OpStep], _Keyed]] = {}
         p2p: dict[int, list[OpStep]] = {}
         steps: dict[int, _Keyed] = {}
         for rank, summary in run.ranks.items():
-            found = listed.get(id(summary.steps))
-            if found is None:
-                sent = [s for s in summary.steps if s.op in P2P_OPS]
-                found = listed[id(summary.steps)] = (sent, dict(zip(map(_KEY, sent), sent, strict=True)))  # a key's last step, built in C
-            p2p[rank], steps[rank] = found
+            p2p[rank] = [s for s in summary.steps if s.op in P2P_OPS]
+            steps[rank] = dict(zip(map(_KEY, p2p[rank]), p2p[rank], strict=True))  # a key's last step, built in C
         activation = _Usual(steps)
-        clean: set[tuple[object, ...]] = set()
         for rank, by_key in sorted(steps.items()):
-            peers = tuple((id(steps[peer]) if peer in steps else None, 0 <= peer < run.layout.world) for peer in (rank + per_stage, rank - per_stage))
-            alike = (id(by_key), peers)
-            if alike in clean:
-                continue
-            found_any = False
-            for violation in self._check_rank(run, rank, by_key, len(p2p[rank]), steps, activation):
-                found_any = True
-                yield violation
-            if not found_any:
-                clean.add(alike)
+            yield from self._check_rank(run, rank, by_key, len(p2p[rank]), steps, activation)
 
     def _check_rank(self, run: Run, rank: int, by_key: _Keyed, listed: int, steps: dict[int, _Keyed], activation: "_Usual") -> Iterator[Violation]:
         """The findings of ``rank``'s p2p steps (``listed`` of them, ``by_key`` the last of each key)."""

@@ -1,21 +1,24 @@
 from collections import defaultdict
 from collections.abc import Iterator
 
+from lint.formats.megatron_trace.summary import OpStep, Run
 from lint.rule import Rule, Scope, Severity, Violation
-from lint.runs.model import Run, agreeing_peers, majority, rank_list
-from lint.runs.summary import OpStep
+from lint.runs.model import agreeing_peers, majority, rank_list
 
 
 class Schedule(Rule):
-    """A rank's pipeline schedule breaks 1F1B: order, micro-batch count or warm-up depth.
+    """A rank's pipeline schedule breaks 1F1B: micro-batch count or warm-up depth.
 
     With the non-interleaved 1F1B schedule, in every iteration:
 
-    - each micro-batch's ``forward_step`` comes before its ``backward_step``;
     - every rank of a stage runs the same number of micro-batches (the culprit is the rank that differs
-      from the majority of its stage);
+      from the majority of its stage); a micro-batch counts where the rank ran its forward or its backward
+      step, so that a lost step is TL116's finding alone;
     - stage ``s`` runs ``min(pp − s, micro-batches)`` forwards before its first backward: ``pp − s − 1``
       warm-up forwards, then the first steady one.
+
+    That a micro-batch's ``forward_step`` comes before its ``backward_step`` is seen in each rank's file
+    alone (TL116), lone files included.
 
     Writer: ``forward_backward_pipelining_without_interleaving`` in
     ``megatron/core/pipeline_parallel/schedules.py`` with ``num_warmup_microbatches = pp - stage - 1``,
@@ -39,14 +42,14 @@ class Schedule(Rule):
     def check_run(self, run: Run) -> Iterator[Violation]:
         pp = run.layout.pp
         for stage, ranks in run.stages().items():
-            counts: dict[int, dict[int, int]] = defaultdict(dict)  # iteration -> rank -> forwards
+            counts: dict[int, dict[int, int]] = defaultdict(dict)  # iteration -> rank -> micro-batches
             judged: dict[int, tuple[dict[int, int], list[tuple[int, str]]]] = {}  # by steps: the ranks whose steps are equal, judged once
             for rank in ranks:
                 summary = run.ranks[rank]
                 if id(summary.steps) not in judged:
                     judged[id(summary.steps)] = _judged(summary.steps, stage, pp)
-                forwards, problems = judged[id(summary.steps)]
-                for iteration, count in forwards.items():
+                micro_batches, problems = judged[id(summary.steps)]
+                for iteration, count in micro_batches.items():
                     counts[iteration][rank] = count
                 for line, message in problems:
                     yield Violation(line, 1, message, rank, path=summary.path)
@@ -65,35 +68,24 @@ class Schedule(Rule):
 
 
 def _judged(steps: tuple[OpStep, ...], stage: int, pp: int) -> tuple[dict[int, int], list[tuple[int, str]]]:
-    """A rank's forward steps per iteration, and the (line, message) of each break of 1F1B in its steps."""
+    """A rank's micro-batches per iteration, and the (line, message) of each break of 1F1B in its steps."""
     iterations: dict[int, list[OpStep]] = defaultdict(list)
     for step in steps:
         if step.op in ("forward_step", "backward_step"):
             iterations[step.iteration].append(step)
-    forwards: dict[int, int] = {}
+    micro_batches: dict[int, int] = {}
     problems: list[tuple[int, str]] = []
     for iteration, ordered in iterations.items():
-        forwards[iteration] = sum(1 for s in ordered if s.op == "forward_step")
-        problems += _order(iteration, ordered)
-        problems += _warm_up(stage, pp, iteration, ordered, forwards[iteration])
-    return forwards, problems
-
-
-def _order(iteration: int, steps: list[OpStep]) -> list[tuple[int, str]]:
-    seen_forward: set[int | None] = set()
-    problems = []
-    for step in steps:
-        if step.op == "forward_step":
-            seen_forward.add(step.batch_id)
-        elif step.batch_id not in seen_forward:
-            problems.append((step.line, f"backward_step of micro-batch {step.batch_id} (iteration {iteration}) comes before its forward_step"))
-    return problems
+        micro_batches[iteration] = len({s.batch_id for s in ordered})
+        forwards = sum(1 for s in ordered if s.op == "forward_step")
+        problems += _warm_up(stage, pp, iteration, ordered, forwards)
+    return micro_batches, problems
 
 
 def _warm_up(stage: int, pp: int, iteration: int, steps: list[OpStep], forwards: int) -> list[tuple[int, str]]:
     first_backward = next((i for i, s in enumerate(steps) if s.op == "backward_step"), None)
-    if first_backward is None:
-        return []
+    if first_backward is None or all(s.batch_id != steps[first_backward].batch_id for s in steps[:first_backward]):
+        return []  # no forward_step of its micro-batch before it: TL116's finding
     expected = min(pp - stage, forwards)
     if first_backward == expected:
         return []

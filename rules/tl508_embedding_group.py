@@ -1,9 +1,9 @@
 from collections import Counter
 from collections.abc import Iterator
 
+from lint.formats.megatron_trace.rulekit import format_shape
+from lint.formats.megatron_trace.summary import Run
 from lint.rule import Rule, Scope, Severity, Violation
-from lint.rulekit import format_shape
-from lint.runs.model import Run
 
 
 class EmbeddingGroup(Rule):

@@ -1,8 +1,8 @@
 from collections import Counter
 from collections.abc import Iterator
 
+from lint.formats.megatron_trace.summary import Run
 from lint.rule import Rule, Scope, Severity, Violation
-from lint.runs.model import Run
 
 
 class LayerCoverage(Rule):

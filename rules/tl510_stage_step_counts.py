@@ -2,10 +2,10 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from operator import itemgetter
 
-from lint.models.megatron_trace import MICRO_BATCH_OPS
+from lint.formats.megatron_trace.records import MICRO_BATCH_OPS
+from lint.formats.megatron_trace.summary import OpStep, Run
 from lint.rule import Rule, Scope, Severity, Violation
-from lint.runs.model import Run, agreeing_peers, majority, rank_list
-from lint.runs.summary import OpStep
+from lint.runs.model import agreeing_peers, majority, rank_list
 
 _ITERATION_AND_OP = itemgetter(OpStep._fields.index("iteration"), OpStep._fields.index("op"))  # counted in C: a run has millions of steps
 _COUNTED_ELSEWHERE = frozenset({"forward_step", "ep_allreduce"})  # by TL507 and TL508

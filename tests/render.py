@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lint.formats import simai_workload
-from lint.models.neusight_tsv import COLUMNS, HeaderRecord, LayerRecord
-from lint.models.optprime_log import SETTINGS, DeviceMesh, Record
-from lint.models.simai_workload import CHECKPOINT_KEYS, SETTING_FIELDS, Header, LayerCount, LayerRow, TrailingText
+from lint.formats.neusight_tsv.records import COLUMNS, HeaderRecord, LayerRecord
+from lint.formats.optprime_log.records import SETTINGS, DeviceMesh, Record
+from lint.formats.simai_workload import parser as simai_workload
+from lint.formats.simai_workload.records import CHECKPOINT_KEYS, SETTING_FIELDS, Header, LayerCount, LayerRow, TrailingText
 from tests.narrow import typed_parser
 
 # -- neusight-tsv ---------------------------------------------------------------------------------

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lint import formats
-from lint.alternation import Alternation, first_characters
-from lint.formats.optprime_log import Parser
+from lint.formats.optprime_log.parser import Parser
+from lint.parse.alternation import Alternation, first_characters
 from tests.fuzz.budget import fuzz_settings
 from tests.shared_corpus import CORPUS
 
@@ -76,7 +76,7 @@ def test_the_optprime_start_rules_agree_on_spliced_lines(lines: list[str], noise
 
 
 def test_without_pythons_regex_parser_every_regex_is_tried_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("lint.alternation._parser", None)
+    monkeypatch.setattr("lint.parse.alternation._parser", None)
     unindexed = Alternation(STARTS)
     assert first_characters(r"abc") is None
     for line in _lines()[:200]:

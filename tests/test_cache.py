@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from lint import cache, engine
+from lint.check import cache, engine
 from lint.cli import main
-from lint.models.report import FileResult, Finding
-from lint.rule import Severity
+from lint.models.report import FileResult, Finding, Severity
+from lint.read.source import Source
 from lint.runs import assemble as assembly
-from lint.source import Source
+from lint.store import disk
 from tests.spy import spy
 from tests.synth.megatron_run import RunSpec, generate_run, mismatch_p2p_shape, write_run
 
@@ -80,7 +80,7 @@ def test_an_unchanged_run_takes_its_run_findings_from_the_cache(tmp_path: Path, 
 def test_a_damaged_or_foreign_entry_is_a_miss(tmp_path: Path, private_cache: Path, parsed: list[str]) -> None:
     run_with_a_fault(tmp_path)
     first = check(str(tmp_path))
-    entries = sorted((private_cache / cache.LAYOUT / "entries").rglob("*"))
+    entries = sorted((private_cache / disk.LAYOUT / "entries").rglob("*"))
     entries = [path for path in entries if path.is_file()]
     damaged = [b"", b'[[true, "megatron-trace"], [', b'{"an": "object"}', b"[[1], [[2]], {}, [3]]", b"\xff\xfe", b"[" * 100_000]
     for index, path in enumerate(entries):
@@ -93,7 +93,7 @@ def test_a_damaged_or_foreign_entry_is_a_miss(tmp_path: Path, private_cache: Pat
 def test_a_damaged_memo_of_a_files_digest_is_a_miss(tmp_path: Path, private_cache: Path, parsed: list[str]) -> None:
     run_with_a_fault(tmp_path)
     first = check(str(tmp_path))
-    for path in (private_cache / cache.LAYOUT / "contents").rglob("*"):
+    for path in (private_cache / disk.LAYOUT / "contents").rglob("*"):
         if path.is_file():
             path.write_bytes(b"[" * 100_000)
     parsed.clear()
@@ -103,7 +103,7 @@ def test_a_damaged_memo_of_a_files_digest_is_a_miss(tmp_path: Path, private_cach
 def test_a_damaged_summary_is_computed_again(tmp_path: Path, private_cache: Path, parsed: list[str]) -> None:
     run_with_a_fault(tmp_path)
     first = check(str(tmp_path))
-    for path in (private_cache / cache.LAYOUT / "entries").rglob("*"):
+    for path in (private_cache / disk.LAYOUT / "entries").rglob("*"):
         if path.is_file():
             outcome, newline, _ = path.read_bytes().partition(b"\n")
             path.write_bytes(outcome + newline + b"[1, 2]" if newline else b"[1")  # summaries and the run's entry damaged
@@ -155,18 +155,18 @@ def test_the_cache_keeps_the_most_recently_used_within_its_bound(tmp_path: Path,
     assert cache.load("00" * 32, "f.txt") is not None  # a hit makes the oldest the most recently used
     size = os.stat(cache._entry_path("00" * 32)).st_size
 
-    assert cache.prune(limit=3 * size) == 3
+    assert disk.prune(limit=3 * size) == 3
 
     kept = {index for index in range(6) if cache.load(f"{index:02x}" * 32, "f.txt") is not None}
     assert kept == {0, 4, 5}
-    assert cache.size()[1] <= 3 * size
+    assert disk.size()[1] <= 3 * size
 
 
 def test_a_check_prunes_the_cache_to_the_configured_bound(tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run_with_a_fault(tmp_path / "run")
-    monkeypatch.setenv(cache.MAX_MB_VARIABLE, "0.02")
+    monkeypatch.setenv(disk.MAX_MB_VARIABLE, "0.02")
     first = check(str(tmp_path / "run"))
-    assert 0 < cache.size()[1] <= 20_000 + 50_000  # the bound, and the run's entry written after pruning
+    assert 0 < disk.size()[1] <= 20_000 + 50_000  # the bound, and the run's entry written after pruning
     assert check(str(tmp_path / "run")) == first
 
 
@@ -181,11 +181,11 @@ def test_cache_dir_info_and_clean(tmp_path: Path, private_cache: Path) -> None:
         return out.getvalue()
 
     assert cache_command("dir") == f"{private_cache}\n"
-    files, size = cache.size()
+    files, size = disk.size()
     assert files > 0 and cache_command("info").startswith(f"{private_cache}: {files} files, {size / 10**6:.1f} MB (bound: 512 MB")
     assert cache_command("clean") == f"Removed the cache in {private_cache}.\n"
     assert sorted(path.name for path in private_cache.iterdir()) == ["notes.txt"]  # what is not tlint's stays
-    assert cache.size() == (0, 0)
+    assert disk.size() == (0, 0)
     assert cache_command("clean") == f"No cache in {private_cache}.\n"
 
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from lint.cli import main
-from lint.models.report import Finding
+from lint.models.report import Finding, Severity
 from lint.report.github import command
-from lint.rule import Severity, iter_rules
+from lint.rule import iter_rules
 from tests.readers import read_github, read_json_report, read_junit, read_sarif, read_workflow_command
 
 ROOT = Path(__file__).resolve().parent

@@ -52,7 +52,8 @@ def test_json_output_is_one_document_with_the_documented_keys(broken_trace: Path
     code, out, _ = run("check", str(tmp_path), "--output-format", "json")
     document = json.loads(out)
     assert code == 1 and document["version"] == 1
-    assert document["files"] == [{"path": str(broken_trace), "format": "megatron-trace", "parsed": False}]
+    # megatron-trace names no consumers (lint/models/consumers.py): its files are judged for none
+    assert document["files"] == [{"path": str(broken_trace), "format": "megatron-trace", "parsed": False, "consumer": None, "consumer_reason": None}]
     assert document["findings"] == [
         {
             "code": "TL001",
@@ -150,7 +151,7 @@ sys.exit(main(["check", sys.argv[2]]))
     ],
 )
 def test_a_stale_or_broken_rule_module_is_a_clear_error_not_a_traceback(tmp_path: Path, stale_name: str, stale_text: str | None, message: str) -> None:
-    from lint.resources import rules_dir
+    from lint.store.resources import rules_dir
 
     installed = tmp_path / "rules"
     shutil.copytree(rules_dir(), installed)

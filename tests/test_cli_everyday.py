@@ -208,8 +208,8 @@ def test_a_syntax_error_is_reported_once_not_again_as_run_findings(tmp_path: Pat
     assert tlint("check", "run", cwd=tmp_path).returncode == 0
     rank1 = paths[1]
     lines = rank1.read_text(encoding="utf-8").splitlines()
-    number = next(i for i, line in enumerate(lines) if "forward_step(" in line)
-    lines[number] = lines[number].replace("forward_step(stage_id=0,", "forward_step(stage_id=0,,", 1)
+    number = next(i for i, line in enumerate(lines) if "backward_step(" in line)
+    lines[number] = lines[number].replace("backward_step(stage_id=0,", "backward_step(stage_id=0,,", 1)
     rank1.write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = tlint("check", "run", cwd=tmp_path)
     codes = [line.split(": ")[1].split()[0] for line in result.stdout.splitlines()]

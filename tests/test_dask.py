@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lint import executor
+from lint.check import executor
 from lint.cli import main
 from tests.spy import spy
 from tests.synth.megatron_run import RunSpec, change_collective_dtype, generate_run, mismatch_p2p_shape, write_run

@@ -12,25 +12,18 @@ from typing import Any
 
 import pytest
 
-from lint import engine, formats
-from lint.config import RunLayout
-from lint.diff.profile import Profile
+from lint import formats
+from lint.check import engine
+from lint.check.config_schema import RunLayout
 from lint.diff.sides import SideOptions, load_side
-from lint.formats import Evidence, descriptor
-from lint.formats.descriptor import Format
+from lint.formats.descriptor import Evidence, Format
 from lint.models.report import CheckReport
+from lint.profile.profile import Profile
+from lint.profile.side import Reading
 from tests.narrow import typed_parser
 
 ROOT = Path(__file__).resolve().parent.parent
-FAKE = Format(
-    "fake-trace",
-    "tests.fake_format_parser",
-    "fake-trace",
-    "tests.fake_format_model",
-    "tests.fake_format_adapter",
-    runs=True,
-    states_layout="fake",
-)
+FAKE = Format("fake-trace", "tests.fake_format", "fake-trace", order=0, runs=True, states_layout="fake")
 
 
 class _FakeParser:
@@ -43,32 +36,37 @@ def _fake_detect(lines: list[str]) -> Evidence:
     return Evidence.majority(matched, len([text for text in lines if text.strip()]), "start with FAKE")
 
 
-def _fake_load(path: str, sources: list[Any], options: SideOptions) -> Profile:
+def _fake_load(path: str, sources: list[Any], reading: Reading) -> Profile:
     return Profile(format=FAKE.name, path=path, files=len(sources), units={})
 
 
 @pytest.fixture
 def fake_format(monkeypatch: pytest.MonkeyPatch) -> Format:
-    """A fifth format, added the way a real one is: one descriptor, and the modules it names."""
+    """A fifth format, added the way a real one is: one package, its descriptor and the modules of its roles."""
     parser_module = types.ModuleType(FAKE.parser)
     vars(parser_module).update(detect=_fake_detect, Parser=_FakeParser)
     adapter_module = types.ModuleType(FAKE.diff_adapter)
     vars(adapter_module).update(load=_fake_load)
     monkeypatch.setitem(sys.modules, FAKE.parser, parser_module)
     monkeypatch.setitem(sys.modules, FAKE.diff_adapter, adapter_module)
-    monkeypatch.setattr(descriptor, "FORMATS", (FAKE, *descriptor.FORMATS))
+    monkeypatch.setattr(formats, "FORMATS", (FAKE, *formats.FORMATS))
     return FAKE
 
 
 def test_the_descriptors_name_each_format_once_with_modules_that_exist() -> None:
-    names = [f.name for f in descriptor.FORMATS]
+    names = [f.name for f in formats.FORMATS]
     assert len(set(names)) == len(names)
     assert formats.FORMAT_NAMES == formats.names() == tuple(names)
-    for described in descriptor.FORMATS:
+    assert [f.order for f in formats.FORMATS] == sorted({f.order for f in formats.FORMATS})  # one place each in detection order
+    for described in formats.FORMATS:
+        assert importlib.import_module(described.package).FORMAT is described
         assert (ROOT / "grammars" / f"{described.grammar}.lark").is_file()
         parser_class = importlib.import_module(described.parser).Parser
         assert typed_parser(described.name, parser_class).grammar.name == described.grammar
-        for module in (described.parser, described.model, described.diff_adapter):
+        roles = [described.parser, described.model, described.diff_adapter]
+        roles += [described.summary] if described.runs else []
+        roles += [described.stated] if described.states_layout else []
+        for module in roles:
             assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), module
 
 
@@ -109,7 +107,7 @@ def test_no_module_of_the_linter_keeps_a_registry_of_formats_beside_the_descript
     names = set(formats.names())
     found = []
     for path in sorted((ROOT / "lint").rglob("*.py")):
-        if path == ROOT / "lint" / "formats" / "descriptor.py":
+        if path.name == "__init__.py" and path.parent.parent == ROOT / "lint" / "formats":  # a format's descriptor
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         named = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["NAME"]}

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from lint import formats
-from lint.config import FileConfig, Overrides, build_selection
-from lint.engine import MAX_MESSAGE, CheckOptions, check
+from lint.check.config import FileConfig, Overrides, build_selection
+from lint.check.engine import MAX_MESSAGE, CheckOptions, check
+from lint.formats.optprime_log.rulekit import RankOutputs
 from lint.rule import registry
-from lint.rulekit.optprime import RankOutputs
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -75,11 +75,13 @@ def test_a_message_quoting_a_huge_value_keeps_its_start_and_end(tmp_path: Path) 
 
 def test_read_summary_gives_a_run_files_summary_without_rules(tmp_path: Path) -> None:
     """What `tlint diff` reads a run by: the rank summary, and whether the file parsed; no rule runs."""
-    from lint.engine import read_summary
-    from lint.source import Source
+    from lint.check.engine import read_summary
+    from lint.formats.megatron_trace.summary import RankSummary
+    from lint.read.source import Source
 
     broken = _trace_with_unknown_state(tmp_path)  # TL112 for a check, nothing here
     summary, parsed = read_summary(Source(broken, broken.name), "megatron-trace")
+    assert isinstance(summary, RankSummary)
     assert (summary.rank, summary.stage, parsed) == (7, 3, True) and summary.steps
     lines = broken.read_text(encoding="utf-8").splitlines()
     lines[5] = lines[5][:20]
@@ -89,9 +91,9 @@ def test_read_summary_gives_a_run_files_summary_without_rules(tmp_path: Path) ->
         read_summary(Source(broken, broken.name), "simai-workload")
 
 
-def test_state_several_rules_share_is_fed_each_record_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    # TL218-TL221 all read which ranks printed what (RankOutputs): one copy per file, fed once per record
-    # (through observe, or observe_output for the kinds where that is what observe does)
+def test_each_rule_keeps_its_own_state_fed_each_record_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # TL218-TL221 all read which ranks printed what (RankOutputs): each rule its own copy, fed once per record
+    # (through observe, or observe_output for the kinds where that is what observe does): no rule shares another's state
     fed: list[int] = []
 
     def counted(method: Callable[[RankOutputs, Any], Any]) -> Callable[[RankOutputs, Any], Any]:
@@ -106,5 +108,5 @@ def test_state_several_rules_share_is_fed_each_record_once(monkeypatch: pytest.M
     sample = Path(__file__).resolve().parents[1] / "examples" / "optprime-log.txt"
     report = check([str(sample)], CheckOptions())
     records = sum(1 for _ in formats.parser("optprime-log").parse(enumerate(sample.read_text(encoding="utf-8").splitlines(), 1)))
-    assert len(fed) == records and len(set(fed)) == 1
+    assert len(set(fed)) == 4 and len(fed) == 4 * records
     assert [f.code for f in report.findings] == ["TL221"]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from lint import grammar
 from lint.formats import FORMAT_NAMES
-from lint.resources import grammar_path
+from lint.parse import grammar
+from lint.store.resources import grammar_path
 from tests.conftest import files_below, fresh_memo_directory
 
 

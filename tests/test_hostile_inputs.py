@@ -29,8 +29,8 @@ from typing import IO, Any, BinaryIO
 import pytest
 import zstandard
 
-from lint import source
 from lint.cli import main
+from lint.read import source
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "tests" / "fixtures" / "seeds"

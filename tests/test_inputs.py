@@ -17,10 +17,11 @@ from typing import Any, BinaryIO
 import pytest
 import zstandard
 
-from lint import engine, source
+from lint.check import engine
 from lint.cli import main
+from lint.read import source
 from lint.report import progress
-from lint.source import open_regular
+from lint.store.files import open_regular
 from tests.spy import spy
 
 SEED_TRACE = Path(__file__).parent / "fixtures" / "seeds" / "000_14848477538be528.txt"
@@ -193,7 +194,7 @@ def test_an_unchanged_file_is_not_even_hashed_again(tmp_path: Path, broken_trace
             hashed.append(name)
         return open_regular(name, display)
 
-    monkeypatch.setattr("lint.cache.open_regular", recording_open)
+    monkeypatch.setattr("lint.check.cache.open_regular", recording_open)
     assert findings(str(path)) == first and hashed == []
     path.write_bytes(broken_trace + b"\n")
     findings(str(path))

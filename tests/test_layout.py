@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lint.check.engine import CheckOptions, check
 from lint.diff.sides import SideOptions, load_side
-from lint.engine import CheckOptions, check
 from lint.layout import Sizes, optprime_sizes, simai_sizes
 
 SEED_LOG = Path(__file__).parent / "fixtures" / "seeds" / "002_cbcb88115115ad29.txt"

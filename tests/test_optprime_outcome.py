@@ -240,10 +240,27 @@ def test_torchrun_failing_on_its_own_is_named(tmp_path: Path) -> None:
     assert report(tmp_path, text, "TL218") == [(4, "TL218", "the run failed: torchrun failed: torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError")]
 
 
-def test_the_fork_before_its_per_rank_batch_fix_batches_each_replicas_share_by_the_global_batch(tmp_path: Path) -> None:
-    # eungyeonglee-dev/aicomp before 3b096d1: DistributedSampler share ceil(10334 / 4) = 2584, batched by GBS 32 -> 81
-    text = "> GBS: 32\n> World Size: 8\n> Pipeline Parallel Size: 2\n> Data Parallel Size: 4\ndata_size=10334\nnbatches=81\n"
-    assert report(tmp_path, text, "TL203") == []
+FORK_DP4_SET_UP = "> GBS: 32\n> World Size: 8\n> Pipeline Parallel Size: 2\n> Data Parallel Size: 4\ndata_size=10334\n"
+
+
+def test_the_fork_since_its_per_rank_batch_fix_batches_each_replicas_share_by_its_part_of_the_global_batch(tmp_path: Path) -> None:
+    # eungyeonglee-dev/aicomp since 3b096d1: DistributedSampler share ceil(10334 / 4) = 2584, batched by 32 // 4 = 8 -> 323
+    assert report(tmp_path, FORK_DP4_SET_UP + "nbatches=323\n", "TL203") == []
+
+
+def test_a_run_of_the_fork_before_its_per_rank_batch_fix_trained_on_dp_times_its_global_batch(tmp_path: Path) -> None:
+    # eungyeonglee-dev/aicomp before 3b096d1: the share ceil(10334 / 4) = 2584 batched by the whole GBS 32 -> 81
+    assert report(tmp_path, FORK_DP4_SET_UP + "nbatches=81\n", "TL203") == [
+        (
+            6,
+            "TL203",
+            (
+                "`nbatches=81` (line 6) = ceil(ceil(10334 / 4) / 32): each of the 4 data-parallel replicas took batches of the whole `> GBS: 32` "
+                "(line 1), as eungyeonglee-dev/aicomp's loader did before commit 3b096d1, so the run trained on a global batch of 128 = 32 · 4, "
+                "not 32 (a global batch of 32 makes ceil(10334 / 32) = 323 batches of `data_size=10334` (line 5))"
+            ),
+        )
+    ]
 
 
 def test_a_command_line_argparse_rejects_names_its_error(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from lint import formats
-from lint.source import Source
+from lint.read.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 # The regex compiler's own parser (Python 3.11+; typeshed has no stubs for these private modules).

@@ -153,3 +153,23 @@ def test_a_lost_gradient_all_reduce_is_named_on_its_rank(tmp_path: Path) -> None
     findings = [f for f in check(run)["findings"] if f["severity"] == "error"]
     assert [(Path(f["path"]), f["code"]) for f in findings] == [(path, "TL510")]
     assert findings[0]["message"].startswith("rank 6 runs dp_allreduce 0 times in iteration 0;")
+
+
+ONE_MICRO_BATCH_RUN = next((run for run in RUNS if run.name.startswith("MegatronLM__realistic_trace__wd4_tp1_pp2")), None)
+
+
+@pytest.mark.skipif(ONE_MICRO_BATCH_RUN is None, reason="the corpus has no one-micro-batch Megatron-LM run")
+def test_a_lost_forward_step_of_the_only_micro_batch_is_one_finding_alone_or_in_its_run(tmp_path: Path) -> None:
+    assert ONE_MICRO_BATCH_RUN is not None
+    run = _copy(ONE_MICRO_BATCH_RUN, tmp_path / "run" / ONE_MICRO_BATCH_RUN.name)
+    path = _rank_file(run, 0)
+    assert sum(":forward_step(" in line for line in _lines(path)) == 1  # the run has one micro-batch
+    _drop_first(path, ":forward_step(")
+    backward = next(i for i, line in enumerate(_lines(path), 1) if ":backward_step(" in line)
+    lone = tmp_path / "lone" / path.name  # the rank file checked without its siblings
+    lone.parent.mkdir()
+    shutil.copyfile(path, lone)
+    message = "micro-batch 0 has a backward_step but no forward_step (iteration 0): the writer records a micro-batch's forward_step before its backward_step"
+    for checked, file in ((lone, lone), (run, path)):
+        findings = [(Path(f["path"]), f["line"], f["code"], f["message"]) for f in check(checked)["findings"] if f["severity"] != "info"]
+        assert findings == [(file, backward, "TL116", message)]

@@ -168,3 +168,31 @@ def test_garbage_inside_a_real_record_is_reported_at_its_column(tmp_path: Path) 
     damaged.write_text("\n".join(lines), encoding="utf-8")
     found = [(f["line"], f["column"], f["code"]) for f in findings_of(damaged, "--select", "TL001")]
     assert found == [(number + 1, lines[number].index("#2") + 1, "TL001")]
+
+
+@needs_corpus
+def test_a_real_dp_run_with_the_loader_before_the_forks_per_rank_batch_fix_is_reported(tmp_path: Path) -> None:
+    # The real DP 4 logs ran eungyeonglee-dev/aicomp's fixed loader (the writer's own debug lines: local_bs 8 = GBS 32 // DP 4);
+    # the same run with the loader before 3b096d1 printed nbatches=81 (local_bs 32), as the fork's _logs/…102548… shows.
+    source = next(path for path in logs(LOG_DIR) if "_DP4_" in path.name)
+    lines = source.read_text(encoding="utf-8").split("\n")
+    assert "nbatches=323" in lines and "[rank:0] stage=0 first_stage=True local_bs(len(batch))=8" in lines
+    assert not [f for f in findings_of(source) if f["severity"] != "info"]
+    at = {text: number for number, text in enumerate(lines, 1)}
+    lines[at["nbatches=323"] - 1] = "nbatches=81"
+    lines = [line.replace("/  323 batches", "/   81 batches") for line in lines]  # its progress lines count out of 81
+    defective = tmp_path / source.name
+    defective.write_text("\n".join(lines), encoding="utf-8")
+    found = [(f["line"], f["code"], f["message"]) for f in findings_of(defective) if f["severity"] != "info"]
+    assert found == [
+        (
+            at["nbatches=323"],
+            "TL203",
+            (
+                f"`nbatches=81` (line {at['nbatches=323']}) = ceil(ceil(10334 / 4) / 32): each of the 4 data-parallel replicas took batches of "
+                f"the whole `> GBS: 32` (line {at['> GBS: 32']}), as eungyeonglee-dev/aicomp's loader did before commit 3b096d1, so the run "
+                f"trained on a global batch of 128 = 32 · 4, not 32 (a global batch of 32 makes ceil(10334 / 32) = 323 batches of "
+                f"`data_size=10334` (line {at['data_size=10334']}))"
+            ),
+        )
+    ]

@@ -2,7 +2,8 @@
 
 Every file parses and gets no error (the corpus README's verdict: all are valid).  The real defects the
 consumers cannot simulate are still caught: mutated copies of every workload, in a temporary directory,
-with one row fewer or more than declared, ``pp: 0``, or a ``BROADCAST``.
+with one row fewer or more than declared, ``pp: 0``, or a ``BROADCAST``, each judged for the consumer the file
+shows it is written for (SimAI or ASTRA-sim 1.0, lint/models/consumers.py).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ import pytest
 
 from lint.cli import main
 from lint.formats import parser
+from lint.formats.simai_workload import parser as simai_workload
+from lint.formats.simai_workload.records import Header, LayerCount, LayerRow
+from lint.formats.simai_workload.rulekit import reader
 from lint.models.common import SyntaxProblem
-from lint.models.simai_workload import Header, LayerCount, LayerRow
-from lint.source import Source
+from lint.read.source import Source
 from tests.shared_corpus import corpus_dir, corpus_files
 
 WORKLOADS = ("real", "simai-workload")
@@ -54,7 +57,8 @@ def test_notes_after_the_rows_are_one_warning_naming_where_simai_stops() -> None
     findings = [f for f in check(corpus_dir(*WORKLOADS)) if f["code"] == "TL420"]
     assert findings and all(f["severity"] == "warning" for f in findings)
     assert all(
-        re.fullmatch(r"text after the \d+ declared layer rows?: SimAI and ASTRA-sim stop reading at line \d+, .* never read", f["message"]) for f in findings
+        re.fullmatch(r"text after the \d+ declared layer rows?: (SimAI|ASTRA-sim 1\.0) stops reading at line \d+, .* never read", f["message"])
+        for f in findings
     )
     assert len({f["path"] for f in findings}) == len(findings)  # once per file
 
@@ -78,6 +82,7 @@ class Workload:
         self.header = next(item for item in items if isinstance(item, Header))
         self.count = next(item for item in items if isinstance(item, LayerCount))
         self.rows = [item for item in items if isinstance(item, LayerRow)]
+        self.reader = reader(simai_workload.judged_for(Source(path, str(path)).head()).consumer)  # "SimAI" or "ASTRA-sim 1.0"
 
     def write(self, directory: Path, lines: list[str]) -> None:
         (directory / self.name).write_text("\n".join(lines), encoding="utf-8")
@@ -102,7 +107,8 @@ def test_one_row_fewer_than_declared_is_an_error_at_the_count(tmp_path: Path) ->
             misread.append((workload.name, notes[0]))
             continue
         message = (
-            f"layer count {workload.count.count}, but the file has {len(workload.rows) - 1} well-formed layer rows: SimAI reads 1 more past the end of the file"
+            f"layer count {workload.count.count}, but the file has {len(workload.rows) - 1} well-formed layer rows: {workload.reader} reads 1 more past "
+            "the end of the file"
         )
         expected.append((workload.name, workload.count.line, "TL402", message))
     found = errors(tmp_path)
@@ -117,9 +123,14 @@ def test_one_row_more_than_declared_is_an_error_at_that_row(tmp_path: Path) -> N
         lines[workload.count.line - 1] = str(workload.count.count - 1)
         workload.write(tmp_path, lines)
         last = workload.rows[-1]
+        if workload.count.count == 1:  # a count of 0: the consumers abort, and its rows are not reported again
+            message = f"layer count 0: {workload.reader}'s first iteration fails its assertion index < SIZE and aborts "
+            message += f"({'Workload.cc:796' if workload.reader == 'SimAI' else 'Workload.cc:189'}); the rows after it are never read"
+            expected.append((workload.name, workload.count.line, "TL426", message))
+            continue
         message = (
             f"row {len(workload.rows)} of {len(workload.rows)} is past the layer count {workload.count.count - 1} "
-            f"on line {workload.count.line}: SimAI ignores it"
+            f"on line {workload.count.line}: {workload.reader} does not simulate it"
         )
         expected.append((workload.name, last.line, "TL403", message))
     assert sorted(errors(tmp_path)) == sorted(expected)
@@ -134,7 +145,7 @@ def test_pp_0_is_an_error(tmp_path: Path) -> None:
         lines[0] = re.sub(r"\bpp: [0-9]+", "pp: 0", lines[0])
         workload.write(tmp_path, lines)
         expected.append(
-            (workload.name, 1, "TL411", "pp: 0, expected > 0 (the pipeline-parallel size): SimAI divides all_gpus by tp·pp (workload/Layer.cc, Layer::report)")
+            (workload.name, 1, "TL411", "pp: 0, expected > 0 (the pipeline-parallel size): SimAI divides by zero (Layer.cc:569: all_gpus / (tp·pp))")
         )
     assert expected
     assert sorted(errors(tmp_path)) == sorted(expected)
@@ -147,13 +158,14 @@ def test_a_broadcast_is_an_error(tmp_path: Path) -> None:
         lines = list(workload.lines)
         lines[row.line - 1] = re.sub(rf"(?<![^ \t]){comm.type}(?![^ \t])", "BROADCAST", lines[row.line - 1], count=1)
         workload.write(tmp_path, lines)
-        expected.append((workload.name, row.line, "TL406"))
+        expected.append((workload.name, row.line, "TL405"))
     found = errors(tmp_path)
     assert sorted((name, line, code) for name, line, code, _ in found) == sorted(expected)
     assert all(
         re.fullmatch(
-            r"\S+: \w+_comm_type BROADCAST with \w+_comm_size \d+: SimAI and ASTRA-sim do not know BROADCAST and "
-            r"simulate no communication for it( \(and \d+ more \S+ rows\))?",
+            r"\S+: \w+_comm_type BROADCAST with \w+_comm_size \d+: (SimAI decodes BROADCAST as no collective \(Workload.cc:1436-1493\)|"
+            r"ASTRA-sim 1.0 knows only ALLREDUCE, ALLTOALL, ALLREDUCEALLTOALL, ALLGATHER and REDUCESCATTER \(Workload.cc:1355-1392\)), "
+            r"so these bytes take no time( \(and \d+ more \S+ rows\))?",
             message,
         )
         for *_, message in found

@@ -1,11 +1,10 @@
 """Rows read from one text share ``alike``, and what the rules remember by it never changes a finding.
 
 A workload or table repeats a few dozen rows over and over: the simai-workload and neusight-tsv parsers
-convert each distinct row text once, rules judge each distinct row once (``lint.rulekit.PerAlikeRow``),
-and the engine calls a rule only on the rows it wants (``Rule.wants``).  The memos are bounded; when they
-forget, rows are judged again.  These tests make them forget after every row, or call every rule on
-every row, or stop remembering at once (what a file whose rows rarely repeat gets), and expect the very
-same findings as with the defaults.
+convert each distinct row text once, and rules judge each distinct row once (``lint.rule.PerAlikeRow``).
+The memos are bounded; when they forget, rows are judged again.  These tests make them forget after every
+row, or stop remembering at once (what a file whose rows rarely repeat gets), and expect the very same
+findings as with the defaults.
 """
 
 from __future__ import annotations
@@ -16,13 +15,15 @@ from typing import Any
 
 import pytest
 
-from lint import engine
-from lint.formats import neusight_tsv, parser, simai_workload
+from lint.check import engine
+from lint.formats import parser
+from lint.formats.neusight_tsv import parser as neusight_tsv
+from lint.formats.neusight_tsv.records import LayerRecord
+from lint.formats.simai_workload import parser as simai_workload
+from lint.formats.simai_workload.records import LayerRow
 from lint.models import common
 from lint.models.common import RowMemo
-from lint.models.neusight_tsv import LayerRecord
-from lint.models.simai_workload import LayerRow
-from lint.rulekit import PerAlikeRow
+from lint.rule import PerAlikeRow
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -66,17 +67,12 @@ def _forgetful(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(module, "RowMemo", lambda: RowMemo[Any](entries=1))
 
 
-def _every_row_to_every_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "_wants", lambda rule, record: True)
-
-
 def _rows_rarely_repeat(monkeypatch: pytest.MonkeyPatch) -> None:
-    """What a file of ever new rows gets: parsers that stop remembering rows at once, an engine that does
-    not key rows by ``alike``."""
-    monkeypatch.setattr(common, "rarely_repeat", lambda distinct, line: True)  # as the engine's listing and the rules' memos ask it too
+    """What a file of ever new rows gets: parsers and rules that stop remembering rows at once."""
+    monkeypatch.setattr(common, "rarely_repeat", lambda distinct, line: True)  # as the rules' memos ask it too
 
 
-VARIANTS = [_forgetful, _every_row_to_every_rule, _rows_rarely_repeat]
+VARIANTS = [_forgetful, _rows_rarely_repeat]
 
 
 def test_rows_of_one_text_share_alike_and_rows_of_other_texts_do_not() -> None:
@@ -97,8 +93,8 @@ def test_rows_of_one_text_share_alike_and_rows_of_other_texts_do_not() -> None:
 @pytest.mark.parametrize(
     ("header", "expected"),
     [
-        (AICB_HEADER, {"TL403", "TL405", "TL406", "TL408", "TL409", "TL414", "TL415", "TL416", "TL417", "TL418"}),
-        (AICB_HEADER.replace("_FWD_IN_BCKWD", ""), {"TL403", "TL405", "TL406", "TL407", "TL408", "TL409"}),  # not AICB's
+        (AICB_HEADER, {"TL403", "TL405", "TL408", "TL409", "TL414", "TL415", "TL416", "TL417", "TL418"}),
+        (AICB_HEADER.replace("_FWD_IN_BCKWD", ""), {"TL403", "TL405", "TL407", "TL408", "TL409"}),  # not AICB's
     ],
     ids=["aicb", "hand-made"],
 )
@@ -147,21 +143,3 @@ def test_a_memo_of_rows_stops_remembering_only_when_rows_rarely_repeat() -> None
     assert not stopped.remembering and not stopped and stopped.distinct == 5000
     repeated = _memo_after(distinct[:4000] * 3)  # 4000 texts, each three times
     assert repeated.remembering and len(repeated) == 4000
-
-
-def test_the_engine_keys_rows_by_alike_only_while_they_repeat(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    listed: list[tuple[str, str | None, int | None]] = []
-    listing = engine._Handlers.listing
-
-    def spy(self: engine._Handlers, key: tuple[str, str | None, int | None], record: Any) -> Any:
-        listed.append(key)
-        return listing(self, key, record)
-
-    monkeypatch.setattr(engine._Handlers, "listing", spy)
-    rows = [f"layer_{n} -1 1 ALLREDUCE {n} 1 NONE 0 1 NONE 0 100" for n in range(5000)]
-    path = tmp_path / "workload.txt"
-    path.write_text("\n".join([AICB_HEADER, str(len(rows)), *rows]) + "\n", encoding="utf-8")
-    _findings(path, "simai-workload")
-    by_alike = [key for key in listed if key[0] == "layer_row" and key[2] is not None]
-    assert len(by_alike) == 4096  # then rows are keyed (layer_row, None, None): listed once more
-    assert [key for key in listed if key[0] == "layer_row" and key[2] is None] == [("layer_row", None, None)]

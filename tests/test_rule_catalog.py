@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from lint import rule
+from lint.check.config import Overrides, load_settings
 from lint.cli import main
-from lint.config import Overrides, load_settings
 from tests.conftest import files_below, fresh_memo_directory
 
 

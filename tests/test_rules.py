@@ -3,7 +3,10 @@
 A case builds its input from ``text``, from ``bytes`` (Python escapes, for invalid encodings), from a
 fixture ``base`` with ``edits`` (and a ``long_line``: a line replaced by ``length`` times "x"), or - for run rules - from a generated run ``synth`` (a RunSpec), whose
 rank files take ``edits`` and ``delete`` (by ``rank``), ``remove`` (ranks) and ``duplicate`` (a rank
-copied under another name); ``config`` is a tlint.toml and ``args`` extra command-line arguments.
+copied under another name); ``config`` is a tlint.toml and ``args`` extra command-line arguments;
+``consumer`` judges the files for that consumer (``--consumer``; see lint/models/consumers.py), and ``severities``
+lists the severities of the findings, in the order of ``messages`` (required of every failing case that names a
+consumer: the verdict is the consumer's).
 ``expect`` lists every finding that *all* rules produce: ``[line, "CODE"]`` (or ``[line, column, "CODE"]``) for one-file cases and
 ``[file name or "run", line or 0, "CODE"]`` for runs; ``messages`` lists the messages of those findings,
 in order of line (required of every failing case), with ``<tmp>`` for the case's directory.  A failing case fires only its own rule and goes
@@ -117,6 +120,8 @@ def located(found: list[dict[str, Any]], case: dict[str, Any]) -> set[tuple[Any,
 
 def report(paths: list[Path], case: dict[str, Any], *extra: str) -> list[dict[str, Any]]:
     argv = ["check", *map(str, paths), "--output-format", "json", "--max-findings", "0", "--jobs", "1", *case.get("args", []), *extra]
+    if "consumer" in case:
+        argv += ["--consumer", case["consumer"]]
     if "format" in case:
         argv += ["--trace-format", case["format"]]
     out = io.StringIO()
@@ -148,6 +153,8 @@ def test_rule_case(code: str, case: dict[str, Any], tmp_path: Path) -> None:
     assert located(found, case) == expected
     if "messages" in case:  # a message naming a file of the case's directory says ``<tmp>`` for it
         assert [f["message"].replace(str(tmp_path), "<tmp>") for f in found] == case["messages"]
+    if "severities" in case:
+        assert [f["severity"] for f in found] == case["severities"]
     if expected:
         assert findings(paths, case, "--ignore", ",".join([code, *ignored])) == set()
 
@@ -191,6 +198,23 @@ def test_rule_has_passing_and_failing_cases(rule: Any) -> None:
     cases = [case for code, case in load_cases() if code == rule.code]
     assert any(case["expect"] == [] for case in cases), f"{rule.code} has no passing case"
     assert any(case["expect"] for case in cases), f"{rule.code} has no failing case"
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.consumers], ids=lambda r: r.code)
+def test_rule_has_a_verdict_case_for_every_consumer_of_its_format(rule: Any) -> None:
+    """A rule that names consumers shows its verdict for each consumer of its format: a failing case judged for
+    each consumer it holds for (with the severity asserted), and a case where the others stay silent."""
+    from lint.formats import named
+
+    cases = [case for code, case in load_cases() if code == rule.code]
+    for consumer in (c.name for format_name in rule.formats for c in named(format_name).consumers):
+        judged = [case for case in cases if case.get("consumer") == consumer]
+        if consumer in rule.consumers:
+            failing = [case for case in judged if case["expect"]]
+            assert failing, f"{rule.code} has no failing case judged for {consumer}"
+            assert all("severities" in case for case in failing), f"{rule.code}: assert the severities of its cases judged for {consumer}"
+        else:
+            assert judged, f"{rule.code} holds not for {consumer}: a case judged for {consumer} shows it silent"
 
 
 def test_every_failing_case_asserts_its_messages() -> None:

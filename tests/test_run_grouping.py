@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 from lint.cli import main
+from lint.formats.megatron_trace.summary import RankSummary, Run
 from lint.runs.assemble import LayoutSources, assemble
 from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, name_layout, run_key, split_by_time
-from lint.runs.summary import RankSummary
 from tests.narrow import each
 
 
@@ -56,7 +56,7 @@ def _summary(rank: int, stage: int) -> RankSummary:
 
 def test_one_sampled_rank_per_stage_gives_the_world_from_ranks_and_stages_not_the_file_count() -> None:
     files = [(_summary(stage * 128, stage), stage * 128) for stage in range(64)]
-    run = assemble(RunKey("traces", "trace_rank"), files, frozenset(), LayoutSources())
+    run = assemble(RunKey("traces", "trace_rank"), files, frozenset(), LayoutSources(), Run)
     assert run is not None
     assert (run.layout.pp, run.layout.world, run.layout.ranks_per_stage) == (64, 8192, 128)
     assert [run.stage_of(rank) for rank in (0, 128, 8064)] == [0, 1, 63]
@@ -64,7 +64,7 @@ def test_one_sampled_rank_per_stage_gives_the_world_from_ranks_and_stages_not_th
 
 def test_the_file_names_state_the_layout() -> None:
     files = [(_summary(stage * 128, stage), stage * 128) for stage in range(64)]
-    run = assemble(RunKey("traces", "wd8192_tp4_pp64_exp1_expNumNone_numl96_bs1_rank"), files, frozenset(), LayoutSources())
+    run = assemble(RunKey("traces", "wd8192_tp4_pp64_exp1_expNumNone_numl96_bs1_rank"), files, frozenset(), LayoutSources(), Run)
     assert run is not None
     layout = run.layout
     assert (layout.world, layout.tp, layout.pp, layout.dp, layout.ep, layout.layers) == (8192, 4, 64, 32, 1, 96)
@@ -73,7 +73,7 @@ def test_the_file_names_state_the_layout() -> None:
 def test_one_nodes_files_keep_the_pipeline_depth_the_names_state() -> None:
     # node 1 of a 2-node run: ranks 0-7, all of stage 0; the stage ids alone would say pp 1
     files = [(_summary(rank, 0), rank) for rank in range(8)]
-    run = assemble(RunKey("traces", "wd16_tp1_pp2_exp2_expNum8_l8_bs1_rank"), files, frozenset(), LayoutSources())
+    run = assemble(RunKey("traces", "wd16_tp1_pp2_exp2_expNum8_l8_bs1_rank"), files, frozenset(), LayoutSources(), Run)
     assert run is not None
     assert (run.layout.pp, run.layout.world) == (2, 16)
     assert not [claim for claim in run.layout.claims if claim.dimension == "pp" and claim.value != 2]

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from lint import cache, engine
+from lint.check import cache, engine
+from lint.check.engine import read_summary
 from lint.cli import main
-from lint.engine import read_summary
-from lint.runs import summary as summary_module
-from lint.runs.model import Run as RunModel
-from lint.source import Source
+from lint.formats.megatron_trace import summary as summary_module
+from lint.formats.megatron_trace.summary import Run as RunModel
+from lint.read.source import Source
 from tests.shared_corpus import corpus_dir
 from tests.spy import spy
 from tests.synth.megatron_run import (
@@ -184,8 +184,9 @@ def test_a_worker_sends_each_distinct_step_list_once(clean_run: Run, tmp_path: P
     the parent gives it the steps it received first."""
     path = write_run(SPEC, tmp_path, run=clean_run)[0]
     summary, _ = read_summary(Source(path, path.name), "megatron-trace")
+    assert isinstance(summary, summary_module.RankSummary)
     peer = summary.model_copy(update={"path": "peer", "rank": 99})
-    with summary_module.steps_shared():
+    with summary_module.summaries_shared():
         monkeypatch.setattr(os, "getpid", lambda: -1)  # as in a worker process forked by the check
         first, second = pickle.dumps(summary), pickle.dumps(peer)
         monkeypatch.undo()
@@ -228,6 +229,7 @@ def test_run_rules_judge_each_distinct_step_list_once(clean_run: Run, tmp_path: 
 def test_diff_reads_steps_with_their_times(clean_run: Run, tmp_path: Path) -> None:
     path = write_run(SPEC, tmp_path, run=clean_run)[0]
     summary, _ = read_summary(Source(path, path.name), "megatron-trace")
+    assert isinstance(summary, summary_module.RankSummary)
     assert all(step.duration is not None and step.end is not None for step in summary.steps)
     assert any(step.layer_ends for step in summary.steps)
 

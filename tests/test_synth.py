@@ -16,9 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lint.engine import CheckOptions, check
-from lint.formats import megatron_trace, parser
-from lint.models.megatron_trace import OpRecord, tensor_bytes
+from lint.check.engine import CheckOptions, check
+from lint.formats import parser
+from lint.formats.megatron_trace import parser as megatron_trace
+from lint.formats.megatron_trace.records import OpRecord, tensor_bytes
 from tests.narrow import each, typed_parser
 from tests.synth.megatron_run import (
     DP_DESCRIPTION,

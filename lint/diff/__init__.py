@@ -1,15 +1,16 @@
 """``tlint diff``: a semantic differ for runs and workloads.
 
-read -> detect -> adapter (one per format) -> :class:`~lint.diff.profile.Profile` -> :func:`~lint.diff.compare.diff`
+read -> detect -> adapter (one per format) -> :class:`~lint.profile.profile.Profile` -> :func:`~lint.diff.compare.diff`
 -> :class:`~lint.models.diff.DiffReport` -> a diff reporter.  Same-format pairs are compared in full,
-cross-format pairs on the common per-layer communication profile (:mod:`lint.diff.common`).
+cross-format pairs on the common per-layer communication profile (:mod:`lint.profile.layers`).
 """
 
 from __future__ import annotations
 
 from lint.diff.compare import DiffOptions, diff
-from lint.diff.sides import DiffInputError, SideOptions, load_side
+from lint.diff.sides import SideOptions, load_side
 from lint.models.diff import DiffReport
+from lint.profile.side import DiffInputError
 
 
 def diff_paths(a: str, b: str, sides: SideOptions | None = None, options: DiffOptions | None = None) -> DiffReport:

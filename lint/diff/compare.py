@@ -25,11 +25,11 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from lint.diff.profile import Items, Profile, Scalar, Timing
-from lint.diff.stats import holm, mann_whitney_p, median, quantile
 from lint.diff.wording import ARROW, is_number, key_template, natural_key, number_ranges, percent, subject, value
 from lint.models.categories import CATEGORIES, Category
 from lint.models.diff import CategoryCount, Change, DiffReport, DiffSide, DiffSummary, PlotSeries, Spread
+from lint.profile.profile import Items, Profile, Scalar, Timing
+from lint.profile.stats import holm, mann_whitney_p, median, quantile
 
 ALPHA = 0.05
 DEFAULT_THRESHOLD_PERCENT = 5.0

@@ -1,7 +1,8 @@
-"""From a path the user named to a :class:`~lint.diff.profile.Profile`: read, detect, hand to the format's adapter.
+"""From a path the user named to a :class:`~lint.profile.profile.Profile`: read, detect, hand to the format's adapter.
 
-An adapter is one module in :mod:`lint.diff.adapters` with ``load(path, sources, options) -> Profile``;
-every format's descriptor names its own.
+An adapter is its format package's ``diff`` module (the descriptor's ``diff_adapter``), with
+``load(path, sources, reading) -> Profile``; the :class:`~lint.profile.side.Reading` it is handed reads
+records and rank summaries for it, on the backend the user chose.
 """
 
 from __future__ import annotations
@@ -9,18 +10,17 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Protocol
 
 from lint import formats
-from lint.diff.profile import Profile
-from lint.executor import Backend
+from lint.check.engine import read_summary
+from lint.check.executor import Backend, run_each
+from lint.profile.profile import Profile
+from lint.profile.side import DiffInputError, Reading, broken_note
+from lint.read.source import InputError, Source
+from lint.read.walk import expand
 from lint.runs.discovery import DEFAULT_RANK_REGEX, damaged_rank, run_key
-from lint.source import InputError, Source
-from lint.walk import expand
-
-
-class DiffInputError(Exception):
-    """A side that cannot be compared: missing, unreadable, or of no or of several formats."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class SideOptions:
 
 
 class Adapter(Protocol):
-    def load(self, path: str, sources: list[Source], options: SideOptions) -> Profile: ...
+    def load(self, path: str, sources: list[Source], reading: Reading) -> Profile: ...
 
 
 def load_side(path: str, options: SideOptions) -> Profile:
@@ -59,19 +59,13 @@ def load_side(path: str, options: SideOptions) -> Profile:
         runs = {named.key for source in found if (named := run_key(source.path, options.rank_regex))}
         found += [source for source in unrecognised if damaged_rank(source.path, options.rank_regex, runs)]
     adapter: Adapter = importlib.import_module(formats.diff_adapter(format_name))
+    reading = Reading(options.rank_regex, records, partial(run_each, backend=options.backend), read_summary)
     try:
-        return adapter.load(path, found, options)
+        return adapter.load(path, found, reading)
     except InputError as error:
         raise DiffInputError(str(error)) from None
     except OSError as error:
         raise DiffInputError(f"{path}: cannot read: {error.strerror or error}") from None
-
-
-def single_source(path: str, sources: list[Source], format_name: str) -> Source:
-    """The one file a one-file format needs; a directory of several is ambiguous."""
-    if len(sources) > 1:
-        raise DiffInputError(f"{path}: holds {len(sources)} {format_name} files; name one")
-    return sources[0]
 
 
 def records(source: Source, format_name: str) -> tuple[list[object], list[str]]:
@@ -85,11 +79,3 @@ def records(source: Source, format_name: str) -> tuple[list[object], list[str]]:
         raise DiffInputError(f"{source.display}: no {format_name} record could be read")
     lines = [getattr(item, "line", None) for item in broken] + [problem.line for problem in source.problems]
     return found, [broken_note(source.display, [line for line in lines if line is not None])] if lines else []
-
-
-def broken_note(path: str, lines: list[int]) -> str:
-    """'run/rank3.txt: 2 lines with syntax errors, the first at line 7'."""
-    if not lines:
-        return f"{path}: has syntax errors"
-    count = f"{len(lines)} line{'s' if len(lines) != 1 else ''}"
-    return f"{path}: {count} with syntax errors, the first at line {min(lines)}"

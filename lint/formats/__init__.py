@@ -1,42 +1,35 @@
-"""The input formats: content detection and one streaming parser each, and the views of their descriptors.
+"""The input formats: one package each, and the views of their descriptors.
 
-Each format is described once, in :mod:`lint.formats.descriptor`; everything here that is per format
-(detection order, parsers, run formats, diff adapters) is read from those descriptors when asked, so a
-format added there is everywhere at once.
+Each format is a package here (``lint.formats.<name>``) whose ``__init__`` holds its descriptor
+(:class:`~lint.formats.descriptor.Format`); everything here that is per format (detection order, parsers,
+run formats, diff adapters, the ``[tool.tlint.runs]`` keys) is read from those descriptors, so a format
+whose package is added is everywhere at once.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from lint.formats import descriptor
-from lint.formats.descriptor import Format
+from lint.formats.descriptor import Evidence, Format
+from lint.models.consumers import Consumer, Judged
 
+
+def _discovered() -> tuple[Format, ...]:
+    """The descriptor of every format package here, in detection order."""
+    found = [importlib.import_module(f"{__name__}.{module.name}").FORMAT for module in pkgutil.iter_modules(__path__) if module.ispkg]
+    return tuple(sorted(found, key=lambda described: described.order))
+
+
+FORMATS: tuple[Format, ...] = _discovered()
 # The names in detection order, fixed at import for what is declared once (``--trace-format`` choices, the
 # ``formats`` of the rules that apply to every format).
-FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in descriptor.FORMATS)
-INT64_MAX = 2**63 - 1
-UINT64_MAX = 2**64 - 1
-
-
-def fits_int64(digits: str) -> bool:
-    """Whether a run of digits fits an int64, as the writers' ranks, ids and tensor sizes do (cheap when short)."""
-    if len(digits) < 19:
-        return True
-    significant = digits.lstrip("0")
-    return len(significant) < 19 or (len(significant) == 19 and int(significant) <= INT64_MAX)
-
-
-def int64(digits: str) -> int:
-    """The value of an integer field; OverflowError beyond an int64, which no writer produces and which
-    Python would not even convert past 4300 digits."""
-    if len(digits) >= 19 and not fits_int64(digits):
-        raise OverflowError(digits)
-    return int(digits)
+FORMAT_NAMES: tuple[str, ...] = tuple(f.name for f in FORMATS)
 
 
 class Parser(Protocol):
@@ -50,12 +43,22 @@ def named(name: str) -> Format:
 
 def names() -> tuple[str, ...]:
     """The format names in detection order."""
-    return tuple(f.name for f in descriptor.FORMATS)
+    return tuple(f.name for f in FORMATS)
+
+
+def consumers() -> dict[str, Consumer]:
+    """Every consumer a format names (lint.models.consumers), by name."""
+    return {consumer.name: consumer for found in FORMATS for consumer in found.consumers}
+
+
+def consumer_reads(consumer: str, format_name: str) -> bool:
+    """Whether consumer ``consumer`` reads files of ``format_name``."""
+    return any(found.name == consumer for found in named(format_name).consumers)
 
 
 def run_formats() -> frozenset[str]:
     """The formats whose files form multi-rank runs."""
-    return frozenset(f.name for f in descriptor.FORMATS if f.runs)
+    return frozenset(f.name for f in FORMATS if f.runs)
 
 
 def diff_adapter(name: str) -> str:
@@ -70,7 +73,7 @@ def stating_layout(key: str) -> Format:
 
 def _find(attribute: str, value: str) -> Format:
     """The descriptor whose ``attribute`` is ``value`` (KeyError for none)."""
-    for found in descriptor.FORMATS:
+    for found in FORMATS:
         if getattr(found, attribute) == value:
             return found
     raise KeyError(value)
@@ -78,40 +81,12 @@ def _find(attribute: str, value: str) -> Format:
 
 def layout_keys() -> tuple[str, ...]:
     """The ``[tool.tlint.runs]`` keys that name a file stating a run's layout."""
-    return tuple(f.states_layout for f in descriptor.FORMATS if f.states_layout is not None)
+    return tuple(f.states_layout for f in FORMATS if f.states_layout is not None)
 
 
 def _module(name: str) -> _FormatModule:
     module: _FormatModule = importlib.import_module(named(name).parser)
     return module
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What one format's detector saw in a file's first lines (true when it recognises the format).
-
-    Detection judges the structure of the first records, not the first line alone: a damaged line at the
-    top of a trace must be reported by the format's parser, not make the file pass as unknown.
-    """
-
-    recognised: bool
-    share: float  # of the non-empty first lines, the part shaped like this format's records: ranks the closest format
-    seen: str  # what was seen, in words, for a file no format recognises
-
-    def __bool__(self) -> bool:
-        return self.recognised
-
-    @classmethod
-    def majority(cls, matched: int, lines: int, shape: str, also: str = "") -> Evidence:
-        """Recognised when more than half of the ``lines`` non-empty first lines are ``shape``; ``also`` is what
-        else the detector saw."""
-        return cls(2 * matched > lines, matched / lines if lines else 0.0, f"{also}{matched} of {lines} non-empty lines {shape}")
-
-
-# The first lines of a file a detector weighs (of the head, ``Source.head``): enough for every format to show
-# itself, few enough that a note quoting a few records is not taken for a trace.  An optprime log may look
-# further, past a preamble of its launcher's own log lines.
-HEAD_LINES = 200
 
 
 class _FormatModule(Protocol):
@@ -122,18 +97,18 @@ class _FormatModule(Protocol):
     def detect(self, lines: list[str], /) -> Evidence: ...
 
 
-# What a file's name says it is: documentation or source code, which no writer of these formats produces, and which
-# may well quote a few records (docs/formats/optprime-log.md does).  Such a file is never read as a trace unless
-# --trace-format says so: a walk passes it over, and one named on the command line - a shell glob over a run's
-# folder (`tlint check corpus/*`) names its README or PROVENANCE.md too - is skipped, not a TL005.
-NOT_A_TRACE = frozenset(
-    {
-        *(".md", ".markdown", ".rst", ".adoc", ".tex", ".html", ".htm", ".ipynb"),  # documentation
-        *(".py", ".pyi", ".sh", ".bash", ".lark", ".toml", ".yaml", ".yml", ".cfg", ".ini"),  # code, configuration
-        *(".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".cu", ".cuh", ".js", ".ts", ".java", ".go", ".rs"),
-        *(".patch", ".diff"),
-    }
-)
+class _ConsumedFormatModule(_FormatModule, Protocol):
+    """The parser module of a format with consumers."""
+
+    def judged_for(self, lines: list[str], /) -> Judged: ...
+
+
+def judged_for(name: str, head: list[str]) -> Judged | None:
+    """The consumer a file of format ``name`` shows it is written for, from its first lines (``Source.head``),
+    and why; None for a format without consumers."""
+    if not named(name).consumers:
+        return None
+    return cast(_ConsumedFormatModule, _module(name)).judged_for(head)
 
 
 @dataclass(frozen=True)
@@ -171,8 +146,31 @@ def detect(head: list[str]) -> str | None:
     return identify(head).format
 
 
+class Summarizing(Protocol):
+    """Streams one file's records into its rank summary: ``check_<kind>`` per record kind, then ``result()``."""
+
+    def result(self) -> Any: ...
+
+
+class SummaryModule(Protocol):
+    """What the ``summary`` module of a run format (its descriptor's ``runs``) defines."""
+
+    Summarizer: Callable[..., Summarizing]  # (path, *, timed) -> a summarizer of one file
+    RankSummary: Any  # its summaries' class, with ``unpacked(path, packed)`` (the inverse of ``packed()``)
+    Run: Any  # its runs' class, a lint.runs.model.Run of its summaries
+
+    def summaries_shared(self) -> AbstractContextManager[None]: ...
+
+
+def summaries(name: str) -> SummaryModule:
+    """The ``summary`` module of run format ``name``."""
+    module: SummaryModule = importlib.import_module(named(name).summary)
+    return module
+
+
 @cache
 def parser(name: str) -> Parser:
     """The (stateless, reusable) parser of format ``name``; grammars are built on first use."""
-    found: Parser = _module(name).Parser()
-    return found
+    module = _module(name)
+    shared: Callable[[], Parser] = getattr(module, "shared_parser", module.Parser)  # a detector that parses shares it
+    return shared()

@@ -1,4 +1,4 @@
-"""Records every format shares."""
+"""Records and scalar types every format shares."""
 
 from __future__ import annotations
 
@@ -10,6 +10,25 @@ from typing import ClassVar, TypeVar
 T = TypeVar("T")
 K = TypeVar("K")
 V = TypeVar("V")
+
+INT64_MAX = 2**63 - 1
+UINT64_MAX = 2**64 - 1
+
+
+def fits_int64(digits: str) -> bool:
+    """Whether a run of digits fits an int64, as the writers' ranks, ids and tensor sizes do (cheap when short)."""
+    if len(digits) < 19:
+        return True
+    significant = digits.lstrip("0")
+    return len(significant) < 19 or (len(significant) == 19 and int(significant) <= INT64_MAX)
+
+
+def int64(digits: str) -> int:
+    """The value of an integer field; OverflowError beyond an int64, which no writer produces and which
+    Python would not even convert past 4300 digits."""
+    if len(digits) >= 19 and not fits_int64(digits):
+        raise OverflowError(digits)
+    return int(digits)
 
 
 class LineRecord:
@@ -49,7 +68,7 @@ class SyntaxProblem:
 Cause = tuple[str, int, str]  # see SyntaxProblem.follows
 
 
-_FOUND_VALUE = re.compile(r"""found (?:'[^']*'|"[^"]*")""")  # a value as lint.grammar.quote shows it
+_FOUND_VALUE = re.compile(r"""found (?:'[^']*'|"[^"]*")""")  # a value as lint.parse.grammar.quote shows it
 
 
 class RowKeyed(dict[K, V]):
@@ -114,7 +133,7 @@ def new_alike() -> int:
     Rows the parser read from the same text share one ``alike``; rows of different texts never do (a
     parser may also give one text several numbers, when its memo of texts is full).  A workload repeats a
     few dozen rows a hundred thousand times: rules remember what they concluded about a row by this number
-    (:class:`lint.rulekit.PerAlikeRow`) and judge each distinct row once.  It is not part of the row's
+    (:class:`lint.formats.megatron_trace.rulekit.PerAlikeRow`) and judge each distinct row once.  It is not part of the row's
     content: not compared, shown or dumped.
     """
     return next(_alike_numbers)

@@ -16,7 +16,8 @@ def _adapter(record_type: type) -> TypeAdapter[Any]:
 def dump_record(record: Any) -> dict[str, Any]:
     """``{"kind": ..., field: value, ...}`` in JSON types, validated by pydantic on the way."""
     record_type: type = type(record)  # as type[Any], mypy would take it for unhashable (python/mypy#11470)
-    return {"kind": record.kind, **_adapter(record_type).dump_python(record, mode="json")}
+    # ``alike`` numbers a parser's rows (lint.models.common.new_alike): no part of what a row says
+    return {"kind": record.kind, **_adapter(record_type).dump_python(record, mode="json", exclude={"alike"})}
 
 
 def load_record(record_type: type, data: dict[str, Any]) -> Any:

@@ -1,16 +1,28 @@
-"""What ``tlint check`` reports: findings, the files it read, and a summary (pydantic, versioned)."""
+"""What ``tlint check`` reports: findings, the files it read, and a summary.
+
+Light records: a check that prints text never imports pydantic; the JSON document (schema ``version`` 1)
+is written from them by :mod:`lint.report.json_report`.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Literal
-
-from pydantic import BaseModel, Field, computed_field
-
-from lint.rule import Severity
+from dataclasses import dataclass, field
+from enum import StrEnum
 
 
-class Finding(BaseModel):
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"info": 0, "warning": 1, "error": 2}[self.value]
+
+
+@dataclass(slots=True)
+class Finding:
     code: str
     name: str
     severity: Severity
@@ -19,55 +31,59 @@ class Finding(BaseModel):
     column: int | None
     rank: int | None
     message: str
-    fingerprint: str | None = Field(default=None, exclude=True)
+    fingerprint: str | None = None  # the baseline's, where --baseline is given: not in the report
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path or "", self.line or 0, self.column or 0, self.code)
 
 
-class FileResult(BaseModel):
+@dataclass(slots=True)
+class FileResult:
     path: str
     format: str | None
     parsed: bool
+    consumer: str | None = None  # the consumer the file was judged for (lint.models.consumers); None for a format without consumers
+    consumer_reason: str | None = None  # why that consumer: where the user named it, or what in the file showed it
 
 
-class CheckSummary(BaseModel):
+@dataclass(slots=True)
+class CheckSummary:
     files: int = 0
     checked: int = 0
-    skipped: list[str] = Field(default_factory=list, description="files of no known format, and documentation or source files by their names")
-    not_followed: list[str] = Field(default_factory=list, description="symbolic links in walked directories whose targets lie outside them")
+    skipped: list[str] = field(default_factory=list)  # files of no known format, and documentation or source files by their names
+    not_followed: list[str] = field(default_factory=list)  # symbolic links in walked directories whose targets lie outside them
     errors: int = 0
     warnings: int = 0
     infos: int = 0
-    not_shown: dict[str, int] = Field(default_factory=dict, description="findings beyond --max-findings, per code")
-    input_errors: list[str] = Field(default_factory=list, description="paths that could not be read")
-    withheld: list[str] = Field(default_factory=list, description="run findings not shown because they follow from a file's syntax errors, one note per run")
-    baseline_suppressed: int | None = Field(default=None, description="findings hidden by --baseline")
-    baseline_stale: int | None = Field(default=None, description="baseline entries that matched no finding")
+    not_shown: dict[str, int] = field(default_factory=dict)  # findings beyond --max-findings, per code
+    input_errors: list[str] = field(default_factory=list)  # paths that could not be read
+    withheld: list[str] = field(default_factory=list)  # run findings following from a file's syntax errors, one note per run
+    baseline_suppressed: int | None = None  # findings hidden by --baseline
+    baseline_stale: int | None = None  # baseline entries that matched no finding
 
-    @computed_field  # type: ignore[prop-decorator]  # mypy rejects decorated properties (python/mypy#1362; pydantic's docs)
     @property
     def findings(self) -> int:
         return self.errors + self.warnings + self.infos
 
 
-class RuleCount(BaseModel):
+@dataclass(slots=True)
+class RuleCount:
     code: str
     name: str
     severity: Severity
     count: int
 
 
-class CheckReport(BaseModel):
-    version: Literal[1] = 1
-    files: list[FileResult] = Field(default_factory=list)
-    findings: list[Finding] = Field(default_factory=list)
-    summary: CheckSummary = Field(default_factory=CheckSummary)
-    statistics: list[RuleCount] | None = Field(default=None, description="with --statistics: counts per rule")
-    fail_on: Severity = Field(default=Severity.ERROR, exclude=True, description="the lowest severity that fails the check")
-    # How the text reporters render it (not part of the report): --verbose, --color.
-    verbose: bool = Field(default=False, exclude=True, description="list the files passed over")
-    color: bool = Field(default=False, exclude=True, description="colour the findings by severity")
+@dataclass(slots=True)
+class CheckReport:
+    files: list[FileResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    summary: CheckSummary = field(default_factory=CheckSummary)
+    statistics: list[RuleCount] | None = None  # with --statistics: counts per rule
+    fail_on: Severity = Severity.ERROR  # the lowest severity that fails the check: not in the report
+    # How the text reporters render it (not in the report): --verbose lists the files passed over, --color colours findings.
+    verbose: bool = False
+    color: bool = False
 
     def fails(self, finding: Finding) -> bool:
         """Whether ``finding`` alone makes the check fail (exit code 1)."""

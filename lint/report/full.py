@@ -10,8 +10,8 @@ from rich.markup import escape
 from rich.text import Text
 
 from lint.models.report import CheckReport, Finding
+from lint.read.source import read_lines
 from lint.report.text import passed_over, printable, summary_line
-from lint.source import read_lines
 
 _WINDOW = 100  # characters of a long line shown around the column
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}

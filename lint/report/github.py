@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from lint.models.report import CheckReport, Finding
+from lint.models.report import CheckReport, Finding, Severity
 from lint.report.text import finding_message, printable, write_notes
-from lint.rule import Severity
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 _DATA_ESCAPES = str.maketrans({"%": "%25", "\r": "%0D", "\n": "%0A"})

@@ -13,10 +13,22 @@ def rule_entry(rule: type[Rule]) -> dict[str, Any]:
         "code": rule.code,
         "name": rule.name,
         "severity": rule.severity.value,
+        "consumers": {consumer: severity.value for consumer, severity in rule.consumers.items()},
         "scope": rule.scope.value,
         "formats": list(rule.formats),
         "summary": rule.summary(),
     }
+
+
+def severities(entry: dict[str, Any]) -> str:
+    """A rule's severity, per consumer where it names them: ``error (simai, astra-sim-1)``, ``warning (simai), error (astra-sim-1)``."""
+    by_consumer: dict[str, str] = entry["consumers"]
+    if not by_consumer:
+        return str(entry["severity"])
+    grouped: dict[str, list[str]] = {}
+    for consumer, severity in by_consumer.items():
+        grouped.setdefault(severity, []).append(consumer)
+    return ", ".join(f"{severity} ({', '.join(consumers)})" for severity, consumers in grouped.items())
 
 
 def render_rules(output_format: str, out: TextIO) -> None:
@@ -30,17 +42,21 @@ def render_rules(output_format: str, out: TextIO) -> None:
     name_width = max(len(e["name"]) for e in entries)
     for e in entries:
         formats = "all formats" if len(e["formats"]) == 4 else ", ".join(e["formats"])
-        out.write(f"{e['code']}  {e['name']:<{name_width}}  {e['severity']:<7}  {e['summary']}  [{formats}; {e['scope']}]\n")
+        consumers = f"; {severities(e)}" if e["consumers"] else ""
+        out.write(f"{e['code']}  {e['name']:<{name_width}}  {e['severity']:<7}  {e['summary']}  [{formats}; {e['scope']}{consumers}]\n")
 
 
 def render_rule(rule: type[Rule], out: TextIO) -> None:
     docs = rule.docs()
     formats = ", ".join(rule.formats)
+    severity = severities(rule_entry(rule))
     lines = [
         f"{rule.code} ({rule.name})",
         "",
-        f"Severity: {rule.severity.value}    Scope: {rule.scope.value}    Formats: {formats}",
+        f"Severity: {severity}    Scope: {rule.scope.value}    Formats: {formats}",
     ]
+    if rule.consumers:
+        lines.append(f"Consumers: {', '.join(rule.consumers)} (other consumers' files are not checked by it)")
     if rule.aliases:
         lines.append(f"Also selected by: {', '.join(rule.aliases)}")
     lines += ["", "## What it does", "", docs.summary, "", "## Why it matters", "", docs.why, "", "## Example", "", docs.example]
@@ -61,5 +77,5 @@ def markdown_table(entries: list[dict[str, Any]]) -> str:
         if e["scope"] == "run":
             formats += " (run)"
         summary = e["summary"].replace("|", "\\|")
-        lines.append(f"| {e['code']} | `{e['name']}` | {e['severity']} | {formats} | {summary} |")
+        lines.append(f"| {e['code']} | `{e['name']}` | {severities(e)} | {formats} | {summary} |")
     return "\n".join(lines) + "\n"

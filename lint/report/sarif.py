@@ -14,10 +14,10 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from lint import __version__
-from lint.baseline import fingerprint
-from lint.models.report import CheckReport, Finding
+from lint.check.baseline import fingerprint
+from lint.models.report import CheckReport, Finding, Severity
 from lint.report.text import finding_message, write_notes
-from lint.rule import Rule, Severity, iter_rules
+from lint.rule import Rule, iter_rules
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/tlint/tlint"
@@ -29,6 +29,7 @@ LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
     rules = list(iter_rules())
     index = {rule.code: position for position, rule in enumerate(rules)}
+    consumers = {result.path: result.consumer for result in report.files if result.consumer is not None}
     if any(finding.fingerprint is None for finding in report.findings):  # --baseline has set them already
         fingerprint(report.findings)
     run = {
@@ -44,7 +45,7 @@ def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
         "invocations": [_invocation(report)],
         # Columns count characters of the decoded line, as Python strings index them.
         "columnKind": "unicodeCodePoints",
-        "results": [_result(finding, index[finding.code]) for finding in report.findings],
+        "results": [_result(finding, index[finding.code], consumers.get(finding.path or "")) for finding in report.findings],
     }
     out.write(json.dumps({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}, indent=2) + "\n")
     write_notes(report, err)
@@ -63,6 +64,7 @@ def _rule(rule: type[Rule]) -> dict[str, Any]:
         },
         "helpUri": RULES_HELP_URI,
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        **({"properties": {"consumers": {consumer: LEVELS[severity] for consumer, severity in rule.consumers.items()}}} if rule.consumers else {}),
     }
 
 
@@ -71,7 +73,7 @@ def _markdown(text: str) -> str:
     return text.replace("``", "`")
 
 
-def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
+def _result(finding: Finding, rule_index: int, consumer: str | None) -> dict[str, Any]:
     physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(finding.path or "")}}
     if finding.line:
         physical["region"] = {"startLine": finding.line, "startColumn": finding.column or 1}
@@ -84,6 +86,8 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
     }
     if finding.fingerprint:
         result["partialFingerprints"] = {FINGERPRINT_KEY: finding.fingerprint}
+    if consumer is not None:
+        result["properties"] = {"consumer": consumer}  # the program the file was judged for: its level is the rule's for it
     return result
 
 

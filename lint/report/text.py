@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from typing import TextIO
 
 from lint.models.report import CheckReport, Finding
@@ -48,6 +49,9 @@ def summary_line(report: CheckReport) -> str:
     hidden = sum(s.not_shown.values())
     if hidden:
         line += f" {plural(hidden, 'more finding')} not shown (--max-findings)."
+    judged = Counter(result.consumer for result in report.files if result.consumer is not None)
+    if judged:  # the verdicts are these programs' (lint.models.consumers): say so where a file passes too
+        line += " Judged for " + ", ".join(f"{consumer} ({plural(count, 'file')})" for consumer, count in sorted(judged.items())) + "."
     return line
 
 

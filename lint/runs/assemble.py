@@ -3,32 +3,36 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from typing import Any, TypeVar
 
 from lint.layout import Sizes
 from lint.runs.discovery import RunKey, name_layout
-from lint.runs.model import DIMENSIONS, Layout, LayoutClaim, Run
+from lint.runs.model import DIMENSIONS, Layout, LayoutClaim, RankSummary, Run, Summary
 from lint.runs.sources import LayoutSources
-from lint.runs.summary import RankSummary
 
 __all__ = ["LayoutSources", "assemble", "stated_layout_misfit"]
+
+R = TypeVar("R", bound=Run[Any])
 
 
 def assemble(
     key: RunKey,
-    files: Iterable[tuple[RankSummary, int]],
+    files: Iterable[tuple[Summary, int]],
     asked: frozenset[str],
     sources: LayoutSources,
+    run_type: type[R],
     *,
     minimum_ranks: int = 2,
-) -> Run | None:
-    """The run of these (summary, rank named by the file) pairs, or None when fewer than ``minimum_ranks`` ranks.
+) -> R | None:
+    """The run (a ``run_type``, its format's) of these (summary, rank named by the file) pairs, or None when
+    fewer than ``minimum_ranks`` ranks.
 
     A file's rank is read from its records (``rank:R:``) and otherwise from its name.
     """
-    ranks: dict[int, RankSummary] = {}
-    duplicates: list[RankSummary] = []
+    ranks: dict[int, Summary] = {}
+    duplicates: list[Summary] = []
     for summary, named_rank in sorted(files, key=lambda pair: pair[0].path):
         rank = summary.rank if summary.rank is not None else named_rank
         if rank in ranks:
@@ -43,10 +47,10 @@ def assemble(
     if pattern in sources.stage2ranks:
         stage2rank, source = sources.stage2ranks[pattern]
         layout = layout.model_copy(update={"stage2rank": stage2rank, "stage2rank_source": source})
-    return Run(label=key.label, ranks=ranks, duplicates=duplicates, layout=layout, asked=asked)
+    return run_type(label=key.label, ranks=ranks, duplicates=duplicates, layout=layout, asked=asked)
 
 
-def _layout(ranks: dict[int, RankSummary], claims: list[LayoutClaim]) -> Layout:
+def _layout(ranks: Mapping[int, RankSummary], claims: list[LayoutClaim]) -> Layout:
     stage_of = {rank: s.stage for rank, s in ranks.items() if s.stage is not None}
     stated = _stated(claims)
     inferred: list[LayoutClaim] = []
@@ -100,7 +104,7 @@ def _ranks_per_stage_bounds(placed: Iterable[tuple[int, int]]) -> tuple[int, int
     return lowest, highest
 
 
-def stated_layout_misfit(run: Run, command_line: dict[str, int]) -> str | None:
+def stated_layout_misfit(run: Run[Any], command_line: dict[str, int]) -> str | None:
     """Why the ``--tp``/``--dp`` given on the command line cannot be ``run``'s layout, or None.
 
     Megatron puts the pipeline stage outermost (stage = rank // (tp * dp)), so the stage id each trace

@@ -16,7 +16,7 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lint.source import printable_path
+from lint.read.source import printable_path
 
 DEFAULT_RANK_REGEX = re.compile(r"^(?P<stem>.*)rank(?P<rank>[0-9]+)(?:_(?P<stamp>[0-9]{14})(?![0-9]))?")
 

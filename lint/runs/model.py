@@ -1,19 +1,40 @@
-"""A run: every rank's summary, its parallel layout, and where each layout fact came from."""
+"""A run: every rank's summary, its parallel layout, and where each layout fact came from.
+
+Generic over the format: every run format's summary of a rank (its package's ``summary`` module) is a
+:class:`RankSummary`, with what that format's run rules compare besides.
+"""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import TypeVar
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from lint.runs.summary import OpStep, RankSummary
-
 T = TypeVar("T", bound=Hashable)
-Judged = TypeVar("Judged")
 
 DIMENSIONS = ("tp", "pp", "dp", "ep", "world", "layers")
+
+
+class RankSummary(BaseModel):
+    """What a run knows of one rank's file, whatever its format: where it is, and the rank and pipeline
+    stage its records name (where it read them)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    rank: int | None
+    stage: int | None
+    line_of_rank: int | None  # first record (where the rank and stage were read)
+    lost: bool = False  # what it holds was named by a number this process was not sent: the file must be read again
+
+    def packed(self) -> list[Any]:
+        """The summary as JSON values, for the cache (its format's ``RankSummary.unpacked`` is the inverse)."""
+        raise NotImplementedError
+
+
+Summary = TypeVar("Summary", bound=RankSummary)
 
 
 class LayoutClaim(BaseModel):
@@ -57,12 +78,12 @@ class Layout(BaseModel):
         return f"ranks {first}-{first + self.ranks_per_stage - 1}"
 
 
-class Run(BaseModel):
+class Run(BaseModel, Generic[Summary]):
     """The per-rank files of one job: summaries by rank, extra files claiming a taken rank, layout."""
 
     label: str
-    ranks: dict[int, RankSummary]
-    duplicates: list[RankSummary] = Field(default_factory=list)
+    ranks: dict[int, Summary]
+    duplicates: list[Summary] = Field(default_factory=list)
     layout: Layout
     asked: frozenset[str] = frozenset()  # the files the user named; findings on others go to the run
     _stages: dict[int, list[int]] | None = PrivateAttr(default=None)
@@ -82,30 +103,6 @@ class Run(BaseModel):
 
     def stage_of(self, rank: int) -> int:
         return self.layout.expected_stage(rank)
-
-    def alike(self, ranks: Iterable[int]) -> list[tuple[RankSummary, list[int]]]:
-        """``ranks`` grouped by their steps, each group as its first rank's summary and its ranks, in the order
-        of their first ranks.
-
-        In a check, ranks whose steps are equal hold one tuple (see :class:`~lint.runs.summary.StepPool`), so
-        a run rule that judges each group once costs O(distinct step lists), not O(ranks × steps): a stage's
-        DP and TP peers are one group.  Elsewhere equal steps may be several groups, judged alike.
-        """
-        groups: dict[int, tuple[RankSummary, list[int]]] = {}
-        for rank in ranks:
-            summary = self.ranks[rank]
-            groups.setdefault(id(summary.steps), (summary, []))[1].append(rank)
-        return list(groups.values())
-
-    def each_alike(self, judge: Callable[[tuple[OpStep, ...]], Judged]) -> dict[int, Judged]:
-        """``judge(steps)`` of every rank, worked out once for the ranks whose steps are one tuple (see :meth:`alike`)."""
-        by_steps: dict[int, Judged] = {}
-        judged = {}
-        for rank, summary in self.ranks.items():
-            if id(summary.steps) not in by_steps:
-                by_steps[id(summary.steps)] = judge(summary.steps)
-            judged[rank] = by_steps[id(summary.steps)]
-        return judged
 
 
 def majority(values: Mapping[int, T]) -> tuple[T | None, list[int]]:

@@ -13,8 +13,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lint.models.neusight_tsv import COLUMNS, CommType, HeaderRecord, LayerRecord
-from lint.models.simai_workload import Header, LayerCount, LayerRow
+from lint.formats.neusight_tsv.records import COLUMNS, CommType, HeaderRecord, LayerRecord
+from lint.formats.simai_workload.records import Header, LayerCount, LayerRow
 from tests.diff.conftest import diff_of
 from tests.render import render_neusight, render_simai
 from tests.synth.megatron_run import RunSpec, write_run

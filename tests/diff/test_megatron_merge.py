@@ -9,7 +9,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lint.diff.adapters.megatron_trace import _FirstMet
+from lint.formats.megatron_trace.diff import _FirstMet
 
 ranks_and_values = st.lists(st.tuples(st.integers(0, 20), st.lists(st.sampled_from("abcde"), max_size=6)), max_size=8, unique_by=lambda pair: pair[0])
 

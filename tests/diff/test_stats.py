@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lint.diff.stats import EXACT_LIMIT, holm, mann_whitney_p, median, quantile
+from lint.profile.stats import EXACT_LIMIT, holm, mann_whitney_p, median, quantile
 
 
 def test_quantiles_interpolate_between_order_statistics() -> None:

@@ -19,9 +19,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lint import formats
-from lint.formats import neusight_tsv, optprime_log, simai_workload
+from lint.formats.neusight_tsv import parser as neusight_tsv
+from lint.formats.optprime_log import parser as optprime_log
+from lint.formats.optprime_log.fields import WRITTEN_OUT_BUILDS
+from lint.formats.simai_workload import parser as simai_workload
 from lint.models.common import SyntaxProblem
-from lint.source import Source
+from lint.read.source import Source
 from tests.fuzz.budget import fuzz_settings
 from tests.narrow import typed_parser
 from tests.shared_corpus import CORPUS, corpus_dir
@@ -254,7 +257,7 @@ def test_written_out_optprime_builds_agree_with_the_rules_build() -> None:
     parser = formats.parser("optprime-log")
     assert isinstance(parser, optprime_log.Parser)
     lines = [text for _keep, sample in SAMPLES["optprime-log"] for text in sample]
-    for rule, written_out in optprime_log.WRITTEN_OUT_BUILDS.items():
+    for rule, written_out in WRITTEN_OUT_BUILDS.items():
         pattern = parser._patterns[rule]
         own = [text for text in lines if pattern.search(text)]
         texts = own + [slipped for text in _shapes(0, own, 3) for slipped in _slips(text)]

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lint.formats import detect
-from lint.formats.megatron_trace import Parser
+from lint.formats.megatron_trace.parser import Parser
+from lint.formats.megatron_trace.records import DdpGradCommRecord, OpRecord, SubOperation, SubOperations, tensor_bytes
 from lint.models.common import SyntaxProblem, TextMemo
-from lint.models.megatron_trace import DdpGradCommRecord, OpRecord, SubOperation, SubOperations, tensor_bytes
 from tests.narrow import each, typed_parser
 
 SEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "seeds"

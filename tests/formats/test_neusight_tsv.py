@@ -9,10 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lint.formats import detect, neusight_tsv
+from lint.formats import detect
+from lint.formats.neusight_tsv import parser as neusight_tsv
+from lint.formats.neusight_tsv.records import COLUMNS, CommType, HeaderRecord, LayerRecord
+from lint.formats.neusight_tsv.summary import NeusightTable
 from lint.models.common import SyntaxProblem
-from lint.models.neusight_tsv import COLUMNS, CommType, HeaderRecord, LayerRecord, NeusightTable
-from lint.source import Source
+from lint.read.source import Source
 from tests.narrow import typed_parser
 from tests.render import render_neusight
 

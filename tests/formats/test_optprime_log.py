@@ -14,12 +14,11 @@ from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
 from lark.exceptions import UnexpectedInput
 
-from lint.formats import detect, optprime_log
-from lint.formats.optprime_log import Parser as OptprimeLogParser
-from lint.formats.optprime_log import detect as claims_optprime_log
-from lint.models.common import SyntaxProblem
-from lint.models.dump import dump_record
-from lint.models.optprime_log import (
+from lint.formats import detect
+from lint.formats.optprime_log import parser as optprime_log
+from lint.formats.optprime_log.parser import Parser as OptprimeLogParser
+from lint.formats.optprime_log.parser import detect as claims_optprime_log
+from lint.formats.optprime_log.records import (
     RECORD_TYPES,
     SETTINGS,
     C10LogRecord,
@@ -43,7 +42,9 @@ from lint.models.optprime_log import (
     UsageErrorRecord,
     layer_position,
 )
-from lint.models.optprime_summary import OptprimeLog
+from lint.formats.optprime_log.summary import OptprimeLog
+from lint.models.common import SyntaxProblem
+from lint.models.dump import dump_record
 from tests.narrow import each, typed_parser
 from tests.render import render_optprime
 from tests.shared_corpus import corpus_files

@@ -10,11 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lint.formats import detect, simai_workload
+from lint.formats import detect
+from lint.formats.simai_workload import parser as simai_workload
+from lint.formats.simai_workload.records import CHECKPOINT_KEYS, KINDS, SETTING_FIELDS, Header, LayerCount, LayerRow, TrailingText, WrappedRow
+from lint.formats.simai_workload.summary import Workload
 from lint.models.common import SyntaxProblem
 from lint.models.dump import dump_record, load_record
-from lint.models.simai_workload import CHECKPOINT_KEYS, KINDS, SETTING_FIELDS, Header, LayerCount, LayerRow, TrailingText, Workload
-from lint.source import Source
+from lint.read.source import Source
 from tests.golden.regenerate import GOLDEN
 from tests.narrow import each, typed_parser
 from tests.render import render_simai
@@ -26,8 +28,8 @@ SEED_004 = SEEDS / "004_e7a75019e7d30864.txt"
 REAL_FILES = [SEED_004, *corpus_files("simai_workload"), *corpus_files("real", "simai-workload")]
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PARSER = typed_parser("simai-workload", simai_workload.Parser)
-ITEM_TYPES = (Header, LayerCount, LayerRow, TrailingText, SyntaxProblem)
-Item = Header | LayerCount | LayerRow | TrailingText | SyntaxProblem  # what the parser yields
+ITEM_TYPES = (Header, LayerCount, LayerRow, WrappedRow, TrailingText, SyntaxProblem)
+Item = Header | LayerCount | LayerRow | WrappedRow | TrailingText | SyntaxProblem  # what the parser yields
 
 GEN2_HEADER = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 2 ga: 4 all_gpus: 64 checkpoints: 0 checkpoint_initiates: 0"
 ROW = "attention_layer\t-1\t3422000\tALLREDUCE\t33554432\t3422000\tALLREDUCE\t33554432\t1\tNONE\t0\t100"
@@ -286,8 +288,9 @@ def test_a_short_last_row_is_still_a_column_count_problem() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "at", "message"),
     [
-        ("\tALLREDUCE\t33554432\t1", "\tALLREDUSE\t33554432\t1", "ALLREDUSE", "expected a comm type such as ALLREDUCE or NONE, found 'ALLREDUSE'"),
-        ("NONE", "ALLREDUCE_", "ALLREDUCE_", "expected a comm type such as ALLREDUCE or NONE, found 'ALLREDUCE_'"),
+        # a comm type is any word (the consumers decode it, TL405 judges it), but a number there is a shifted column
+        ("\tALLREDUCE\t33554432\t1", "\t7\t33554432\t1", "7", "expected a comm type such as ALLREDUCE or NONE, found '7'"),
+        ("NONE", "-NONE", "-NONE", "expected a comm type such as ALLREDUCE or NONE, found '-NONE'"),
         ("\t3422000\tALLREDUCE\t33554432\t1", "\t-5\tALLREDUCE\t33554432\t1", "-5", "expected a non-negative integer, found '-5'"),
         ("\t0\t100", "\t1.5\t100", "1.5", "expected a non-negative integer, found '1.5'"),
         ("\t100", "\t100x", "100x", "expected a non-negative integer, found '100x'"),
@@ -295,9 +298,9 @@ def test_a_short_last_row_is_still_a_column_count_problem() -> None:
         # after leading blanks, columns still count from the start of the line
         (
             "attention_layer\t-1\t3422000\tALLREDUCE",
-            " \tattention_layer\t-1\t3422000\tALLREDUSE",
-            "ALLREDUSE",
-            "expected a comm type such as ALLREDUCE or NONE, found 'ALLREDUSE'",
+            " \tattention_layer\t-1\t3422000\t0ALLREDUCE",
+            "0ALLREDUCE",
+            "expected a comm type such as ALLREDUCE or NONE, found '0ALLREDUCE'",
         ),
     ],
 )
@@ -322,13 +325,13 @@ def test_blanks_before_the_first_token_of_a_line_are_read_past(blanks: str) -> N
 @pytest.mark.parametrize(
     ("text", "at", "message"),
     [
-        ("hybrid_transformer pp: 1", "hybrid", "expected a parallelism such as HYBRID_TRANSFORMER or DATA, found 'hybrid_transformer'"),
+        ("9HYBRID_TRANSFORMER pp: 1", "9HYBRID", "expected a parallelism such as HYBRID_TRANSFORMER or DATA, found '9HYBRID_TRANSFORMER'"),
         ("HYBRID_TRANSFORMER pp: x", "x", "expected a non-negative number such as 8 or 2621440.0, found 'x'"),
         ("HYBRID_TRANSFORMER pp: -1", "-1", "expected a non-negative number such as 8 or 2621440.0, found '-1'"),
         ("HYBRID_TRANSFORMER pp: 1e+16", "1e+16", "expected a non-negative number such as 8 or 2621440.0, found '1e+16'"),
         ("HYBRID_TRANSFORMER pp: 2 foo 1", "foo", "expected a header key such as pp:, found 'foo'"),
         ("HYBRID_TRANSFORMER 4 pp: 2", "4", "expected a header key such as pp:, found '4'"),
-        ("HYBRID_TRANSFORMER mode:", None, "expected a space or a tab, found end of line"),
+        ("HYBRID_TRANSFORMER pp:", None, "expected a space or a tab, found end of line"),  # SimAI reads past the line for it
         ("MODEL checkpoints: 2 7", None, "expected 2 layer numbers after 'checkpoints: 2', found 1"),
         ("MODEL checkpoints: 1 7 9 pp: 1", "9", "expected 1 layer numbers after 'checkpoints: 1', found 2"),
         ("MODEL checkpoints: 1 pp: 1", " pp", "expected 1 layer numbers after 'checkpoints: 1', found 0"),
@@ -340,10 +343,19 @@ def test_header_errors_name_column_found_and_expected(text: str, at: str | None,
     assert (problem.column, problem.message) == (text.index(at) + 1 if at else len(text) + 1, message)
 
 
-def test_count_must_be_an_integer() -> None:
-    problem = parse_lines("MODEL", "6.0")[1]
+@pytest.mark.parametrize(("line", "count", "rest", "column"), [("6.0", 6, ".0", 2), ("\t6 layers  ", 6, "layers", 4), ("6\t\t", 6, "", 0)])
+def test_what_follows_the_count_is_kept_for_the_consumers_to_judge(line: str, count: int, rest: str, column: int) -> None:
+    # SimAI's std::stoi ignores it; ASTRA-sim 1.0's >> reads it as the first words of the rows (TL427).
+    for fast in (True, False):
+        found = list(simai_workload.Parser(fast=fast).parse(enumerate(["MODEL", line], 1)))[1]
+        assert isinstance(found, LayerCount) and (found.count, found.rest, found.rest_column) == (count, rest, column)
+
+
+@pytest.mark.parametrize("line", ["x", "-1", "+1"])
+def test_a_count_that_does_not_start_with_digits_is_a_syntax_error(line: str) -> None:
+    problem = parse_lines("MODEL", line)[1]
     assert isinstance(problem, SyntaxProblem) and (problem.line, problem.column) == (2, 1)
-    assert problem.message == "expected a non-negative integer, found '6.0'"
+    assert problem.message == f"expected the number of layer rows, found '{line}'"
 
 
 @pytest.mark.parametrize("huge", [str(2**64), "9" * 400, "9" * 5000])  # beyond a uint64, beyond a float, beyond Python's digit limit
@@ -365,8 +377,58 @@ def test_a_file_that_ends_too_early(lines: tuple[str, ...], expected: tuple[int,
     assert isinstance(problem, SyntaxProblem) and (problem.line, problem.column, problem.message) == expected
 
 
+@pytest.mark.parametrize("split", [1, 6, 11])
+def test_a_row_over_several_lines_is_one_row_as_the_consumers_read_it(split: int) -> None:
+    # Both consumers read rows word by word with `>>`, across line ends (Workload::initialize_workload).
+    words = ROW.split("\t")
+    items = parse_rows("\t".join(words[:split]), "", "\t".join(words[split:]), ROW)
+    assert [(type(item).__name__, item.line) for item in items] == [("WrappedRow", 3), ("LayerRow", 3), ("LayerRow", 6)]
+    wrapped, row = items[0], items[1]
+    assert isinstance(wrapped, WrappedRow) and (wrapped.last_line, wrapped.name) == (5, "attention_layer")
+    assert row == parse_rows(ROW)[0].__class__(3, 1, *dataclasses.astuple(parse_rows(ROW)[0])[2:])
+
+
+def test_short_lines_that_make_no_row_together_are_each_a_column_count_problem() -> None:
+    words = ROW.split("\t")
+    items = parse_rows("\t".join(words[:6]), ROW)
+    assert [(type(item).__name__, item.line) for item in items] == [("SyntaxProblem", 3), ("LayerRow", 4)]
+
+
+def test_a_byte_order_mark_is_kept_on_the_header_when_the_source_keeps_it(tmp_path: Path) -> None:
+    path = write(tmp_path, b"\xef\xbb\xbf" + "\n".join([GEN2_HEADER, "1", ROW]).encode())
+    source = Source(path, str(path))
+    source.keeps_bom = True
+    header = next(iter(PARSER.parse(source.lines())))
+    assert isinstance(header, Header) and header.byte_order_mark and header.parallelism == "HYBRID_TRANSFORMER_FWD_IN_BCKWD"
+    assert header.words[:2] == ("model_parallel_NPU_group:", "8")
+
+
+@pytest.mark.parametrize(
+    ("first", "consumer", "why"),
+    [
+        (GEN2_HEADER, "simai", "inferred: the header has ep, pp, ga and all_gpus, which only AICB and SimAI write"),
+        ("DATA", "astra-sim-1", "inferred: kind DATA, which ASTRA-sim 1.0 reads, and no key or collective only SimAI reads"),
+        (
+            "HYBRID_TRANSFORMER\tmodel_parallel_NPU_group: 8",
+            "astra-sim-1",
+            "inferred: kind HYBRID_TRANSFORMER, which ASTRA-sim 1.0 reads, and no key or collective only SimAI reads",
+        ),
+        ("DATA_REORDER", "astra-sim-1", "inferred: kind DATA_REORDER, which only the ASTRA-sim bundled with astra-sim/tutorials exercise 4 reads"),
+        ("HYBRID_TRANSFROMER", "simai", "inferred: kind 'HYBRID_TRANSFROMER', which neither reads: judged for SimAI, the main reader of simai-workload files"),
+    ],
+)
+def test_the_consumer_is_inferred_from_what_the_file_shows(first: str, consumer: str, why: str) -> None:
+    judged = simai_workload.judged_for([first, "1", ROW])
+    assert (judged.consumer, judged.reason) == (consumer, why)
+
+
+def test_rows_of_expert_collectives_show_a_workload_for_simai() -> None:
+    judged = simai_workload.judged_for(["MICRO", "1", ROW.replace("ALLREDUCE", "ALLTOALL_EP", 1)])
+    assert (judged.consumer, judged.reason) == ("simai", "inferred: a row has ALLTOALL_EP, an expert-parallel collective only SimAI decodes")
+
+
 def test_parsing_resumes_at_the_next_line() -> None:
-    items = parse_lines("hybrid", "x", ROW.replace("NONE", "NOPE"), ROW + "\textra", ROW)
+    items = parse_lines("9hybrid", "x", ROW.replace("NONE", "0NE"), ROW + "\textra", ROW)
     assert [(type(item).__name__, item.line) for item in items] == [
         ("SyntaxProblem", 1),
         ("SyntaxProblem", 2),

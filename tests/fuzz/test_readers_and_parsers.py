@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from lint import formats
 from lint.formats import FORMAT_NAMES
 from lint.models.common import SyntaxProblem
-from lint.source import Source
+from lint.read.source import Source
 from tests.fuzz.budget import fuzz_settings
 from tests.fuzz.inputs import any_bytes, damaged_files, fuzzed_files
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from lint.formats import parser  # noqa: E402
 from lint.models.dump import dump_record  # noqa: E402
-from lint.source import Source  # noqa: E402
+from lint.read.source import Source  # noqa: E402
 
 
 def golden_dump(format_name: str, fixture: Path) -> dict[str, Any]:

@@ -30,8 +30,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from lint.formats.megatron_trace import Parser
-from lint.models.megatron_trace import OpRecord, SubOperation, SubOperations
+from lint.formats.megatron_trace.parser import Parser
+from lint.formats.megatron_trace.records import OpRecord, SubOperation, SubOperations
 from tests.narrow import typed_parser
 
 Run = dict[int, list[OpRecord]]

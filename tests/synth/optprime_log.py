@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lint import formats
-from lint.models.optprime_log import ConfigRecord, EpochProgressRecord, LayerTimingRecord, TimingHeaderRecord
+from lint.formats.optprime_log.records import ConfigRecord, EpochProgressRecord, LayerTimingRecord, TimingHeaderRecord
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "optprime-log.txt"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lint.models.simai_workload import Header, LayerCount, LayerRow
+from lint.formats.simai_workload.records import Header, LayerCount, LayerRow
 from tests.render import render_simai
 from tests.synth.megatron_run import RunSpec
 

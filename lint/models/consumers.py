@@ -1,0 +1,37 @@
+"""The programs that read the files tlint checks, and which one a file is judged for (the records; the views of
+the consumers the formats name are in :mod:`lint.formats`).
+
+A file is only as right as its reader takes it: the same workload runs on ASTRA-sim 1.0 and makes SimAI
+divide by zero.  So a format names its consumers (:class:`Consumer`, in its descriptor's ``consumers``:
+a small declaration a new format extends), each rule of such a format says for which consumers it holds
+and at what severity (``Rule.consumers``), and every file of it is judged for one consumer: the one the
+user names (``--consumer``, ``per-path-consumer``, ``consumer`` in the configuration, in that order),
+else the one its format infers from what the file shows (the parser module's ``judged_for``).  The
+report says which, and why (:class:`Judged`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """A program that reads files of one or more formats.
+
+    ``name``: as the user names it (``--consumer``, ``consumer = "..."``) and as rules list it;
+    ``title``: as messages name it ("SimAI divides by zero ..."); ``reader``: the code that reads the
+    files, which the rules' documentation cites.
+    """
+
+    name: str
+    title: str
+    reader: str
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The consumer a file is judged for, and why: named by the user (where), or inferred (from what)."""
+
+    consumer: str
+    reason: str

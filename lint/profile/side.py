@@ -1,0 +1,47 @@
+"""What a format's diff adapter is handed to read one side of `tlint diff`, and the helpers adapters share."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from lint.read.source import Source
+
+
+class DiffInputError(Exception):
+    """A side that cannot be compared: missing, unreadable, or of no or of several formats."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How an adapter reads its side's files, as the differ (:mod:`lint.diff.sides`) provides it: the differ
+    owns the engine and the backends, which stand above the formats.
+
+    ``records(source, format)``: a file's records, and a note when lines had to be left out for syntax errors.
+    ``each(work, shared, items)``: ``work(shared, item)`` of every item, in order, on the chosen backend
+    (worker processes or a Dask cluster; ``work`` and ``shared`` travel to them).
+    ``read_summary(source, format)``: the rank summary of a file of a run format, and whether it was read
+    without a syntax error (no rule runs).
+    """
+
+    rank_regex: re.Pattern[str]
+    records: Callable[[Source, str], tuple[list[object], list[str]]]
+    each: Callable[[Callable[[Any, Any], Any], Any, list[Any]], Iterator[Any]]
+    read_summary: Callable[[Source, str], tuple[Any, bool]]
+
+
+def single_source(path: str, sources: list[Source], format_name: str) -> Source:
+    """The one file a one-file format needs; a directory of several is ambiguous."""
+    if len(sources) > 1:
+        raise DiffInputError(f"{path}: holds {len(sources)} {format_name} files; name one")
+    return sources[0]
+
+
+def broken_note(path: str, lines: list[int]) -> str:
+    """'run/rank3.txt: 2 lines with syntax errors, the first at line 7'."""
+    if not lines:
+        return f"{path}: has syntax errors"
+    count = f"{len(lines)} line{'s' if len(lines) != 1 else ''}"
+    return f"{path}: {count} with syntax errors, the first at line {min(lines)}"
