@@ -272,7 +272,6 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from lint.read.walk import DEFAULT_EXCLUDE, WalkOptions, expand
     from lint.report import HUMAN_FORMATS, check_reporter
     from lint.report.progress import progress_bar
-    from lint.report.text import SEVERITY_STYLES, paint, plural, use_color
     from lint.runs.discovery import RankRegexError, compile_rank_regex
 
     paths = args.paths or ["."]
@@ -348,11 +347,16 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     report.fail_on = fail_on
     report.verbose = args.verbose
-    report.color = args.output_file is None and use_color(args.color, out)
+    if output_format in HUMAN_FORMATS and args.output_file is None:  # the others are no text for a terminal
+        from lint.report.text import use_color
+
+        report.color = use_color(args.color, out)
     notes = io.StringIO() if args.quiet else err  # --quiet: the findings, and errors that stop the check
     _write_report(args.output_file, out, lambda written: check_reporter(output_format)(report, written, notes))
     if not report.summary.checked and not report.summary.input_errors and not args.quiet:
         # As ruff does ("No Python files found under the given path(s)"): a warning, and exit 0.
+        from lint.report.text import SEVERITY_STYLES, paint, plural, use_color
+
         passed = f" ({plural(len(report.summary.skipped), 'file')} of no known format)" if report.summary.skipped else ""
         err.write(f"{paint('warning:', SEVERITY_STYLES['warning'], use_color(args.color, err))} No trace, log or workload files found{passed}.\n")
     if report.summary.input_errors:

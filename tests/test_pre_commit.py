@@ -63,8 +63,8 @@ def readme_snippet() -> dict[str, Any]:
 
 def test_the_readme_snippet_works_as_written(tmp_path: Path) -> None:
     """Its `rev` is a commit of this repository whose hooks include the snippet's, pre-commit takes the
-    snippet as it stands, and `pre-commit autoupdate --freeze` (the README's advice) moves it to the newest
-    commit: offline, with this checkout standing in for the repository's URL."""
+    snippet as it stands, and `pre-commit autoupdate --freeze` (the README's advice) moves it on as the README
+    says: offline, with this checkout standing in for the repository's URL."""
     if subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True).returncode != 0:
         pytest.skip("not a git checkout: the snippet names a commit of tlint's history")
     config = readme_snippet()
@@ -83,8 +83,10 @@ def test_the_readme_snippet_works_as_written(tmp_path: Path) -> None:
     for command in (["validate-config", ".pre-commit-config.yaml"], ["autoupdate", "--freeze"]):
         result = subprocess.run([sys.executable, "-m", "pre_commit", *command], cwd=project, env=environment, capture_output=True, text=True, timeout=120)
         assert result.returncode == 0, result.stdout + result.stderr
-    head = _git(ROOT, "rev-parse", "HEAD").stdout.strip()
-    assert yaml.safe_load((project / ".pre-commit-config.yaml").read_text(encoding="utf-8"))["repos"][0]["rev"] == head
+    # pre-commit moves rev to the newest tag reachable from the repository's HEAD, frozen to its commit, else to HEAD.
+    tag = _git(ROOT, "describe", "--tags", "--abbrev=0", "HEAD", check=False)
+    newest = _git(ROOT, "rev-parse", f"{tag.stdout.strip()}^{{commit}}" if tag.returncode == 0 else "HEAD").stdout.strip()
+    assert yaml.safe_load((project / ".pre-commit-config.yaml").read_text(encoding="utf-8"))["repos"][0]["rev"] == newest
 
 
 def _git(repository: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

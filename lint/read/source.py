@@ -12,7 +12,6 @@ import contextlib
 import io
 import os
 import re
-import signal
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -387,6 +386,7 @@ def _remove(path: str, owner: int | None = None) -> None:
 def _exit_cleanly_on_termination() -> None:
     """SIGTERM and SIGHUP (a closed terminal, a CI job cancelled) raise SystemExit, so that cleanup runs, where
     they would otherwise kill the process; only where nothing else handles them, and in the main thread."""
+    import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
