@@ -35,10 +35,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _choice_suggestion(message: str) -> str:
-    from lint.rule import did_you_mean
-
     """"; did you mean …?" for a mistyped subcommand or choice in argparse's ``message``, as git and cargo
     suggest; "" when nothing is close (or a later argparse suggested already)."""
+    from lint.rule import did_you_mean
+
     choice = re.search(r"invalid choice: '(.*?)' \(choose from (.*)\)", message)
     if choice is None or "maybe you meant" in message:
         return ""
