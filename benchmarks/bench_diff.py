@@ -6,13 +6,16 @@ The runs are benchmarks/data/run_…_seed{0,1}/: reused when an earlier run kept
 generated and removed afterwards; with --temporary they are written to a temporary directory instead.  It
 prints wall time, MB/s (both runs' bytes over the wall time), the peak RSS of the largest process and the
 parent's own (the workers left out): the parent merges what the workers send for every rank, so its RSS
-is what grows with the number of ranks.  Then the CPU seconds of the parent and of its workers.
+is what grows with the number of ranks.  Then the CPU seconds of the parent and of its workers.  These
+read every file (``--no-cache``: a diff checks each side and profiles it).  Last, with the first ``--jobs``
+value, the same diff twice in an empty cache: the first fills it, the second reads no file.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from contextlib import ExitStack
@@ -48,7 +51,7 @@ def main() -> int:
         size_mb = sum(path.stat().st_size for path in files) / 10**6
         print(f"runs        {runs[0]} and {runs[1]} ({len(files)} rank files, {size_mb:.1f} MB)")
         for jobs in args.jobs or [2]:
-            measurement = run_measured([sys.executable, "-m", "lint", "diff", *map(str, runs), "--output-format", "json", "--jobs", str(jobs)])
+            measurement = run_measured([sys.executable, "-m", "lint", "diff", *map(str, runs), "--output-format", "json", "--jobs", str(jobs), "--no-cache"])
             if measurement.exit_code not in (0, 1):
                 print(f"tlint diff failed with exit code {measurement.exit_code}")
                 return 2
@@ -61,6 +64,10 @@ def main() -> int:
             if measurement.parent_cpu_seconds is not None:
                 workers = measurement.cpu_seconds - measurement.parent_cpu_seconds
                 print(f"            CPU: parent {measurement.parent_cpu_seconds:.2f} s, workers {workers:.2f} s")
+        cache = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tlint-diff-cache-")))
+        command = [sys.executable, "-m", "lint", "diff", *map(str, runs), "--output-format", "json", "--jobs", str((args.jobs or [2])[0])]
+        first, second = (run_measured(command, env={**os.environ, "TLINT_CACHE_DIR": str(cache)}) for _ in range(2))
+        print(f"cache       first diff {first.seconds:.2f} s, second diff {second.seconds:.2f} s ({first.seconds / second.seconds:.1f}x)")
     return 0
 
 

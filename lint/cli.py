@@ -35,7 +35,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _choice_suggestion(message: str) -> str:
-    """"; did you mean …?" for a mistyped subcommand or choice in argparse's ``message``, as git and cargo
+    """ "; did you mean …?" for a mistyped subcommand or choice in argparse's ``message``, as git and cargo
     suggest; "" when nothing is close (or a later argparse suggested already)."""
     from lint.rule import did_you_mean
 
@@ -124,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REGEX",
         help="find the rank in a file name: a regex with a (?P<rank>...) group; what precedes it is the run's name stem (default: 'rank<R>')",
     )
+    check_cmd.add_argument(
+        "--comm-group",
+        type=Path,
+        metavar="FILE",
+        help="the comm_group.json of the Chakra runs checked, as given to ASTRA-sim (default: comm_group.json or PREFIX.json beside the files)",
+    )
     for dimension, words in (("tp", "tensor"), ("pp", "pipeline"), ("dp", "data"), ("ep", "expert")):
         check_cmd.add_argument(f"--{dimension}", type=int, metavar="N", help=f"{words}-parallel size of the runs checked")
     check_cmd.add_argument("--no-cache", action="store_true", help="parse every file again instead of reusing cached results of unchanged files")
@@ -149,6 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
     diff_cmd.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to this file instead of standard output")
     diff_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes reading the files (default and most: one per core)")
     diff_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
+    diff_cmd.add_argument("--no-cache", action="store_true", help="read every file again instead of reusing the cached check and profile of unchanged files")
+    diff_cmd.add_argument(
+        "--all",
+        action="store_true",
+        help="list every change, also timing that is not significant and what follows from the writer modes (json always has them)",
+    )
 
     rules_cmd = commands.add_parser("rules", help="list every rule")
     rules_cmd.add_argument("--output-format", choices=["concise", "json", "markdown"], default="concise")
@@ -308,6 +320,15 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         use_cache=not args.no_cache,
         walk=walk,
     )
+    if args.comm_group is not None:  # a FIFO or a device is refused here, never waited for
+        from lint.models.errors import InputError
+        from lint.store.files import open_regular
+
+        try:
+            open_regular(args.comm_group, f"--comm-group {args.comm_group}").close()
+        except InputError as error:
+            raise ConfigError(str(error)) from None
+    layout.comm_group = args.comm_group
     if max_findings is not None:
         options.max_findings = max_findings
     fail_on = Severity(args.fail_on or settings.fail_on or Severity.ERROR)
@@ -445,12 +466,13 @@ def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         rank_regex = compile_rank_regex(args.rank_regex)
     except RankRegexError as error:
         raise ConfigError(str(error)) from None
-    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=_backend(args))
+    sides = SideOptions(trace_format=args.trace_format, rank_regex=rank_regex, backend=_backend(args), use_cache=not args.no_cache)
     options = DiffOptions(threshold=threshold / 100, fail_on=tuple(args.fail_on))
     try:
         report = diff_paths(args.a, args.b, sides, options)
     except DiffInputError as error:
         err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR
+    report.show_all = args.all
     _write_report(args.output_file, out, lambda written: diff_reporter(args.output_format)(report, written, err))
     return EXIT_FINDINGS if report.failing else EXIT_CLEAN

@@ -90,8 +90,12 @@ def test_a_consumer_applies_to_the_formats_it_reads_only(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("config", "argv", "message"),
     [
-        ('consumer = "ns3"\n', [], "tlint.toml: consumer: unknown consumer 'ns3' (known: astra-sim-1, simai)"),
-        ('[per-path-consumer]\n"*.txt" = "simai2"\n', [], "tlint.toml: per-path-consumer.*.txt: unknown consumer 'simai2' (known: astra-sim-1, simai)"),
+        ('consumer = "ns3"\n', [], "tlint.toml: consumer: unknown consumer 'ns3' (known: astra-sim-1, astra-sim-2, simai)"),
+        (
+            '[per-path-consumer]\n"*.txt" = "simai2"\n',
+            [],
+            "tlint.toml: per-path-consumer.*.txt: unknown consumer 'simai2' (known: astra-sim-1, astra-sim-2, simai)",
+        ),
         ("", ["--consumer", "ns3"], "argument --consumer: invalid choice: 'ns3'"),  # argparse's words, on sys.stderr
     ],
 )

@@ -203,6 +203,16 @@ def test_a_fifo_as_baseline_or_configuration_is_refused_not_waited_for(tmp_path:
     assert result.returncode == 2 and f"{fifo}: a FIFO, which is not read" in result.stderr
 
 
+def test_a_fifo_as_the_comm_group_of_a_chakra_run_is_refused_not_waited_for(tmp_path: Path, fifo: Path) -> None:
+    from tests.synth.chakra_trace import collective, write
+
+    write({"wl.0.et": {"nodes": [collective(1, pg_name="3")]}, "wl.1.et": {"nodes": [collective(1, pg_name="3")]}}, tmp_path)
+    given = tlint("check", str(tmp_path / "wl.0.et"), "--comm-group", str(fifo), "--no-cache", cwd=tmp_path)
+    assert given.returncode == 2 and f"--comm-group {fifo}: a FIFO, which is not read" in given.stderr
+    os.mkfifo(tmp_path / "comm_group.json")  # beside the traces: passed over, as if there were none (TL524)
+    assert findings(tlint("check", str(tmp_path / "wl.0.et"), "--no-cache", "--output-format", "json", cwd=tmp_path)) == [("wl.0.et", 2, "TL524")]
+
+
 def test_fifos_and_devices_named_on_the_command_line_are_errors_and_the_other_paths_are_checked(tmp_path: Path, fifo: Path) -> None:
     trace = broken_trace(tmp_path / "trace_rank7.txt")
     result = tlint("check", str(fifo), "/dev/zero", str(trace), "--no-cache", cwd=tmp_path)

@@ -47,7 +47,8 @@ def test_the_rules_and_the_differ_read_a_log_without_tp_and_dp_alike(tmp_path: P
     log = tmp_path / "run.log"
     log.write_text("\n".join(kept) + "\n", encoding="utf-8")
 
-    assert load_side(str(log), SideOptions()).config["layout"] == {"tp": 1, "pp": 8, "dp": 1, "world": 16}
+    profile = load_side(str(log), SideOptions())
+    assert (profile.knobs["tp"], profile.knobs["pp"], profile.knobs["dp"], profile.config["world"]) == (1, 8, 1, {"": 16})
     (world,) = [f for f in check([str(log)], CheckOptions()).findings if f.code == "TL201"]
     assert "DP 1 (not printed: OptimusPrime prints it only above 1)" in world.message
     assert "TP 1 (not printed: OptimusPrime prints it only above 1)" in world.message

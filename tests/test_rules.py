@@ -1,7 +1,9 @@
 """Declarative pass/fail cases per rule (``tests/rules/<CODE>.toml``) and meta-tests of the rule set.
 
 A case builds its input from ``text``, from ``bytes`` (Python escapes, for invalid encodings), from a
-fixture ``base`` with ``edits`` (and a ``long_line``: a line replaced by ``length`` times "x"), or - for run rules - from a generated run ``synth`` (a RunSpec), whose
+fixture ``base`` with ``edits`` (and a ``long_line``: a line replaced by ``length`` times "x"), from ``chakra``
+traces (file name -> trace spec, tests/synth/chakra_trace.py; several make a run), or - for run rules - from a
+generated run ``synth`` (a RunSpec), whose
 rank files take ``edits`` and ``delete`` (by ``rank``), ``remove`` (ranks) and ``duplicate`` (a rank
 copied under another name); ``config`` is a tlint.toml and ``args`` extra command-line arguments;
 ``consumer`` judges the files for that consumer (``--consumer``; see lint/models/consumers.py), and ``severities``
@@ -77,6 +79,13 @@ def materialize_run(case: dict[str, Any], directory: Path) -> list[Path]:
 
 
 def materialize(case: dict[str, Any], directory: Path) -> list[Path]:
+    if "chakra" in case:  # Chakra traces (tests/synth/chakra_trace.py): the files, or their run's folder
+        from tests.synth.chakra_trace import write
+
+        run = directory / "run"
+        run.mkdir()
+        paths = write(case["chakra"], run)
+        return [run] if len(paths) > 1 else paths
     if "synth" in case:
         run = directory / "run"
         run.mkdir()
@@ -110,7 +119,7 @@ def findings(paths: list[Path], case: dict[str, Any], *extra: str) -> set[tuple[
 def located(found: list[dict[str, Any]], case: dict[str, Any]) -> set[tuple[Any, ...]]:
     """Where the findings are, as a case's ``expect`` says it: ``[line, "CODE"]``, or ``[line, column, "CODE"]``
     where the case pins the column of the field the finding is about."""
-    if "synth" in case:
+    if "synth" in case or len(case.get("chakra", ())) > 1:
         named = {f["path"]: Path(f["path"]).name for f in found}
         return {("run" if "*" in named[f["path"]] else named[f["path"]], f["line"] or 0, f["code"]) for f in found}
     if any(len(entry) == 3 for entry in case["expect"]):
@@ -182,11 +191,13 @@ def test_codes_and_names_are_unique() -> None:
 
 
 def test_code_families_follow_scope_and_format() -> None:
-    families = {"TL0": None, "TL1": "megatron-trace", "TL2": "optprime-log", "TL3": "neusight-tsv", "TL4": "simai-workload"}
+    families = {"TL0": None, "TL1": "megatron-trace", "TL2": "optprime-log", "TL3": "neusight-tsv", "TL4": "simai-workload", "TL6": "chakra-et"}
     for rule in RULES:
         family = rule.code[:3]
         if family == "TL5":
             assert rule.scope == Scope.RUN, rule.code
+        elif rule.code == "TL601":  # the chakra-et reader's own finding, as TL001 is the grammars'
+            assert rule.scope == Scope.PARSER and rule.formats == ("chakra-et",)
         elif families[family] is None:
             assert rule.scope == Scope.PARSER, rule.code
         else:

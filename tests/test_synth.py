@@ -399,7 +399,7 @@ def test_the_simai_workload_written_for_a_run_checks_clean_and_follows_aicb(tmp_
     assert report.files[0].format == "simai-workload" and report.findings == []
     rows = [r for r in parser("simai-workload").parse(enumerate(path.read_text(encoding="utf-8").splitlines(), 1)) if r.kind == "layer_row"]
     layers = [r for r in rows if r.name in ("attention_layer", "mlp_layer")]
-    assert len(layers) == 2 * SMALL.layers * SMALL.micro_batches
+    assert len(layers) == 2 * SMALL.layers_per_stage * SMALL.micro_batches  # one pipeline stage, as AICB writes
     assert {(r.fwd_comm_size, r.ig_comm_size) for r in layers} == {(2 * SMALL.micro_batch_size * SMALL.seq * SMALL.hidden,) * 2}
 
 

@@ -5,7 +5,8 @@ version, the Python that wrote the entry, the text of its code, rules and gramma
 effective configuration for the file, and what was asked of it.  The path is not part of the key and
 is not stored (findings are written relative to "this file"), so a moved or re-cloned tree still hits.
 A file's content hash is remembered by its path and stat, so an unchanged file is not even read.  A
-run's findings are cached too, keyed by its files' entries, names and ranks and the run's layout.
+run's findings are cached too, keyed by its files' entries, names and ranks and the run's layout; and
+the differ's profile of a side, keyed by its files' digests and names (``load_blob``).
 
 Entries are compact JSON arrays rebuilt into records directly; each line of an entry carries a checksum
 of its text and key, and its values are checked for their types on the way: a damaged, edited or foreign
@@ -275,3 +276,21 @@ def load_findings(entry: str) -> list[Finding] | None:
 
 def store_findings(entry: str, findings: list[Finding]) -> None:
     write(_entry_path(entry), _sealed(entry, _json([_packed(finding, None) for finding in findings])))
+
+
+def load_blob(entry: str) -> bytes | None:
+    """What :func:`store_blob` stored under ``entry`` (a key from :func:`run_key`), or None when it is missing or
+    its checksum does not match; the caller validates what it holds (a damaged entry is a miss)."""
+    path = _entry_path(entry)
+    try:
+        with _open_entry(path) as stream:
+            data = _unsealed(entry, stream.read())
+    except (OSError, InputError, ValueError):
+        return None
+    touch(path)
+    return data
+
+
+def store_blob(entry: str, data: bytes) -> None:
+    """Keep ``data`` (what tlint derived from files, as the differ's profile of a side) under ``entry``."""
+    write(_entry_path(entry), _sealed(entry, data))

@@ -172,7 +172,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
         summarizer = formats.summaries(format_name).Summarizer(source.display, timed=timed)
     source.console = described.console
     source.keeps_bom = described.keeps_bom
-    records = parser.parse(source.lines())
+    records = parser.read(source) if described.binary else parser.parse(source.lines())  # type: ignore[attr-defined]
     if summarizer is not None:
         records = _summarized(records, summarizer)
     syntax_problems = 0
@@ -334,13 +334,13 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     names: dict[Path, NamedFile] = {}
     run_formats = formats.run_formats()
     for task in tasks:
-        if task.format in run_formats and (named := run_key(task.source.path, options.rank_regex)):
+        if task.format in run_formats and (named := run_key(task.source.path, _rank_pattern(task.format, options))):
             stems[named.key][named.path] = task
             stem_formats.setdefault(named.key, task.format)
             names[named.path] = named
     for source in unrecognised:
         # Skipped, a damaged rank file would only cost its run a rank, a warning at most.
-        named = damaged_rank(source.path, options.rank_regex, stem_formats)
+        named = next((found for name in run_formats if (found := damaged_rank(source.path, _rank_pattern(name, options), stem_formats))), None)
         if named is None:
             report.summary.skipped.append(source.display)
             continue
@@ -351,7 +351,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     asked: set[Path] | None = None  # resolved: made only for a sibling not already among the files (resolving costs)
     for stem in sorted(stems):
         run_format = stem_formats[stem]
-        for named in siblings(stem, options.rank_regex):
+        for named in siblings(stem, _rank_pattern(run_format, options)):
             if named.path in stems[stem]:
                 continue
             asked = asked if asked is not None else {task.source.path.resolve() for task in tasks[:asked_tasks]}
@@ -378,15 +378,22 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     return [task for task in tasks if task.asked or task.run is not None]
 
 
+def _rank_pattern(format_name: str, options: CheckOptions) -> re.Pattern[str]:
+    """How the files of a run of ``format_name`` name their rank: ``--rank-regex`` when given, else the format's own
+    naming (its descriptor's ``rank_name``), else the default ``…rank<R>…``."""
+    own = formats.rank_name(format_name)
+    return own if own is not None and options.rank_regex is DEFAULT_RANK_REGEX else options.rank_regex
+
+
 def _detected(source: Source, options: CheckOptions) -> tuple[formats.Detection, cache.Stamp | None]:
     """The format of the file, and - when it was detected here, with the cache on - the file's stamp then, for
     the cache to remember the format with the file's digest: an unchanged file is not read to detect it again."""
     if not options.use_cache:
-        return formats.identify(source.head()), None
+        return formats.identify(source.head(), source.head_bytes), None
     remembered, stamp = cache.detected_format(source.path)
     if remembered is not None:
         return formats.Detection(remembered), None
-    detection = formats.identify(source.head())
+    detection = formats.identify(source.head(), source.head_bytes)
     recognised = detection.format is not None and source.head_damage is None
     return detection, stamp if recognised else None
 
@@ -443,7 +450,9 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
     selection = options.selection
     ignored = selection.ignored_for(task.source.display)
     named = selection.consumer_for(task.source.display, task.format)  # an inferred consumer follows from the file's bytes
-    asked = (task.format, task.asked, task.run is not None, ignored, named)
+    # A format with a naming of its own (chakra-et's PREFIX.<npu>.et) judges a file by the rank its name gives.
+    named_rank = run_key(task.source.path, _rank_pattern(task.format, options)) if formats.named(task.format).rank_name else None
+    asked = (task.format, task.asked, task.run is not None, ignored, named, named_rank.rank if named_rank else None)
     if asked not in options.cache_settings:  # the same few texts for every file: made once each
         options.cache_settings[asked] = cache.settings_text(
             {
@@ -456,6 +465,7 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
                 "options": selection.options_json(task.format),
                 "ignored": sorted(ignored),
                 "max_findings": options.max_findings,
+                "rank": asked[-1],
             }
         )
     return options.cache_settings[asked]
@@ -591,7 +601,7 @@ def _withheld_note(run: Run[Any], count: int, broken: set[int]) -> str:
     ranks = ", ".join(str(rank) for rank in sorted(broken))
     stages = ", ".join(str(stage) for stage in sorted({run.stage_of(rank) for rank in broken}))
     findings = f"{count} run finding{'s' if count != 1 else ''}"
-    return f"{run.label}: {findings} about stage {stages} not shown: they follow from the syntax errors in the file of rank {ranks}; fix those and check again"
+    return f"{run.label}: {findings} about {run.part} {stages} not shown: they follow from the syntax errors in the file of rank {ranks}; fix those and check again"
 
 
 def _checked_run(

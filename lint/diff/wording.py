@@ -6,6 +6,7 @@ import re
 from typing import Any, TypeGuard
 
 from lint.models.diff import Change
+from lint.models.report import Finding
 
 MINUS = "\u2212"
 ARROW = "\u2192"
@@ -18,6 +19,45 @@ _SPLIT = re.compile(r"(\d+)")
 def mark(change: Change) -> str:
     """``*`` significant, ``?`` not judged (one sample on a side), else nothing."""
     return "*" if change.significant else "" if change.judged else "?"
+
+
+def left_out(change: Change) -> str | None:
+    """Why the text reports leave ``change`` out unless asked for everything (``--all``), or None: what follows
+    from the writer modes, and timing that is not significant (within noise, below the threshold, not judged)
+    would bury what matters under dozens of lines."""
+    if change.cause == "writer mode":
+        return "following from the writer modes"
+    if change.category == "timing" and not change.significant:
+        return "timing, not significant"
+    return None
+
+
+def knob_table(sides: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """The knobs of each side in aligned columns, ``?`` where a side does not tell; none when no side tells any."""
+    names = list(dict.fromkeys(name for _, knobs in sides for name in knobs))
+    if not any(knob is not None for _, knobs in sides for knob in knobs.values()):
+        return []
+    rows = [["", *names], *([label, *("?" if knobs.get(name) is None else value(knobs[name]) for name in names)] for label, knobs in sides)]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(width) if column == 0 else cell.rjust(width) for column, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip()
+        for row in rows
+    ]
+
+
+def problem_line(finding: Finding, where: str | None = None) -> str:
+    """A finding as `tlint check` prints it, 'rank2.txt:5:220: TL001 expected …' (its rank where no line tells
+    it); ``where`` names its file otherwise than its path.  Control characters are the reporters' to escape."""
+    location = where if where is not None else finding.path or "<run>"
+    if finding.line:
+        location += f":{finding.line}:{finding.column or 1}"
+    rank = f" [rank {finding.rank}]" if finding.rank is not None and finding.line is None else ""
+    return f"{location}: {finding.code} {finding.message}{rank}"
+
+
+def counted(count: int, noun: str) -> str:
+    """'1 error', '2 errors'."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def is_number(value: object) -> TypeGuard[int | float]:
@@ -41,7 +81,7 @@ def value(item: Any, unit: str = "") -> str:
     if is_number(item):
         return number(item) + (f" {unit}" if unit else "")
     if isinstance(item, bool):
-        return "yes" if item else "no"
+        return "on" if item else "off"
     return str(item)
 
 

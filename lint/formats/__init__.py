@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -90,7 +91,8 @@ def _module(name: str) -> _FormatModule:
 
 
 class _FormatModule(Protocol):
-    """What every format's parser module (its descriptor's ``parser``) defines."""
+    """What every format's parser module (its descriptor's ``parser``) defines; a binary format's also has
+    ``detect_bytes(head, complete) -> Evidence``, and its ``Parser`` a ``read(source)``."""
 
     Parser: Callable[[], Parser]
 
@@ -125,25 +127,45 @@ class Detection:
         return f"not a known trace format: closest is {self.closest}, but {self.why}"
 
 
-def identify(head: list[str]) -> Detection:
-    """The format whose writer produced these first lines; or, when none did, the closest one and why."""
+def identify(head: list[str], raw: tuple[bytes, bool] | None = None) -> Detection:
+    """The format whose writer produced these first lines (and first bytes ``raw``: the head's bytes, and
+    whether they are the whole file); or, when none did, the closest one and why.
+
+    Binary formats are asked after every text format declined: a binary format is told by its structure, and
+    a text file is no such structure.  Without ``raw`` they recognise nothing."""
     evidence: dict[str, Evidence] = {}
     order = names()
     for name in order:  # the first format that recognises the lines wins, as their order says
+        if named(name).binary:
+            continue
         evidence[name] = _module(name).detect(head)
         if evidence[name]:
             return Detection(name)
+    for name in order:
+        if named(name).binary:
+            evidence[name] = _module(name).detect_bytes(*raw) if raw is not None else Evidence(False, 0.0, "")  # type: ignore[attr-defined]
+            if evidence[name]:
+                return Detection(name)
     if not any(text.strip() for text in head):
         return Detection(None, why="the file is empty" if head in ([], [""]) else "the file holds only blank lines")
     closest = max(order, key=lambda name: evidence[name].share)
     if not evidence[closest].share:
-        return Detection(None, why=f"no line looks like a record of {', '.join(order[:-1])} or {order[-1]}")
+        text = [name for name in order if not named(name).binary]  # a binary format has no lines to look like
+        return Detection(None, why=f"no line looks like a record of {', '.join(text[:-1])} or {text[-1]}")
     return Detection(None, closest, evidence[closest].seen)
 
 
-def detect(head: list[str]) -> str | None:
-    """The format whose writer produced these first lines, or None."""
-    return identify(head).format
+def detect(head: list[str], raw: tuple[bytes, bool] | None = None) -> str | None:
+    """The format whose writer produced these first lines (and bytes: see :func:`identify`), or None."""
+    return identify(head, raw).format
+
+
+@cache
+def rank_name(name: str) -> re.Pattern[str] | None:
+    """How the files of a run of format ``name`` name their rank, when the format has a naming of its own (its
+    descriptor's ``rank_name``): used unless ``--rank-regex`` says otherwise."""
+    pattern = named(name).rank_name
+    return re.compile(pattern) if pattern is not None else None
 
 
 class Summarizing(Protocol):

@@ -31,7 +31,7 @@ class Format:
 
     ``name``: as the user names it (``--trace-format``) and as rules list it in their ``formats``.
     ``package``: its package, whose modules are named by role (see the properties).
-    ``grammar``: ``grammars/<grammar>.lark``, the single definition of its syntax.
+    ``grammar``: ``grammars/<grammar>.lark``, the single definition of its syntax; None for a binary format.
     ``order``: its place in detection order (lower first): the formats with the most distinctive first
     lines come first.
     ``runs``: the files of one job's ranks form a run, summarised per file and checked together by the run rules.
@@ -39,6 +39,10 @@ class Format:
     layout, and ``states_layout_doc`` what that key names.
     ``console``: a file is a console capture that several processes and threads print into at once, so bytes
     that are no text are the console's damage, reported as TL006 (a warning), not the writer's (TL003).
+    ``binary``: the files are no text: the parser module's ``detect_bytes(head, complete)`` recognises their first
+    bytes (after the text formats declined them) and its ``Parser.read(source)`` reads the records from the bytes.
+    ``rank_name``: a run format's file names, as a regex with ``stem`` and ``rank`` groups, when they are not the
+    ``…rank{R}…`` of ``--rank-regex``'s default.
     ``consumers``: the programs that read its files (:mod:`lint.models.consumers`); a format with consumers has
     its parser define ``judged_for(first_lines) -> Judged``, the consumer a file shows it is written for.
     ``keeps_bom``: its consumers read a UTF-8 byte-order mark as text of the first line, so the parser gets it.
@@ -46,12 +50,14 @@ class Format:
 
     name: str
     package: str
-    grammar: str
+    grammar: str | None
     order: int
     runs: bool = False
     states_layout: str | None = None
     states_layout_doc: str = ""
     console: bool = False
+    binary: bool = False
+    rank_name: str | None = None
     consumers: tuple[Consumer, ...] = ()
     keeps_bom: bool = False
 

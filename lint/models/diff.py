@@ -26,7 +26,7 @@ class Change(BaseModel):
     """One difference.  ``delta = after - before`` and ``rel_delta = delta / before`` where both are numbers."""
 
     category: Category
-    kind: Literal["added", "removed", "changed"]
+    kind: Literal["added", "removed", "changed", "renamed"]
     key: str
     field: str
     before: Any = None
@@ -35,6 +35,11 @@ class Change(BaseModel):
     rel_delta: float | None = None
     significant: bool
     judged: bool = Field(default=True, description="false when a side has a single timing sample: whether the change is significant cannot be judged")
+    cause: Literal["writer mode", "rename"] | None = Field(
+        default=None,
+        description="'writer mode': the sides were written in two modes of their writer, which record this differently; "
+        "'rename': the same item under the name another version of the writer gives it.  Such a change is never significant",
+    )
     # For the human-readable reporters only: the JSON schema is the one above.
     impact: float = Field(default=0.0, exclude=True)
     p_value: float | None = Field(default=None, exclude=True)
@@ -45,11 +50,22 @@ class Change(BaseModel):
 class DiffSide(BaseModel):
     path: str
     format: str
+    mode: str | None = Field(
+        default=None,
+        description="the writer and its mode, where the format's writers have several (profiler_log or realistic_trace, AICB's AIOB or plain path)",
+    )
     files: int
     units: dict[str, str]
+    config: dict[str, int | float | str | bool | None] = Field(
+        default_factory=dict,
+        description="the knobs (tp, pp, dp, ep, sp, vpp, mbs, seq, gbs, layers, hidden, experts, recompute, phase); null where the side does not tell",
+    )
     step_ms: float | None = Field(description="median step time, where the side has one")
     total_bytes: float | None = Field(description="bytes one step (or workload pass) moves")
-    broken: list[str] = Field(default_factory=list, description="the side's files with syntax errors: the comparison is built on what could be read")
+    errors: int = Field(
+        default=0, description="problems `tlint check` finds in the side (errors, and ranks missing from a run): the verdict is then inconclusive"
+    )
+    problems: list[str] = Field(default_factory=list, description="the first of those problems, as `tlint check` prints them")
 
 
 class CategoryCount(BaseModel):
@@ -59,8 +75,8 @@ class CategoryCount(BaseModel):
 
 class DiffSummary(BaseModel):
     headline: str
-    verdict: Literal["identical", "no significant change", "significant change"]
-    compared: Literal["full", "common per-layer profile"]
+    verdict: Literal["identical", "no significant change", "significant change", "inconclusive"]
+    compared: Literal["full", "common per-layer profile", "common per-layer profile of one stage"]
     threshold_percent: float
     counts: dict[str, CategoryCount]
     significant_categories: list[Category]
@@ -82,8 +98,11 @@ class DiffReport(BaseModel):
     changes: list[Change] = Field(default_factory=list)
     summary: DiffSummary
     plot: list[PlotSeries] = Field(default_factory=list, exclude=True)
+    # For the text and HTML reporters: list what they leave out by default (`--all`).  JSON has every change.
+    show_all: bool = Field(default=False, exclude=True)
 
     @property
     def failing(self) -> bool:
-        """Whether a significant change falls in a ``--fail-on`` category: the exit code is 1."""
-        return bool(set(self.summary.significant_categories) & set(self.summary.fail_on))
+        """Whether the exit code is 1: a significant change falls in a ``--fail-on`` category, or the inputs have
+        problems (an inconclusive verdict never passes)."""
+        return self.summary.verdict == "inconclusive" or bool(set(self.summary.significant_categories) & set(self.summary.fail_on))

@@ -5,7 +5,7 @@ input gradient + weight gradient): the activation collectives of the tensor- and
 groups by kind, with their count per pass and message bytes, and the layer's compute time in ms where
 the format knows it.  Data-parallel gradient synchronisation is left out: one format does it per
 layer (neusight-tsv's ``X_grad`` rows), the others once per step or bucket, so it cannot be aligned by
-layer.  The layout (tp, pp, dp, ep, world) is the config both sides may state.
+layer.  The knobs both sides tell are compared with it (from the full profiles).
 
 Keys: ``layers`` (count), ``layer {i} {phase}`` (collectives per pass), ``layers {phase} {group}
 {kind}`` (message bytes, bytes per pass), ``layers {phase} compute`` (samples: one median per layer).
@@ -27,7 +27,6 @@ class LayerProfileBuilder:
     adapter hands over what each rank's worker counted, not every event."""
 
     def __init__(self) -> None:
-        self.layout: dict[str, int] = {}
         self._passes: Counter[int] = Counter()
         self._messages: dict[tuple[int, str, str, str], Counter[int]] = defaultdict(Counter)  # message bytes -> calls
         self._compute: dict[tuple[int, str], Counter[float]] = defaultdict(Counter)  # ms -> passes
@@ -62,14 +61,11 @@ class LayerProfileBuilder:
             per_layer = [median(samples) for (_, p), samples in sorted(self._compute.items()) if p == phase and samples]
             if per_layer:
                 timing[f"layers {phase} compute"] = Timing.of(per_layer)
-        config: Items = {}
-        put(config, "layout", **self.layout)
         return Profile(
             format=format_name,
             path=path,
             files=files,
             units=units,
-            config=config,
             structure=structure,
             comm=comm,
             timing=timing,

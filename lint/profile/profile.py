@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
+from lint.layout import Knob
 from lint.profile.stats import median, total
 
 Scalar = int | float | str | bool | None
@@ -63,8 +64,19 @@ class Profile(BaseModel):
     # change.  Every other config field is inferred or printed, and one side's lacking it means only
     # that side cannot tell it (tp of a run without TP collectives to infer it from): not a change.
     literal_config: list[str] = Field(default_factory=list)
-    broken: list[str] = Field(default_factory=list)  # the side's files with syntax errors, one note each
+    # The knobs as users name them (lint.layout.KNOBS; None where the side does not tell); the known ones
+    # are config items too, keyed by their names.
+    knobs: dict[str, Knob] = Field(default_factory=dict)
+    mode: str | None = None  # the writer and its mode, where the format's writers have several
+    # Patterns (re.search) of 'category key field' whose values follow from the writer's mode: when the two
+    # sides' modes differ, such a change is the modes', not the run's.
+    mode_sensitive: list[str] = Field(default_factory=list)
+    # Items two versions of the writer name differently, keyed by the one name the profile uses: the name
+    # this side's files give it (a rename when the other side's differ).
+    spellings: dict[str, str] = Field(default_factory=dict)
     common: Profile | None = None
+    stages: int | None = None  # the pipeline stages the side covers, where it tells (an AICB workload: one)
+    stage_common: Profile | None = None  # ``common`` with each stage's layers numbered from 0, where the side has stages
 
     @property
     def step_ms(self) -> float | None:

@@ -19,15 +19,16 @@ class Reading:
     """How an adapter reads its side's files, as the differ (:mod:`lint.diff.sides`) provides it: the differ
     owns the engine and the backends, which stand above the formats.
 
-    ``records(source, format)``: a file's records, and a note when lines had to be left out for syntax errors.
+    ``records(source, format)``: a file's records, its lines with syntax errors left out (the side's check
+    reports them).
     ``each(work, shared, items)``: ``work(shared, item)`` of every item, in order, on the chosen backend
     (worker processes or a Dask cluster; ``work`` and ``shared`` travel to them).
     ``read_summary(source, format)``: the rank summary of a file of a run format, and whether it was read
-    without a syntax error (no rule runs).
+    without a syntax error (no rule runs; the side's check reports the error).
     """
 
     rank_regex: re.Pattern[str]
-    records: Callable[[Source, str], tuple[list[object], list[str]]]
+    records: Callable[[Source, str], list[object]]
     each: Callable[[Callable[[Any, Any], Any], Any, list[Any]], Iterator[Any]]
     read_summary: Callable[[Source, str], tuple[Any, bool]]
 
@@ -37,11 +38,3 @@ def single_source(path: str, sources: list[Source], format_name: str) -> Source:
     if len(sources) > 1:
         raise DiffInputError(f"{path}: holds {len(sources)} {format_name} files; name one")
     return sources[0]
-
-
-def broken_note(path: str, lines: list[int]) -> str:
-    """'run/rank3.txt: 2 lines with syntax errors, the first at line 7'."""
-    if not lines:
-        return f"{path}: has syntax errors"
-    count = f"{len(lines)} line{'s' if len(lines) != 1 else ''}"
-    return f"{path}: {count} with syntax errors, the first at line {min(lines)}"

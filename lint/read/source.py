@@ -146,6 +146,8 @@ class Source:
     # A console capture several processes and threads print into (its format's descriptor says so): bytes
     # that are no text are the console's damage, not a writer's (TL006 instead of TL003).
     console: bool = False
+    # The bytes head() read, and whether they are the whole file: what a binary format is detected from.
+    head_bytes: tuple[bytes, bool] | None = None
     # The format's consumers read a UTF-8 byte-order mark as text (its descriptor's ``keeps_bom``): lines() keeps
     # it at the start of line 1 for the parser to judge; otherwise it is dropped there.  head() always drops it.
     keeps_bom: bool = False
@@ -184,6 +186,7 @@ class Source:
                 if self.compression is None:
                     raise InputError(f"{self.display}: cannot read: {error}") from None
                 self.head_damage = self._damage(data.count(b"\n") + 1, error)
+        self.head_bytes = (data, len(data) < HEAD_BYTES and self.head_damage is None)
         text = data.decode("utf-8", "replace").removeprefix("\ufeff")
         lines = text.split("\n")
         if len(data) == HEAD_BYTES and len(lines) > 1:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
+from lint.formats import FORMAT_NAMES
 from lint.rule import Rule, iter_rules
 
 
@@ -73,7 +74,7 @@ def markdown_table(entries: list[dict[str, Any]]) -> str:
     """The README's rule table (a test keeps the README in step with the rules)."""
     lines = ["| Code | Name | Severity | Formats | What it checks |", "|---|---|---|---|---|"]
     for e in entries:
-        formats = "all" if len(e["formats"]) == 4 else ", ".join(f"`{f}`" for f in e["formats"])
+        formats = "all" if set(e["formats"]) == set(FORMAT_NAMES) else ", ".join(f"`{f}`" for f in e["formats"])
         if e["scope"] == "run":
             formats += " (run)"
         summary = e["summary"].replace("|", "\\|")

@@ -47,7 +47,7 @@ def assemble(
     if pattern in sources.stage2ranks:
         stage2rank, source = sources.stage2ranks[pattern]
         layout = layout.model_copy(update={"stage2rank": stage2rank, "stage2rank_source": source})
-    return run_type(label=key.label, ranks=ranks, duplicates=duplicates, layout=layout, asked=asked)
+    return run_type(label=key.label, ranks=ranks, duplicates=duplicates, layout=layout, asked=asked).completed(key, sources)
 
 
 def _layout(ranks: Mapping[int, RankSummary], claims: list[LayoutClaim]) -> Layout:

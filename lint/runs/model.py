@@ -8,9 +8,22 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from lint.runs.discovery import RunKey
+
+
+class RunSources(Protocol):
+    """What a run's ``completed`` may read of the sources outside its files (:class:`lint.runs.sources.LayoutSources`)."""
+
+    @property
+    def comm_group(self) -> Path | None: ...
+
 
 T = TypeVar("T", bound=Hashable)
 
@@ -87,6 +100,12 @@ class Run(BaseModel, Generic[Summary]):
     layout: Layout
     asked: frozenset[str] = frozenset()  # the files the user named; findings on others go to the run
     _stages: dict[int, list[int]] | None = PrivateAttr(default=None)
+    part: ClassVar[str] = "stage"  # what stage_of groups the ranks into, as a note on findings held back says
+
+    def completed(self, key: RunKey, sources: RunSources) -> Self:
+        """The run with what its format reads from outside its files besides the layout (a run format's ``Run``
+        that needs more overrides it: chakra-et's process groups)."""
+        return self
 
     def stages(self) -> dict[int, list[int]]:
         """Stage -> its ranks, by the rank order (a file that says otherwise is TL503's finding).

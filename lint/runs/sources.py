@@ -21,6 +21,9 @@ class LayoutSources:
     config_root: Path = field(default_factory=Path.cwd)
     described: dict[str, list[LayoutClaim]] = field(default_factory=dict)  # glob -> claims of its log/workload
     stage2ranks: dict[str, tuple[dict[int, list[int]], str]] = field(default_factory=dict)  # glob -> (map, source)
+    # The process groups of the runs whose format reads a file of them (chakra-et: ASTRA-sim's comm_group.json),
+    # as the command line gives it (--comm-group); else each run looks beside its files.
+    comm_group: Path | None = None
 
     def for_run(self, key: RunKey) -> tuple[list[LayoutClaim], str | None]:
         """Claims of the command line and of the first configured glob matching the run."""

@@ -50,9 +50,9 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> DiffReport:
 
 def test_the_layout_and_dtype_changes_are_config(pair: DiffReport) -> None:
     assert {(c.key, c.field, c.before, c.after) for c in significant(pair, "config")} == {
-        ("layout", "tp", 2, 4),
-        ("layout", "world", 16, 32),
-        ("model", "dtype", "float32", "bfloat16"),
+        ("tp", "", 2, 4),
+        ("world", "", 16, 32),
+        ("dtype", "", "float32", "bfloat16"),
     }
 
 
@@ -103,10 +103,12 @@ def test_the_slow_stage_is_found_and_no_other_stage_is_flagged(pair: DiffReport)
 
 def test_the_headline_says_what_changed_and_what_drove_it(pair: DiffReport) -> None:
     headline = pair.summary.headline
-    assert headline.startswith("tp 2 → 4, world 16 → 32, dtype float32 → bfloat16; changed stage 1")
+    # b lost a layer's collective pair: `tlint check` finds errors (TL509), so the verdict cannot rest on b
+    assert headline.startswith("b has ") and pair.summary.verdict == "inconclusive"
+    assert "; on what could be read: tp 2 → 4; changed stage 1" in headline  # the knob leads; world and dtype are listed
     assert "step time +" in headline and "(significant), driven by stage 3" in headline
     assert "tp allreduce bytes per step −53.0 % (float32 → bfloat16)" in headline
-    assert pair.summary.verdict == "significant change" and pair.failing
+    assert pair.failing
     assert pair.summary.significant_categories == ["config", "structure", "comm", "timing"]
 
 

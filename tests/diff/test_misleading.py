@@ -57,8 +57,8 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 def test_a_workload_with_fewer_micro_batch_copies_has_no_removed_rows() -> None:
     report = diff_of(real(SIMAI / GPT_175B.format(1024)), real(SIMAI / GPT_175B.format(4096)))
     found = changes_of(report)
-    assert found["config", "header", "ga"] == (96, 24)
-    assert found["config", "rows", "copies"] == (96, 24)
+    assert found["config", "micro-batches", ""] == (96, 24)
+    assert found["structure", "rows", "copies"] == (96, 24)
     assert [c for c in report.changes if c.key.startswith("row ")] == []  # before: "removed row attention_layer#288-1151"
     assert "removed" not in report.summary.headline
 
@@ -75,7 +75,7 @@ def test_one_sample_per_side_is_not_judged_but_still_ranked_by_size() -> None:
     assert "not significant" not in report.summary.headline
     timing = [c for c in report.changes if c.category == "timing"]
     assert timing == sorted(timing, key=lambda c: -c.impact)  # ranked by size all the same
-    _, out, _ = run_cli(str(SIMAI / GPT_175B.format(1024)), str(SIMAI / GPT_175B.format(4096)))
+    _, out, _ = run_cli(str(SIMAI / GPT_175B.format(1024)), str(SIMAI / GPT_175B.format(4096)), "--all")
     assert "timing changed workload compute median" in out and "(one sample on a side: significance not judged)" in out
 
 
@@ -92,8 +92,8 @@ def test_a_field_one_side_cannot_infer_is_not_a_change() -> None:
 
 def test_a_real_tp_change_is_reported() -> None:
     found = changes_of(diff_of(real(MEGATRON / GPT2_TP2), real(MEGATRON / GPT_TP1)))
-    assert found["config", "layout", "tp"] == (2, 1)  # before: "tp 2 → —" (tp 1 has no layer all-reduce to infer from)
-    assert found["config", "layout", "dp"] == (1, 2)
+    assert found["config", "tp", ""] == (2, 1)  # before: "tp 2 → —" (tp 1 has no layer all-reduce to infer from)
+    assert found["config", "dp", ""] == (1, 2)
 
 
 def test_tp_2_pp_4_against_tp_4_reports_the_tp_change_not_only_the_world(tmp_path: Path) -> None:
@@ -101,8 +101,8 @@ def test_tp_2_pp_4_against_tp_4_reports_the_tp_change_not_only_the_world(tmp_pat
     write_run(replace(SMALL, tp=4, pp=4, dp=1), tmp_path / "tp4")
     report = diff_of(tmp_path / "tp2", tmp_path / "tp4")
     found = changes_of(report)
-    assert found["config", "layout", "tp"] == (2, 4) and found["config", "layout", "world"] == (8, 16)
-    assert report.summary.headline.startswith("tp 2 → 4, world 8 → 16")
+    assert found["config", "tp", ""] == (2, 4) and found["config", "world", ""] == (8, 16)
+    assert report.summary.headline.startswith("tp 2 → 4;")  # the knob; the world follows from it
 
 
 # -- medians are not taken across unrelated collectives ----------------------------------------------
@@ -143,17 +143,17 @@ def test_the_headline_names_a_significant_stage_when_the_step_test_falls_short(t
 # -- broken input is said to be broken -------------------------------------------------------------
 
 
-def test_diffing_a_run_with_syntax_errors_warns(tmp_path: Path) -> None:
+def test_diffing_a_run_with_syntax_errors_is_inconclusive(tmp_path: Path) -> None:
     spec = replace(SMALL, tp=1, pp=2, dp=1)
     write_run(spec, tmp_path / "a")
     paths = write_run(spec, tmp_path / "b")
     lines = paths[1].read_text(encoding="utf-8").splitlines()
     lines[2] = lines[2].replace("stage_id=1", "stage_id=x", 1)
     paths[1].write_text("\n".join(lines) + "\n", encoding="utf-8")
-    _, _, err = run_cli(str(tmp_path / "a"), str(tmp_path / "b"))
-    assert f"warning: b has syntax errors ({paths[1]}: has syntax errors): the comparison is built on broken input" in err
+    code, out, err = run_cli(str(tmp_path / "a"), str(tmp_path / "b"))
+    assert code == 1 and out.startswith(f"inconclusive: b has 1 error (`tlint check` lists it): {paths[1].name}:3:") and err == ""
     document = json.loads(run_cli(str(tmp_path / "a"), str(tmp_path / "b"), "--output-format", "json")[1])
-    assert document["a"]["broken"] == [] and document["b"]["broken"] == [f"{paths[1]}: has syntax errors"]
+    assert document["a"]["errors"] == 0 and document["b"]["errors"] == 1 and document["b"]["problems"][0].startswith(f"{paths[1]}:3:")
 
 
 def test_diffing_a_workload_with_syntax_errors_names_the_lines(tmp_path: Path) -> None:
@@ -162,10 +162,10 @@ def test_diffing_a_workload_with_syntax_errors_names_the_lines(tmp_path: Path) -
     lines[4] = lines[4].replace("ALLREDUCE", "ALLREDUCE x y z", 1)
     broken = tmp_path / "broken.txt"
     broken.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    _, _, err = run_cli(str(workload), str(broken))
-    assert f"warning: b has syntax errors ({broken}: 1 line with syntax errors, the first at line 5)" in err
+    _, out, _ = run_cli(str(workload), str(broken))
+    assert out.startswith(f"inconclusive: b has 1 error (`tlint check` lists it): {broken.name}:5:")
     _, out, _ = run_cli(str(workload), str(broken), "--output-format", "full")
-    assert "the comparison is built on broken input" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", out).split())
+    assert f"b: 1 error (`tlint check {broken}` lists it):" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", out).split())
 
 
 # -- HTML: parsed and validated ---------------------------------------------------------------------
@@ -281,3 +281,32 @@ def test_html_of_workloads_plots_no_placeholder_times(tmp_path: Path) -> None:
     assert "attention_layer fwd compute" in labels
     assert not any(label.startswith("grad_gather") for label in labels)
     assert "compute key" in [text for cls, text in validator.texts if cls == "axis-title"]
+
+
+def test_html_colours_each_sides_median_and_boxes_that_can_be_seen(tmp_path: Path) -> None:
+    spec = RunSpec(tp=1, pp=2, dp=2, micro_batches=4, layers=2, hidden=16, seq=8, vocab=64, iterations=6)
+    write_run(spec, tmp_path / "a")
+    write_run(spec, tmp_path / "b", run=slow_down_stage(generate_run(spec), 1, 1.37))
+    _, page, _ = run_cli(str(tmp_path / "a"), str(tmp_path / "b"), "--output-format", "html")
+    _validated(page)
+    medians = re.findall(r'<line class="median" [^>]*stroke="(#[0-9a-f]+)" stroke-width="3"/>', page)
+    assert len(set(medians)) == 2 and "#000" not in medians  # before: both black, 2 px
+    widths = [float(width) for width in re.findall(r'<rect x="[^"]+" y="[^"]+" width="([^"]+)"', page)]
+    assert widths and min(widths) >= 4  # before: 1 px where the quartiles coincide
+
+
+def test_html_is_titled_by_its_two_sides_and_keeps_cells_on_one_line(tmp_path: Path) -> None:
+    a = _workload(tmp_path / "base.txt", [("attention_layer", 3_000_000, 6_000_000, 6_000_000)])
+    b = _workload(tmp_path / "tuned.txt", [("attention_layer", 3_600_000, 6_000_000, 6_000_000)])
+    _, page, _ = run_cli(str(a), str(b), "--output-format", "html", "--all")
+    assert "<title>tlint diff: base.txt → tuned.txt</title>" in page  # before: always "tlint diff"
+    assert "white-space: nowrap" in page and '<div class="scroll"><table' in page  # before: the key column wrapped
+
+
+def test_html_says_when_a_side_has_no_samples(tmp_path: Path) -> None:
+    a = _workload(tmp_path / "a.txt", [("attention_layer", 3_000_000, 6_000_000, 6_000_000)])
+    b = _workload(tmp_path / "b.txt", [("attention_layer", 3_000_000, 6_000_000, 6_000_000), ("mlp_layer", 2_000_000, 4_000_000, 4_000_000)])
+    _, page, _ = run_cli(str(a), str(b), "--output-format", "html")
+    validator = _validated(page)
+    labels = [text for _, text in validator.texts]
+    assert "mlp_layer fwd compute" in labels and "a: no samples" in labels  # before: a blank row, as if a took no time

@@ -4,7 +4,8 @@
     python tests/golden/regenerate.py FORMAT FIXTURE...    # add golden files for these fixtures
 
 A golden file ``tests/golden/<format>/<fixture name>.json`` holds the fixture's path (relative to the
-repository) and every record and syntax problem the parser yields for it, dumped through pydantic.
+repository) and every record and syntax problem the parser yields for it, dumped through pydantic.  The
+chakra-et fixtures are binary traces written by tests/synth/chakra_trace.py (see tests/fixtures/chakra/).
 """
 
 from __future__ import annotations
@@ -18,14 +19,16 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
 sys.path.insert(0, str(ROOT))
 
-from lint.formats import parser  # noqa: E402
+from lint.formats import named, parser  # noqa: E402
 from lint.models.dump import dump_record  # noqa: E402
 from lint.read.source import Source  # noqa: E402
 
 
 def golden_dump(format_name: str, fixture: Path) -> dict[str, Any]:
     source = Source(fixture, str(fixture))
-    records = [dump_record(item) for item in parser(format_name).parse(source.lines())]
+    read = parser(format_name)
+    items = read.read(source) if named(format_name).binary else read.parse(source.lines())  # type: ignore[attr-defined]
+    records = [dump_record(item) for item in items]
     records += [dump_record(problem) for problem in source.problems]
     return {"source": fixture.resolve().relative_to(ROOT).as_posix(), "format": format_name, "records": records}
 

@@ -1,10 +1,11 @@
 """The SimAI workload AICB would write for a :class:`~tests.synth.megatron_run.RunSpec` (docs/formats/simai-workload.md).
 
-AICB's training generator (header generation 4): gradient sync rows once, then per micro-batch
-the embedding, two rows per transformer layer (attention, MLP) with a forward and an input-gradient
-TP all-reduce of ``2·mbs·seq·hidden`` bytes, the embedding-norm, cross-entropy and optimizer
+AICB's training generator (header generation 4, its plain path): gradient sync rows once, then per
+micro-batch the embedding, two rows per transformer layer (attention, MLP) with a forward and an
+input-gradient TP all-reduce of ``2·mbs·seq·hidden`` bytes, the embedding-norm, cross-entropy and optimizer
 all-reduces.  AICB assumes 2-byte activations and parameters, whatever the run's dtype; without
-measured compute it writes 1 ns.  The rows cover every layer of the model.
+measured compute it writes 1 ns.  The rows are one pipeline stage's: AICB divides ``num_layers`` by pp
+(``get_params``) and writes that many layers, and ``vpp: num_layers`` of one stage (``dump_file``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def workload_rows(spec: RunSpec) -> list[LayerRow]:
     ]
     for _ in range(spec.micro_batches):
         rows.append(_row("embedding_layer", fwd=("ALLREDUCE", activation), ig=("ALLREDUCE", activation)))
-        for _ in range(spec.layers):
+        for _ in range(spec.layers_per_stage):
             rows.append(_row("attention_layer", fwd=("ALLREDUCE", activation), ig=("ALLREDUCE", activation)))
             rows.append(_row("mlp_layer", fwd=("ALLREDUCE", activation), ig=("ALLREDUCE", activation)))
         rows.append(_row("embedding_norm", fwd=("ALLREDUCE", spec.vocab * spec.hidden * 2)))
@@ -50,7 +51,7 @@ def workload_header(spec: RunSpec) -> Header:
         tp=spec.tp,
         ep=1,
         pp=spec.pp,
-        vpp=spec.layers // spec.pp,
+        vpp=spec.layers_per_stage,
         ga=spec.micro_batches,
         all_gpus=spec.world_size,
         pp_comm=pp_comm,

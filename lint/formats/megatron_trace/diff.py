@@ -11,8 +11,14 @@ list values in the order its rank first meets them; run-wide ones are merged in 
 
 Identity of what is compared:
 
-* config ``layout`` (tp, pp, dp, world), ``model`` (hidden, seq, micro-batch size, dtype, layers) from
-  the p2p and layer-collective tensors, ``schedule`` (micro-batches per step, steps, global batch);
+* the knobs (``_config``): tp, pp, dp; seq, mbs and hidden from the p2p tensor ``[s, b, h]``, or without p2p
+  (scaling mode) from the embedding's ``[b, s, h]`` and the LM head's ``[s, b, h]`` TP all-reduces; layers (two
+  layer all-reduces each; at tp 1 from the gradient all-reduce); experts from the expert all-gather of the
+  per-expert token counts; ep, and tp or layers where the trace cannot tell, from the writer's file names;
+  gbs = micro-batches·mbs·dp; vpp 1; sp and recompute from the layer all-reduces; config world, dtype,
+  vocab (the word embedding's shard × tp), micro-batches per step and steps;
+* the writer's mode (``mg_state`` None throughout: the scaling mode, ``profiler_log``) and what follows from
+  it (:data:`MODE_SENSITIVE`); moe_mg's two names of the expert gradient all-reduce (:data:`ALIASES`);
 * structure ``stage S OP`` (ops per step) and ``stage S OP GROUP KIND`` (collectives per call): the
   majority over the stage's ranks and steps;
 * comm ``GROUP KIND``: bytes and calls per step of one rank of each stage, summed over the stages,
@@ -30,8 +36,8 @@ the final layernorm on the last).  Stages whose count fits no whole tp leave it 
 run without a pipeline, which has no embedding all-reduce to tell the word embedding's size.  A run
 whose forward steps record collectives but no layer all-reduce at all has tp 1: Megatron's ``_reduce``
 (``megatron/core/tensor_parallel/mappings.py``) returns before communicating when the tensor-parallel
-group has one rank, so the profiler sees no layer collective.  Where tp stays unknown on one side, the
-diff does not show it as a change.
+group has one rank, so the profiler sees no layer collective.  Where a knob stays unknown on one side, the
+diff shows it as ``?`` there, not as a change.
 """
 
 from __future__ import annotations
@@ -48,16 +54,35 @@ from typing import Generic, NamedTuple, TypeVar
 
 from lint.formats.megatron_trace.records import P2P_OPS, tensor_bytes
 from lint.formats.megatron_trace.summary import Collective, OpStep, RankSummary, Run
-from lint.layout import Sizes, StageParameters, megatron_tp
+from lint.layout import Knobs, Sizes, StageParameters, megatron_layers, megatron_tp, product
 from lint.profile.layers import LayerProfileBuilder
 from lint.profile.profile import Items, Profile, Timing, put, typical_message
-from lint.profile.side import DiffInputError, Reading, broken_note
+from lint.profile.side import DiffInputError, Reading
 from lint.profile.stats import median
 from lint.read.source import Source
 from lint.runs.assemble import LayoutSources, assemble
-from lint.runs.discovery import RunKey, run_key, split_by_time
+from lint.runs.discovery import RunKey, name_layout, run_key, split_by_time
 
 NAME = "megatron-trace"
+REALISTIC, SCALING = "realistic_trace", "profiler_log (scaling mode)"
+REALISTIC_STATES = frozenset({"warmup", "steady", "cooldown", "finalize"})
+# What the scaling mode records otherwise than the realistic one (docs/formats/megatron-trace.md, "Scaling
+# mode"): no p2p op (one process simulates one rank); get_batch with group_kind tp; one micro-batch; the
+# gradient all-reduces as placeholders, their tensors with the vocabulary padded for tp 1
+# (_vocab_size_with_padding pads to make_vocab_size_divisible_by × tensor_model_parallel_size, which is 1
+# there: --fake-tp only shapes the layers); collectives that do not communicate, so no time compares.
+MODE_SENSITIVE = [
+    r"^structure stage \d+ (send|recv)_\w+ ",
+    r"^structure stage \d+ get_batch ",
+    r"^comm pp ",
+    r"^comm tp get_batch ",
+    r"^comm (dp dp_allreduce|ep ep_allreduce) ",
+    r"^config (vocab|micro-batches|gbs) ",
+    r"^timing ",
+]
+# Two names of one op in two writer versions (moe_mg: "Expert DP gradient synchronization"), and of its group:
+# compared under the first, and reported as renamed where the sides differ.
+ALIASES = {"ep_dp_allreduce": "exp_dp_allreduce", "ep_dp": "exp_dp"}
 LAYER_OPS = {"forward_step": "forward", "backward_step": "backward"}
 LAYER_PHASES = {"forward_step": "fwd", "backward_step": "bwd"}  # the common profile's names
 COLLECTIVES_PER_LAYER = 2  # Megatron's GPT layer all-reduces after attention and after the MLP, in each direction
@@ -101,28 +126,50 @@ class RankDigest:
     layer_times: dict[tuple[str, int], Counted[float]]  # (op, layer within the stage) -> ms -> steps
     layer_messages: Counted[tuple[str, int, str, str, int]]  # (op, layer counted from the step's first, group, kind, bytes) -> calls
     layer_passes: int  # forward steps with layer collectives
+    states: frozenset[str | None]  # the mg_state values of its records: None throughout in the scaling mode
+    model_tensors: Counted[tuple[str, tuple[int, ...]]]  # (op, shape) of the steps' 3-dimensional TP all-reduces: [b, s, h] forward, [s, b, h] backward
+    expert_counts: Counted[int]  # per expert all-gather: the experts whose token counts it gathers
+    backward_layer_collectives: Counted[int]  # per backward step
 
 
 def load(path: str, sources: list[Source], reading: Reading) -> Profile:
-    view, broken = _read(path, sources, reading)
+    view = _read(path, sources, reading)
     profile = Profile(
         format=NAME,
         path=path,
         files=len(sources),
-        broken=broken,
         units={"time": "ms (trace durations)", "comm": f"bytes = shape × dtype size ({view.dtype or 'no tensors'})"},
     )
-    _config(view, profile.config)
+    _config(view, profile)
+    profile.mode = view.mode
+    profile.mode_sensitive = MODE_SENSITIVE
     _structure(view, profile.structure)
     profile.total_bytes = _comm(view, profile.comm)
     profile.timing = _timing(view)
     profile.step_key = "step" if "step" in profile.timing else None
     profile.plot_keys = [f"stage {stage} step" for stage in view.stages if f"stage {stage} step" in profile.timing]
     profile.common = _layers(view).build(NAME, path, len(sources), profile.units)
+    profile.stages = len(view.stages)
+    profile.stage_common = _layers(view, folded=True).build(NAME, path, len(sources), profile.units)
+    _one_spelling(profile)
     return profile
 
 
-def _read(path: str, sources: list[Source], reading: Reading) -> tuple[_RunView, list[str]]:
+def _one_spelling(profile: Profile) -> None:
+    """Items named by an alias (:data:`ALIASES`) are keyed by the canonical name; the profile notes the
+    spelling its files use."""
+    for canonical, alias in ALIASES.items():
+        pattern = re.compile(rf"\b({re.escape(canonical)}|{re.escape(alias)})\b")
+        for items in (profile.structure, profile.comm, profile.timing):
+            for key in [key for key in items if pattern.search(key)]:
+                found = pattern.search(key)
+                assert found is not None
+                if canonical.endswith("allreduce"):  # the op names it; its group follows
+                    profile.spellings[canonical] = found.group(1)
+                items[pattern.sub(canonical, key)] = items.pop(key)  # type: ignore[assignment]
+
+
+def _read(path: str, sources: list[Source], reading: Reading) -> _RunView:
     named = [run_key(source.path, reading.rank_regex) for source in sources]
     stems = sorted({name.key.stem for name in filter(None, named)})
     runs = [
@@ -137,30 +184,28 @@ def _read(path: str, sources: list[Source], reading: Reading) -> tuple[_RunView,
     order = sorted(range(len(sources)), key=lambda index: sources[index].display)
     merged = _Merged()
     files: list[tuple[RankSummary, int]] = []
-    parsed = [True] * len(sources)
     stepped = False
-    for index, (digest, read) in zip(order, reading.each(_digest, (NAME, reading.read_summary), [sources[index] for index in order]), strict=True):
+    for index, digest in zip(order, reading.each(_digest, (NAME, reading.read_summary), [sources[index] for index in order]), strict=True):
         name = named[index]
         rank = name.rank if name else index  # a rank named by neither records nor file name is numbered by its place
         files.append((digest.summary, rank))
-        parsed[index] = read
         stepped |= digest.stepped
         merged.add(digest, rank)
     if not stepped:
         raise DiffInputError(f"{path}: no {NAME} record could be read")
-    key = RunKey(str(Path(path)), "")
+    # The run's stem: what the writer's file names state of the layout (wd, tp, pp, exp, numl) is a claim
+    key = RunKey(str(Path(path)), stems[0] if len(stems) == 1 else "")
     run = assemble(key, files, frozenset(s.display for s in sources), LayoutSources(), Run, minimum_ranks=1)
     assert run is not None
-    broken = [broken_note(source.display, []) for source, read in zip(sources, parsed, strict=True) if not read]
-    return _RunView(run, merged), broken
+    return _RunView(run, merged, key.stem)
 
 
-def _digest(reader: tuple[str, Callable[[Source, str], tuple[RankSummary, bool]]], source: Source) -> tuple[RankDigest, bool]:
-    """A rank file's digest, and whether it was read without a syntax error (run on the backend: ``reader`` is
-    the format's name and the differ's ``read_summary``)."""
+def _digest(reader: tuple[str, Callable[[Source, str], tuple[RankSummary, bool]]], source: Source) -> RankDigest:
+    """A rank file's digest (run on the backend: ``reader`` is the format's name and the differ's
+    ``read_summary``); its syntax errors are the side's check's to report."""
     format_name, read_summary = reader
-    summary, parsed = read_summary(source, format_name)
-    return _digested(summary), parsed
+    summary, _ = read_summary(source, format_name)
+    return _digested(summary)
 
 
 def _digested(summary: RankSummary) -> RankDigest:
@@ -192,7 +237,19 @@ def _digested(summary: RankSummary) -> RankDigest:
         layer_times=_plain(layer_times),
         layer_messages=dict(layer_messages),
         layer_passes=layer_passes,
+        states=frozenset(step.mg_state for step in summary.steps),
+        model_tensors=dict(Counter((step.op, shape) for step in steps if step.op in LAYER_OPS for c in step.collectives if (shape := _model_tensor(c)))),
+        expert_counts=dict(Counter(c.shape[0] for c in collectives if c.kind == "allgather" and c.group == "exp" and c.shape and len(c.shape) == 1)),
+        backward_layer_collectives=dict(Counter(step.layer_collectives for step in steps if step.op == "backward_step")),
     )
+
+
+def _model_tensor(collective: Collective) -> tuple[int, ...] | None:
+    """The shape of a TP all-reduce of a whole activation, ``[b, s, h]`` or ``[s, b, h]``: the embedding's in the
+    first stage's forward (``_ReduceFromModelParallelRegion``), the LM head's input gradient in the last stage's
+    backward; None for any other collective."""
+    shape = collective.shape
+    return shape if collective.kind == "allreduce" and collective.group == "tp" and shape is not None and len(shape) == 3 else None
 
 
 def _plain(counters: Mapping[K, Counter[T]]) -> dict[K, Counted[T]]:
@@ -249,6 +306,7 @@ class _Stage:
 
     def __init__(self) -> None:
         self.forward_layer_collectives: _FirstMet[int] = _FirstMet()
+        self.backward_layer_collectives: _FirstMet[int] = _FirstMet()
         self.gradient_elements: _FirstMet[int] = _FirstMet()
         self.vocab_shards: _FirstMet[int] = _FirstMet()
         self.ops_per_iteration: _FirstMet[OpsOfIteration] = _FirstMet()
@@ -265,6 +323,7 @@ class _Stage:
 
     def add(self, digest: RankDigest, rank: int) -> None:
         self.forward_layer_collectives.add(digest.forward_layer_collectives, rank)
+        self.backward_layer_collectives.add(digest.backward_layer_collectives, rank)
         self.gradient_elements.add(digest.gradient_elements, rank)
         self.vocab_shards.add(digest.vocab_shards, rank)
         self.ops_per_iteration.add(digest.ops_per_iteration, rank)
@@ -310,6 +369,9 @@ class _Merged:
         self.dtypes: dict[str, _FirstMet[str]] = defaultdict(_FirstMet)  # over the stages in order, each by rank
         self.slowest: dict[int, float] = {}  # per timed step: the slowest rank's wall time...
         self.walls_of_step: Counter[int] = Counter()  # ... and how many ranks have one
+        self.states: set[str | None] = set()
+        self.model_tensors: Counter[tuple[str, tuple[int, ...]]] = Counter()
+        self.expert_counts: Counter[int] = Counter()
 
     def add(self, digest: RankDigest, named_rank: int) -> None:
         summary = digest.summary
@@ -319,6 +381,9 @@ class _Merged:
         self.ranks.add(rank)
         self.activations.update(digest.activations)
         self.layer_tensors.update(digest.layer_tensors)
+        self.states |= digest.states
+        self.model_tensors.update(digest.model_tensors)
+        self.expert_counts.update(digest.expert_counts)
         self.ops_per_iteration.update(digest.ops_per_iteration)
         self.forwards |= bool(digest.forward_layer_collectives)
         self.forward_layer_collectives |= any(digest.forward_layer_collectives.keys() - {0})
@@ -350,25 +415,41 @@ class _Merged:
 class _RunView:
     """The run's stages, merged from the digests of their ranks, with the model's tensors."""
 
-    def __init__(self, run: Run, merged: _Merged) -> None:
+    def __init__(self, run: Run, merged: _Merged, stem: str) -> None:
         self.run = run
         self.merged = merged
+        self.stated = _name_settings(stem)
         self.stages = merged.place(run)
         self.activation = _majority(merged.activations)
         self.layer_tensor = _majority(merged.layer_tensors)
         tensor = self.activation or self.layer_tensor
         self.dtype = _short(tensor.dtype) if tensor else None
         self.hidden = tensor.shape[-1] if tensor and tensor.shape else None
+        self.seq, self.mbs = self._tokens()
+
+    def _tokens(self) -> tuple[int | None, int | None]:
+        """(seq, micro-batch size) from the pipeline's p2p tensor ``[s, b, h]``; a run without p2p (scaling mode,
+        no pipeline) from the embedding's ``[b, s, h]`` or the LM head's ``[s, b, h]`` TP all-reduce."""
+        if self.activation is not None and self.activation.shape:
+            seq, mbs, _ = self.activation.shape
+            return seq, mbs
+        tensor = _majority(self.merged.model_tensors)
+        if tensor is None:
+            return None, None
+        op, (first, second, _) = tensor
+        return (second, first) if op == "forward_step" else (first, second)
 
     @cached_property
     def tp(self) -> int | None:
-        return _infer_tp(self)
+        return _infer_tp(self) or self.run.layout.tp  # else as the writer's file names state it
 
     @property
     def world(self) -> int | None:
-        """The world size, when every rank of it has a file (a lone rank file does not tell it)."""
+        """The world size, when every rank of it has a file (a lone rank file does not tell it) or the writer's
+        file names state it."""
         layout = self.run.layout
-        return layout.world if len(self.run.ranks) == layout.world else None
+        stated = any(claim.dimension == "world" and claim.source == "the file names" for claim in layout.claims)
+        return layout.world if stated or len(self.run.ranks) == layout.world else None
 
     @property
     def dp(self) -> int | None:
@@ -379,6 +460,20 @@ class _RunView:
         """Every stage of the pipeline is present: model-wide numbers (layers, offsets) are known."""
         return list(self.stages) == list(range(self.run.layout.pp))
 
+    @cached_property
+    def mode(self) -> str | None:
+        """The writer's mode: the scaling mode (``profiler_log``) writes ``mg_state=None`` on every record, the
+        realistic one (``realistic_trace``) the schedule's phase (docs/formats/megatron-trace.md)."""
+        states = self.merged.states
+        if states == {None}:
+            return SCALING
+        return REALISTIC if states & REALISTIC_STATES else None
+
+    @cached_property
+    def vocab_shard(self) -> int | None:
+        """The first dimension of the word embedding's TP shard (the embedding gradient all-reduce)."""
+        return next((shard for stage in self.stages.values() if (shard := _majority(stage.vocab_shards.ordered())) is not None), None)
+
 
 def _short(dtype: str | None) -> str | None:
     return dtype.removeprefix("torch.") if dtype else None
@@ -387,18 +482,67 @@ def _short(dtype: str | None) -> str | None:
 # -- config ---------------------------------------------------------------------------------------
 
 
-def _config(view: _RunView, config: Items) -> None:
+def _config(view: _RunView, profile: Profile) -> None:
+    """The knobs and the other settings (world, dtype, vocab, micro-batches, steps)."""
     layout = view.run.layout
-    put(config, "layout", tp=view.tp, pp=layout.pp, dp=view.dp, world=view.world)
-    seq = mbs = None
-    if view.activation is not None and view.activation.shape:
-        seq, mbs, _ = view.activation.shape
-    layers = sum(stage.layers for stage in view.stages.values()) if view.complete else None
-    put(config, "model", hidden=view.hidden, seq=seq, micro_batch_size=mbs, dtype=view.dtype, layers=layers or None)
-    micro_batches = _majority_count(view.merged.ops_per_iteration, "forward_step")
-    steps = max((summary.iterations for summary in view.run.ranks.values()), default=0)
-    global_batch = micro_batches * mbs * view.dp if micro_batches and mbs and view.dp else None
-    put(config, "schedule", micro_batches=micro_batches or None, steps=steps or None, global_batch=global_batch)
+    merged = view.merged
+    micro_batches = _majority_count(merged.ops_per_iteration, "forward_step")
+    tp, dp, mbs = view.tp, view.dp, view.mbs or _int(view.stated.get("mbs"))
+    forward = _majority(Counter({count: n for stage in view.stages.values() for count, n in stage.forward_layer_collectives.counts.items()}))
+    backward = _majority(Counter({count: n for stage in view.stages.values() for count, n in stage.backward_layer_collectives.counts.items()}))
+    knobs = Knobs(
+        tp=tp,
+        pp=layout.pp,
+        dp=dp,
+        ep=layout.ep,  # as the file names state it (moe_mg's `exp{ep}`): the trace's groups do not tell it
+        # Megatron turns sequence parallelism off at tp 1 (arguments.py); with it, layers reduce-scatter instead
+        # of all-reducing (RowParallelLinear): layer all-reduces mean none.
+        sp=False if tp == 1 or forward else None,
+        vpp=1,  # the profiler records the non-interleaved 1F1B schedule only (schedules.py): one model chunk per stage
+        mbs=mbs,
+        seq=view.seq,
+        gbs=product(micro_batches or None, mbs, dp),
+        layers=_layers_of(view) or layout.layers,
+        hidden=view.hidden,
+        experts=_majority(merged.expert_counts) or _int(view.stated.get("experts")),
+        # Recomputation runs each layer's forward again inside the backward step: twice its layer all-reduces.
+        recompute={forward: False, 2 * forward: True}.get(backward) if forward and backward else None,
+        phase="train",
+    )
+    profile.knobs = knobs.values()
+    vocab = view.vocab_shard * tp if view.vocab_shard and tp else None
+    settings = {"world": view.world, "dtype": view.dtype, "vocab": vocab, "micro-batches": micro_batches or None, "steps": _steps(view)}
+    for key, known in [*knobs.values().items(), *settings.items()]:
+        if known is not None:
+            profile.config[key] = {"": known}
+
+
+def _steps(view: _RunView) -> int | None:
+    return max((summary.iterations for summary in view.run.ranks.values()), default=0) or None
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) else None
+
+
+def _name_settings(stem: str) -> dict[str, int]:
+    """What the writer's file names state beyond the layout (``name_layout``): the micro-batch size (``bs``) and
+    moe_mg's expert count (``expNum``)."""
+    return {KEYS_OF_NAME[match.group(1)]: int(match.group(2)) for match in _NAME_SETTINGS.finditer(stem)} if name_layout(stem) else {}
+
+
+_NAME_SETTINGS = re.compile(r"(?:^|_)(bs|expNum)([0-9]+)(?=_|$)")
+KEYS_OF_NAME = {"bs": "mbs", "expNum": "experts"}
+
+
+def _layers_of(view: _RunView) -> int | None:
+    """The model's layers, where every stage is present: two layer all-reduces each (tp > 1), or at tp 1, where
+    Megatron skips them, from each stage's gradient all-reduce (:func:`lint.layout.megatron_layers`)."""
+    if not view.complete:
+        return None
+    if view.tp != 1:
+        return sum(stage.layers for stage in view.stages.values()) or None
+    return megatron_layers(view.hidden, view.run.layout.pp, _stage_parameters(view), view.seq, 1) if view.hidden else None
 
 
 def _infer_tp(view: _RunView) -> int | None:
@@ -408,12 +552,15 @@ def _infer_tp(view: _RunView) -> int | None:
     merged = view.merged
     if merged.forwards and not merged.forward_layer_collectives and merged.forward_collectives:
         return 1
-    stages = [
-        StageParameters(stage, merged_stage.layers, _majority(merged_stage.gradient_elements.ordered()) or 0, _majority(merged_stage.vocab_shards.ordered()))
-        for stage, merged_stage in view.stages.items()
+    return megatron_tp(hidden, view.run.layout.pp, _stage_parameters(view), view.seq)
+
+
+def _stage_parameters(view: _RunView) -> list[StageParameters]:
+    """Each stage's layers, gradient elements and vocabulary shard, as most of its ranks show them."""
+    return [
+        StageParameters(stage, merged.layers, _majority(merged.gradient_elements.ordered()) or 0, _majority(merged.vocab_shards.ordered()))
+        for stage, merged in view.stages.items()
     ]
-    tokens = view.activation.shape[0] if view.activation and view.activation.shape else None
-    return megatron_tp(hidden, view.run.layout.pp, stages, tokens)
 
 
 def _elements(collective: Collective) -> int:
@@ -612,14 +759,14 @@ def _layer_collectives(iterations: list[Iteration]) -> tuple[Counter[tuple[str, 
     return calls, passes
 
 
-def _layers(view: _RunView) -> LayerProfileBuilder:
+def _layers(view: _RunView, *, folded: bool = False) -> LayerProfileBuilder:
+    """The per-layer profile, layers numbered across the model; ``folded``: numbered within each stage, every
+    stage's layers on one stage's (to compare with a side that covers one stage, as an AICB workload does)."""
     builder = LayerProfileBuilder()
-    layout = view.run.layout
-    builder.layout = {name: v for name, v in (("tp", view.tp), ("pp", layout.pp), ("dp", view.dp), ("world", view.world)) if v}
     offset = 0
     for stage, merged in view.stages.items():
         layers = merged.layers
-        first_layer = offset if view.complete else stage * layers
+        first_layer = 0 if folded else offset if view.complete else stage * layers
         offset += layers
         for (op, met, group, kind, size), calls in merged.layer_messages.items():
             local = layers - 1 - met if op == "backward_step" else met

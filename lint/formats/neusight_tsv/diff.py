@@ -1,7 +1,7 @@
 """``neusight-tsv`` tables as diff profiles (docs/formats/neusight-tsv.md).
 
-* config ``table``: rows, transformer layers (``…h_I_…`` names), hidden size H from the layernorm
-  gradient rows (2·H elements);
+* knobs layers (``…h_I_…`` names) and hidden (H from the layernorm gradient rows, 2·H elements); structure
+  ``rows``: how many (bookkeeping);
 * structure ``row NAME#K`` (names are unique in practice; K counts repeats) and its comm type per phase;
 * comm ``row NAME#K`` bytes per phase and ``GROUP KIND`` totals: ``ALLREDUCE`` is the TP activation
   all-reduce, ``ALLREDUCE_ASYNC`` the DP gradient all-reduce, ``SENDRECV`` pipeline p2p.  Sizes are
@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 
 from lint.formats.neusight_tsv.records import LayerRecord
 from lint.formats.neusight_tsv.summary import NeusightTable
+from lint.layout import Knobs
 from lint.profile.layers import LayerProfileBuilder
 from lint.profile.profile import Profile, Timing, put, typical_message
 from lint.profile.side import Reading, single_source
@@ -33,12 +34,16 @@ PLOTTED = 12
 
 def load(path: str, sources: list[Source], reading: Reading) -> Profile:
     source = single_source(path, sources, NAME)
-    found, broken = reading.records(source, NAME)
+    found = reading.records(source, NAME)
     table = NeusightTable.from_records(found)
     units = {"time": "ms", "comm": f"elements × {ELEMENT_BYTES} bytes (float32 assumed)"}
-    profile = Profile(format=NAME, path=path, files=1, units=units, broken=broken)
+    profile = Profile(format=NAME, path=path, files=1, units=units)
     layers = {int(match.group(1)) for row in table.rows if (match := _LAYER.search(row.name))}
-    put(profile.config, "table", rows=len(table.rows), layers=len(layers) or None, hidden=_hidden(table.rows))
+    profile.knobs = Knobs(layers=len(layers) or None, hidden=_hidden(table.rows)).values()
+    for key, known in profile.knobs.items():
+        if known is not None:
+            profile.config[key] = {"": known}
+    put(profile.structure, "rows", count=len(table.rows))
     totals: Counter[str] = Counter()
     calls: Counter[str] = Counter()
     messages: dict[str, Counter[int]] = defaultdict(Counter)  # size -> calls

@@ -1,9 +1,9 @@
 """``optprime-log`` files as diff profiles (docs/formats/optprime-log.md).
 
-* config ``layout`` (tp, pp, dp, world from the printed settings), ``batch`` (gas, gbs, mbs, data size,
-  batches per epoch), ``model`` (parameters, IR mode), ``run`` (ranks seen, ranks that completed, the
-  last step and the number of progress lines);
-* structure ``stage S``: the layer groups the stage times (``embed 0 1`` …) and ``stage2rank``;
+* knobs tp, pp, dp (printed, or implied: :func:`lint.layout.optprime_sizes`), mbs and gbs as printed; config:
+  world, micro-batches (gas), data size, batches per epoch, parameters, IR mode, model class;
+* structure ``run`` (ranks seen, ranks that completed, the last step and the number of progress lines:
+  bookkeeping), ``stage S``: the layer groups the stage times (``embed 0 1`` …) and ``stage2rank``;
 * timing, with the first step dropped as warm-up when there are two or more (the seed's step 1 is 5-10×
   slower): ``layer K forward`` (the group's total per step, samples over steps and the ranks timing it),
   ``stage S forward`` (the stage's timed total per step), ``ms/batch`` from the progress lines, which is
@@ -19,7 +19,7 @@ import math
 from collections import defaultdict
 
 from lint.formats.optprime_log.summary import OptprimeLog, StepTimes
-from lint.layout import optprime_sizes
+from lint.layout import Knobs, optprime_sizes
 from lint.profile.layers import LayerProfileBuilder
 from lint.profile.profile import Profile, Timing, put
 from lint.profile.side import Reading, single_source
@@ -30,25 +30,30 @@ NAME = "optprime-log"
 
 def load(path: str, sources: list[Source], reading: Reading) -> Profile:
     source = single_source(path, sources, NAME)
-    found, broken = reading.records(source, NAME)
+    found = reading.records(source, NAME)
     log = OptprimeLog.from_records(found)
     units = {"time": "ms (printed with 3 decimals)", "comm": "none recorded"}
-    profile = Profile(format=NAME, path=path, files=1, units=units, broken=broken)
+    profile = Profile(format=NAME, path=path, files=1, units=units)
     settings = log.config
-    put(profile.config, "layout", **optprime_sizes(settings).known())
-    put(
-        profile.config,
-        "batch",
-        gas=settings.get("gas"),
-        gbs=settings.get("gbs"),
-        mbs=settings.get("mbs"),
-        data_size=settings.get("data_size"),
-        nbatches=settings.get("nbatches"),
-    )
-    put(profile.config, "model", parameters=settings.get("parameters"), ir=settings.get("ir"), model_class=settings.get("model_class"))
+    sizes = optprime_sizes(settings)
+    mbs, gbs = (value if isinstance(value := settings.get(name), int) else None for name in ("mbs", "gbs"))
+    knobs = Knobs(tp=sizes.tp, pp=sizes.pp, dp=sizes.dp, mbs=mbs, gbs=gbs, phase="train")
+    profile.knobs = knobs.values()
+    others = {
+        "world": sizes.world,
+        "micro-batches": settings.get("gas"),
+        "data size": settings.get("data_size"),
+        "batches per epoch": settings.get("nbatches"),
+        "parameters": settings.get("parameters"),
+        "ir": settings.get("ir"),
+        "model class": settings.get("model_class"),
+    }
+    for key, known in [*knobs.values().items(), *others.items()]:
+        if known is not None:
+            profile.config[key] = {"": known}
     last_step = max((step.step for step in log.steps), default=None)
-    put(
-        profile.config,
+    put(  # what the log holds (bookkeeping), not how the run was configured
+        profile.structure,
         "run",
         ranks_seen=len(log.ranks_seen),
         ranks_completed=len(log.completed_ranks),
@@ -77,7 +82,6 @@ def load(path: str, sources: list[Source], reading: Reading) -> Profile:
     profile.timing = timing
     profile.plot_keys = [f"stage {stage} forward" for stage in sorted(stage_samples)]
     profile.common = _layers(steps, settings.get("gas")).build(NAME, path, 1, units)
-    put(profile.common.config, "layout", **{k: v for k, v in profile.config.get("layout", {}).items() if isinstance(v, int)})
     return profile
 
 

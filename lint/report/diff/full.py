@@ -13,11 +13,11 @@ from rich.text import Text
 from lint.diff.wording import UNJUDGED_LEGEND, mark, percent, signed, unit_of, value
 from lint.models.categories import CATEGORIES
 from lint.models.diff import Change, DiffReport
-from lint.report.diff.concise import broken_input, counts_line, side_line
+from lint.report.diff.concise import counts_line, knob_lines, problem_lines, shown, side_line
 from lint.report.diff.distribution import box_bar, scale
 from lint.report.text import printable
 
-_VERDICT_STYLES = {"identical": "green", "no significant change": "yellow", "significant change": "bold red"}
+_VERDICT_STYLES = {"identical": "green", "no significant change": "yellow", "significant change": "bold red", "inconclusive": "bold magenta"}
 
 
 # Rich sizes a terminal itself (and obeys COLUMNS); a file or a pipe gets room for the table's columns.
@@ -34,12 +34,15 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     head.append(summary.verdict, style=_VERDICT_STYLES[summary.verdict])
     head.append(f"\n{printable(summary.headline)}\n\n")
     head.append(f"a: {side_line(report.a)}\nb: {side_line(report.b)}\n", style="dim")
+    for line in knob_lines(report):
+        head.append(f"{printable(line)}\n")
     head.append(counts_line(report), style="dim")
-    for line in broken_input(report):
-        head.append(f"\nwarning: {line}", style="bold yellow")
+    for line in problem_lines(report):
+        head.append(f"\n{printable(line)}", style="bold yellow")
     console.print(Panel(head, title="tlint diff", title_align="left"))
+    listed = shown(report)
     for category in CATEGORIES:
-        changes = [c for c in report.changes if c.category == category]
+        changes = [c for c in listed if c.category == category]
         if changes:
             console.print(_table(category, changes, bars=console.width >= BARS_WIDTH))
 
