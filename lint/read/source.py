@@ -216,10 +216,11 @@ class Source:
                     started_size += len(block)
                     started = [] if started_size > MAX_LINE_BYTES else [*started, block]  # too long: only counted
                     continue
-                if started_size + block.index(b"\n") > MAX_LINE_BYTES:
+                first_end = block.index(b"\n")  # where the line the blocks so far end in ends
+                if started_size + first_end > MAX_LINE_BYTES:
                     number += 1
-                    self._too_long(number, started_size + block.index(b"\n"))
-                    whole = block[block.index(b"\n") + 1 : end]  # the lines after it, in this block
+                    self._too_long(number, started_size + first_end)
+                    whole = block[first_end + 1 : end]  # the lines after it, in this block
                 else:
                     whole = b"".join((*started, block[:end])) if started else block[:end]
                 started = [block[end:]]
@@ -250,6 +251,7 @@ class Source:
         where the data is damaged."""
         number = 0
         expanded = 0  # bytes decompressed so far
+        judged = EXPANSION_GRACE  # how many had been when the expansion was last judged (past the grace, each _BLOCK)
         try:
             while line := stream.readline(MAX_LINE_BYTES + 1):
                 number += 1
@@ -262,8 +264,9 @@ class Source:
                         self._within_expansion(expanded, raw, number - 1)
                     self._too_long(number, length - line.endswith(b"\n"))
                     continue
-                if expanded > EXPANSION_GRACE:
+                if expanded > judged:
                     self._within_expansion(expanded, raw, number - 1)
+                    judged = expanded + _BLOCK
                 yield number, self._text(number, line)
         except _damaged() as error:
             self.problems.append(self._damage(number + 1, error))
