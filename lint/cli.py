@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import io
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn, TextIO
@@ -30,7 +31,29 @@ DASK_HELP = "read the files as tasks on this running Dask cluster (e.g. tcp://ho
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_ERROR, f"tlint: error: {message}\n")
+        self.exit(EXIT_ERROR, f"tlint: error: {message}{_choice_suggestion(message)}\n")
+
+
+def _choice_suggestion(message: str) -> str:
+    """ "; did you mean …?" for a mistyped subcommand or choice in argparse's ``message``, as git and cargo
+    suggest; "" when nothing is close (or a later argparse suggested already)."""
+    from lint.rule import did_you_mean
+
+    choice = re.search(r"invalid choice: '(.*?)' \(choose from (.*)\)", message)
+    if choice is None or "maybe you meant" in message:
+        return ""
+    return did_you_mean(choice.group(1), [option.strip(" '\"") for option in choice.group(2).split(",")])
+
+
+def _unrecognized(parser: argparse.ArgumentParser, command: str | None, words: list[str]) -> NoReturn:
+    """The error for arguments no option takes, suggesting the closest flag of the subcommand they were given to."""
+    from lint.rule import did_you_mean
+
+    subcommands = next((action for action in parser._actions if isinstance(action, argparse._SubParsersAction)), None)
+    used: argparse.ArgumentParser = subcommands.choices.get(command, parser) if subcommands is not None and command else parser
+    flags = sorted(flag for action in used._actions for flag in action.option_strings)
+    hint = next((found for word in words if word.startswith("-") and (found := did_you_mean(word.split("=", 1)[0], flags))), "")
+    used.exit(EXIT_ERROR, f"tlint: error: unrecognized arguments: {' '.join(words)}{hint}\n")
 
 
 def _codes(text: str) -> list[str]:
@@ -65,6 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check_cmd.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to this file instead of standard output")
     check_cmd.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary, no progress)")
+    check_cmd.add_argument("-v", "--verbose", action="store_true", help="also list the files passed over: of no known format, links out of the tree")
+    check_cmd.add_argument(
+        "--color",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="colour findings by severity: auto (a terminal, unless NO_COLOR is set; FORCE_COLOR also elsewhere), always or never",
+    )
     check_cmd.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings fail (2 still means the check could not run)")
     check_cmd.add_argument("--config", type=Path, metavar="FILE", help="use this tlint.toml or pyproject.toml")
     check_cmd.add_argument(
@@ -87,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check_cmd.add_argument("--max-findings", type=int, default=None, metavar="N", help="findings shown per rule and file (0: all; default 1000)")
     check_cmd.add_argument("--statistics", action="store_true", help="print the number of findings per rule, most frequent first")
-    check_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
+    check_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes (default and most: one per core)")
     check_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
     check_cmd.add_argument(
         "--rank-regex",
@@ -123,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     diff_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="read both sides as this format")
     diff_cmd.add_argument("--rank-regex", metavar="REGEX", help="find the rank in a file name, as for check")
     diff_cmd.add_argument("-o", "--output-file", type=Path, metavar="FILE", help="write the report to this file instead of standard output")
-    diff_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes reading the files (default: one per core)")
+    diff_cmd.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes reading the files (default and most: one per core)")
     diff_cmd.add_argument("--dask-scheduler", metavar="ADDRESS", help=DASK_HELP)
     diff_cmd.add_argument("--no-cache", action="store_true", help="read every file again instead of reusing the cached check and profile of unchanged files")
     diff_cmd.add_argument(
@@ -145,6 +175,22 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
+    try:
+        code = _main(argv, out, err)
+        out.flush()  # here, not when the interpreter exits: a full disk or a closed pipe is this command's error
+        return code
+    except BrokenPipeError:  # `tlint check . | head`: the reader left; say nothing more, as other commands do
+        _silence(out)
+        return EXIT_ERROR
+    except OSError as error:  # no reader turned it into a finding or an input error: writing the report, mostly
+        _silence(out)
+        with contextlib.suppress(OSError):
+            where = f"{error.filename}: " if isinstance(error.filename, str) else ""
+            err.write(f"tlint: error: I/O error: {where}{error.strerror or error}\n")
+        return EXIT_ERROR
+
+
+def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
     if list(sys.argv[1:] if argv is None else argv) in (["--version"], ["-V"]):  # before the parser and what it imports
         out.write(f"tlint {__version__}\n")
         return EXIT_CLEAN
@@ -154,7 +200,9 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
 
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:
+            _unrecognized(parser, args.command, unknown)
     except SystemExit as exit_:
         return int(exit_.code or 0)
     if args.version:
@@ -177,9 +225,6 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     except (ConfigError, BackendError, InstallError) as error:
         err.write(f"tlint: error: {error}\n")
         return EXIT_ERROR
-    except BrokenPipeError:  # `tlint check . | head`: the reader left; say nothing more
-        _silence(out)
-        return EXIT_ERROR
     except KeyboardInterrupt:
         err.write("tlint: interrupted\n")
         return 130
@@ -195,7 +240,7 @@ def _silence(stream: TextIO) -> None:
 
 def _rule(key: str | None, every: bool, out: TextIO, err: TextIO) -> int:
     from lint.report.rules import render_rule
-    from lint.rule import lookup, registry
+    from lint.rule import lookup, registry, rule_suggestion
 
     if every == (key is not None):
         err.write("tlint: error: `tlint rule` takes a rule code or name, or --all\n")
@@ -208,7 +253,7 @@ def _rule(key: str | None, every: bool, out: TextIO, err: TextIO) -> int:
     rules = lookup(key)
     if len(rules) != 1:
         found = "matches " + ", ".join(r.code for r in rules) if rules else "is not a rule code or name"
-        err.write(f"tlint: error: '{key}' {found}; `tlint rules` lists them\n")
+        err.write(f"tlint: error: '{key}' {found}; `tlint rules` lists them{'' if rules else rule_suggestion(key)}\n")
         return EXIT_ERROR
     render_rule(rules[0].load(), out)
     return EXIT_CLEAN
@@ -244,7 +289,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     paths = args.paths or ["."]
     output_format = args.output_format or _default_output_format()
     config_path = args.config or find_config(paths)
-    if args.config is not None and not args.config.is_file():
+    if args.config is not None and not os.path.lexists(args.config):
         raise ConfigError(f"{args.config}: no such configuration file")
     settings = load_settings(config_path, Overrides(args.select, args.extend_select, args.ignore, args.consumer))
     max_findings = args.max_findings if args.max_findings is not None else settings.max_findings
@@ -275,8 +320,14 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         use_cache=not args.no_cache,
         walk=walk,
     )
-    if args.comm_group is not None and not args.comm_group.is_file():
-        raise ConfigError(f"--comm-group {args.comm_group}: no such file")
+    if args.comm_group is not None:  # a FIFO or a device is refused here, never waited for
+        from lint.models.errors import InputError
+        from lint.store.files import open_regular
+
+        try:
+            open_regular(args.comm_group, f"--comm-group {args.comm_group}").close()
+        except InputError as error:
+            raise ConfigError(str(error)) from None
     layout.comm_group = args.comm_group
     if max_findings is not None:
         options.max_findings = max_findings
@@ -285,8 +336,11 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _show_settings(settings, options, fail_on, paths, out)
         return EXIT_CLEAN
     if args.show_files:
+        from lint.report.text import NOT_FOLLOWED_NOTE
+
         walked = expand(paths, walk)
         out.writelines(f"{name}\n" for name in sorted(source.display for source in walked.sources))
+        err.writelines(f"{name}: {NOT_FOLLOWED_NOTE}\n" for name in walked.not_followed)
         err.writelines(f"tlint: error: {problem}\n" for problem in walked.errors)
         return EXIT_ERROR if walked.errors else EXIT_CLEAN
 
@@ -313,8 +367,19 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         report.compute_statistics()
 
     report.fail_on = fail_on
+    report.verbose = args.verbose
+    if output_format in HUMAN_FORMATS and args.output_file is None:  # the others are no text for a terminal
+        from lint.report.text import use_color
+
+        report.color = use_color(args.color, out)
     notes = io.StringIO() if args.quiet else err  # --quiet: the findings, and errors that stop the check
     _write_report(args.output_file, out, lambda written: check_reporter(output_format)(report, written, notes))
+    if not report.summary.checked and not report.summary.input_errors and not args.quiet:
+        # As ruff does ("No Python files found under the given path(s)"): a warning, and exit 0.
+        from lint.report.text import SEVERITY_STYLES, paint, plural, use_color
+
+        passed = f" ({plural(len(report.summary.skipped), 'file')} of no known format)" if report.summary.skipped else ""
+        err.write(f"{paint('warning:', SEVERITY_STYLES['warning'], use_color(args.color, err))} No trace, log or workload files found{passed}.\n")
     if report.summary.input_errors:
         if args.quiet:
             err.writelines(f"tlint: error: {error}\n" for error in report.summary.input_errors)
@@ -379,7 +444,8 @@ def _backend(args: argparse.Namespace) -> Backend:
 
     if args.jobs is not None and args.jobs < 1:
         raise ConfigError("--jobs must be 1 or more")
-    return Backend(jobs=args.jobs or default_jobs(), dask_scheduler=args.dask_scheduler)
+    cores = default_jobs()  # more processes than cores only cost memory and switching (and --jobs 100000 would fork them all)
+    return Backend(jobs=min(args.jobs or cores, cores), dask_scheduler=args.dask_scheduler)
 
 
 def _diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -39,7 +39,8 @@ class RuleOptions:
     """Options of a rule without options; subclasses (frozen dataclasses) add typed fields made by :func:`option`.
 
     Plain records: a check with no configured option never imports pydantic; one that configures options
-    validates them with pydantic (:func:`validated_options`), the boundary users see.
+    validates them with pydantic (:func:`validated_options`), the boundary users see, strictly: a value of
+    another type is an error (``tolerance_ms = "0.05"``), never converted (an integer is a float all the same).
     """
 
 
@@ -55,7 +56,7 @@ def validated_options(options: type[RuleOptions], values: Any) -> RuleOptions:
 
     hints = typing.get_type_hints(options)
     fields: dict[str, Any] = {spec.name: (hints[spec.name], Field(spec.default, **spec.metadata)) for spec in dataclasses.fields(options)}
-    model = create_model(options.__name__, __config__=ConfigDict(extra="forbid"), **fields)
+    model = create_model(options.__name__, __config__=ConfigDict(extra="forbid", strict=True), **fields)
     checked = TypeAdapter(model).validate_python(values)
     return options(**checked.model_dump())
 
@@ -70,6 +71,11 @@ class Violation:
     rank: int | None = None
     path: str | None = None  # run rules name the rank file they blame
     peer: int | None = None  # run rules: the other rank of a pair the finding is about (a send's receiver)
+    # The field the finding is about, of ``record`` (a sub-operation's: the ``index``-th, from 0); the engine
+    # asks the format's parser where it is on the line, which gives the finding's column.
+    field: str | None = None
+    record: Any = None
+    index: int | None = None
 
 
 def by_consumer(severities: dict[str, Severity]) -> Mapping[str, Severity]:
@@ -77,9 +83,13 @@ def by_consumer(severities: dict[str, Severity]) -> Mapping[str, Severity]:
     return MappingProxyType(severities)
 
 
-def at(record: Any, message: str, column: int | None = None) -> Violation:
-    """A violation located at ``record`` (anything with ``line``, ``column`` and maybe ``rank``)."""
-    return Violation(record.line, column or record.column, message, getattr(record, "rank", None))
+def at(record: Any, message: str, column: int | None = None, *, field: str | None = None, index: int | None = None) -> Violation:
+    """A violation located at ``record`` (anything with ``line``, ``column`` and maybe ``rank``), at the column of
+    its ``field`` (an attribute of the record, or of its ``index``-th sub-operation) where it can be found."""
+    violation = Violation(record.line, column or record.column, message, getattr(record, "rank", None))
+    if field is not None:
+        violation.field, violation.record, violation.index = field, record, index
+    return violation
 
 
 _SECTIONS = ("Why it matters", "Example")
@@ -353,6 +363,19 @@ def lookup(key: str) -> list[Listed]:
     if re.fullmatch(r"TL[0-9]{0,3}", key):
         return [r for r in rules if r.code.startswith(key)]
     return []
+
+
+def did_you_mean(wrong: str, known: Iterable[str]) -> str:
+    """ "; did you mean 'x'?" naming the closest of ``known`` to ``wrong`` (a mistyped rule, flag or choice), or ""."""
+    import difflib
+
+    close = difflib.get_close_matches(wrong, list(known), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def rule_suggestion(key: str) -> str:
+    """:func:`did_you_mean` among the rule codes, names and aliases."""
+    return did_you_mean(key, [word for listed in catalog().values() for word in (listed.code, listed.name, *listed.aliases)])
 
 
 def iter_rules() -> Iterator[type[Rule]]:

@@ -59,6 +59,7 @@ class OpOverlap(Rule):
                     record,
                     f"{record.op} starts at {start:.2f} ms, {early:.2f} ms before the previous op "
                     f"({previous.op}, line {previous.line}) ended at {previous.timestamp:.2f} ms",
+                    field="duration",  # its start is its timestamp less its duration
                 ),
             )
         return ()

@@ -53,6 +53,8 @@ class SubOpOutsideOp(Rule):
             at(
                 record,
                 f"{sub_operation_label(record.op, index, call.trace_src_func)} ends at {timestamp:.2f} ms, after its op's window [{start:.2f}, {end:.2f}] ms",
+                field="timestamp",
+                index=index - 1,
             )
             for index, (call, timestamp) in enumerate(zip(subs.calls, subs.timestamps, strict=True), 1)
             if timestamp > high

@@ -46,14 +46,19 @@ class InvalidTime(Rule):
         if not _valid(duration, timestamp):
             problem = _problem(record.op, duration, timestamp)
             if problem:
-                yield at(record, problem)
+                yield at(record, problem, field=_invalid_field(duration))
         subs = record.sub_operations
         for index, (call, duration, timestamp) in enumerate(zip(subs.calls, subs.durations, subs.timestamps, strict=True), 1):
             # One chained comparison rejects negative, nan and inf alike; explain only then.
             if not (0.0 <= duration < _INF and -_INF < timestamp < _INF):
                 problem = _problem(sub_operation_label(record.op, index, call.trace_src_func), duration, timestamp)
                 if problem:
-                    yield at(record, problem)
+                    yield at(record, problem, field=_invalid_field(duration), index=index - 1)
+
+
+def _invalid_field(duration: float | None) -> str:
+    """The field a finding points at: the duration when it is wrong, else the timestamp."""
+    return "timestamp" if duration is None or 0.0 <= duration < _INF else "duration"
 
 
 def _valid(duration: float | None, timestamp: float | None) -> bool:

@@ -28,5 +28,5 @@ class PlaceholderWithDuration(Rule):
 
     def check_op(self, record: OpRecord) -> tuple[Violation, ...]:
         if record.timestamp == 0 and record.duration:
-            return (at(record, f"timestamp=0 marks a placeholder, but the duration is {record.duration} ms (placeholders have duration=0)"),)
+            return (at(record, f"timestamp=0 marks a placeholder, but the duration is {record.duration} ms (placeholders have duration=0)", field="duration"),)
         return ()

@@ -44,7 +44,7 @@ class GroupKindMismatch(Rule):
         if expected is None or kind in expected:
             return ()
         wanted = " or ".join(repr(e) if e else "None" for e in sorted(expected, key=str))
-        return (at(record, f"{op} communicates in group {wanted}, but group_kind is {kind!r}"),)
+        return (at(record, f"{op} communicates in group {wanted}, but group_kind is {kind!r}", field="group_kind"),)
 
     check_op = _check
     check_ddp_grad_comm = _check

@@ -33,7 +33,7 @@ class ShapeWithoutDtype(Rule):
         if (record.input__shape is None) != (record.input__dtype is None):
             found.append(_half(record, record.op, record.input__dtype))
         for index, call in _halves(record.sub_operations):
-            found.append(_half(record, sub_operation_label(record.op, index, call.trace_src_func), call.input__dtype))
+            found.append(_half(record, sub_operation_label(record.op, index, call.trace_src_func), call.input__dtype, index - 1))
         return found
 
 
@@ -44,5 +44,8 @@ def _halves_of(calls: tuple[SubCall, ...]) -> list[tuple[int, SubCall]]:
 _halves = per_calls(_halves_of)
 
 
-def _half(record: OpRecord, what: str, dtype: str | None) -> Violation:
-    return at(record, f"{what} has a shape but no dtype" if dtype is None else f"{what} has a dtype ({dtype}) but no shape")
+def _half(record: OpRecord, what: str, dtype: str | None, index: int | None = None) -> Violation:
+    """The finding on the half that is missing (the ``index``-th sub-operation's, from 0)."""
+    if dtype is None:
+        return at(record, f"{what} has a shape but no dtype", field="input__dtype", index=index)
+    return at(record, f"{what} has a dtype ({dtype}) but no shape", field="input__shape", index=index)

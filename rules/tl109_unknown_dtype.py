@@ -37,9 +37,9 @@ class UnknownDtype(Rule):
         found: list[Violation] = []
         dtype = getattr(record, "input__dtype", None) or getattr(record, "grad_dtype", None)
         if dtype is not None and dtype not in KNOWN_DTYPES:
-            found.append(_unknown(record, dtype, record.op))
+            found.append(_unknown(record, dtype, record.op, "grad_dtype" if record.kind == "ddp_grad_comm" else "input__dtype"))
         for index, call in _unknowns(record.sub_operations):
-            found.append(_unknown(record, call.input__dtype or "", sub_operation_label(record.op, index, call.trace_src_func)))
+            found.append(_unknown(record, call.input__dtype or "", sub_operation_label(record.op, index, call.trace_src_func), "input__dtype", index - 1))
         return found
 
     check_op = _check
@@ -53,5 +53,5 @@ def _unknowns_of(calls: tuple[SubCall, ...]) -> list[tuple[int, SubCall]]:
 _unknowns = per_calls(_unknowns_of)
 
 
-def _unknown(record: OpRecord | DdpGradCommRecord, dtype: str, what: str) -> Violation:
-    return at(record, f"unknown dtype '{dtype}' on {what}: its message size cannot be computed")
+def _unknown(record: OpRecord | DdpGradCommRecord, dtype: str, what: str, field: str, index: int | None = None) -> Violation:
+    return at(record, f"unknown dtype '{dtype}' on {what}: its message size cannot be computed", field=field, index=index)

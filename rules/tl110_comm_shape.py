@@ -50,11 +50,17 @@ class CommShape(Rule):
         if shape is None and dtype is None:
             if record.variant == "SP" and record.op not in P2P_OPS:
                 return ()  # that writer records no tensor for the gradient reductions
-            return (at(record, f"{record.op} carries no tensor; it moves {layout}"),)
+            return (at(record, f"{record.op} carries no tensor; it moves {layout}", field="input__shape"),)
         if shape is None or dtype is None:
             return ()  # half a tensor is TL108's finding
         if len(shape) != dimensions:
-            return (at(record, f"{record.op} moves {format_shape(shape)}; its tensor is {layout} ({dimensions} dimension{'s' * (dimensions > 1)})"),)
+            return (
+                at(
+                    record,
+                    f"{record.op} moves {format_shape(shape)}; its tensor is {layout} ({dimensions} dimension{'s' * (dimensions > 1)})",
+                    field="input__shape",
+                ),
+            )
         if record.op in P2P_OPS:
             first = self.p2p
             if first is None:
@@ -65,6 +71,7 @@ class CommShape(Rule):
                         record,
                         f"{record.op} moves {format_shape(shape)} {dtype}, but {first.op} (line {first.line}) moves "
                         f"{format_shape(first.input__shape)} {first.input__dtype}: p2p activations of a rank are identical",
+                        field="input__shape",
                     ),
                 )
         return ()

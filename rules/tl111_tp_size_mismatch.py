@@ -1,7 +1,7 @@
 import math
 from collections.abc import Iterator
 
-from lint.formats.megatron_trace.records import P2P_OPS, OpRecord, layer_tensors
+from lint.formats.megatron_trace.records import P2P_OPS, OpRecord, layer_collectives, layer_tensors
 from lint.formats.megatron_trace.rulekit import format_shape
 from lint.rule import Rule, Severity, Violation, at
 
@@ -56,4 +56,6 @@ class TpSizeMismatch(Rule):
                     record,
                     f"TP all-reduce of {format_shape(shape)} ({elements:,} elements) in {record.op}; the p2p activation "
                     f"{format_shape(self.activation.input__shape)} (line {self.activation.line}) has {expected:,}",
+                    field="input__shape",
+                    index=next(i for i in layer_collectives(record) if record.sub_operations.calls[i].input__shape == shape),
                 )

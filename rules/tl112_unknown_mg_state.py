@@ -27,7 +27,7 @@ class UnknownMgState(Rule):
 
     def _check(self, record: OpRecord | DdpGradCommRecord) -> tuple[Violation, ...]:
         if record.mg_state is not None and record.mg_state not in MG_STATES:
-            return (at(record, f"unknown mg_state '{record.mg_state}' (known: {', '.join(sorted(MG_STATES))} or None)"),)
+            return (at(record, f"unknown mg_state '{record.mg_state}' (known: {', '.join(sorted(MG_STATES))} or None)", field="mg_state"),)
         return ()
 
     check_op = _check

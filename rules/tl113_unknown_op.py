@@ -32,5 +32,5 @@ class UnknownOp(Rule):
 
     def check_op(self, record: OpRecord) -> tuple[Violation, ...]:
         if record.op not in KNOWN_OPS:
-            return (at(record, f"unknown op '{record.op}'"),)
+            return (at(record, f"unknown op '{record.op}'", field="op"),)
         return ()

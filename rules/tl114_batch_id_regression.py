@@ -40,5 +40,7 @@ class BatchIdRegression(Rule):
         previous = self.last.get(record.op)
         self.last[record.op] = (record.batch_id, record.line)
         if previous is not None and record.batch_id < previous[0]:
-            return (at(record, f"{record.op} batch_id {record.batch_id} after batch_id {previous[0]} (line {previous[1]}) in the same iteration"),)
+            return (
+                at(record, f"{record.op} batch_id {record.batch_id} after batch_id {previous[0]} (line {previous[1]}) in the same iteration", field="batch_id"),
+            )
         return ()

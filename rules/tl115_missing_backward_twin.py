@@ -68,6 +68,7 @@ class MissingBackwardTwin(Rule):
                 record,
                 f"backward_step of micro-batch {record.batch_id} has {tensors[key]} TP layer all-reduces of "
                 f"{format_shape(key[0])} {key[1]}; its forward_step (line {forward.line}) has {forward_tensors[key]}",
+                field="sub_operations",
             )
             for key in sorted(forward_tensors.keys() | tensors.keys(), key=str)
             if forward_tensors[key] != tensors[key]
@@ -85,4 +86,8 @@ class MissingBackwardTwin(Rule):
                 # A backward step after an unreadable line may have been on it - or after it, in a file cut
                 # short while it was written (its last line then is the unreadable one): TL001 says so, once.
                 if tensors and forward.line > self.last_unreadable:
-                    yield at(forward, f"forward_step of micro-batch {forward.batch_id} has {sum(tensors.values())} TP layer all-reduces but no backward_step")
+                    yield at(
+                        forward,
+                        f"forward_step of micro-batch {forward.batch_id} has {sum(tensors.values())} TP layer all-reduces but no backward_step",
+                        field="batch_id",
+                    )

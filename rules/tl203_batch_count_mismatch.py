@@ -73,9 +73,7 @@ class BatchCountMismatch(OptprimeLayout):
             yield self._replicas_took_the_global_batch(nbatches, data_size, batch, dp)
             return
         ways = " or ".join(f"{formula} = {count}" for count, formula in counts)
-        yield Violation(
-            nbatches.line,
-            1,
+        yield nbatches.violation(
             f"{nbatches} but the data loader makes {' or '.join(str(count) for count, _ in counts)} batches of {data_size} with {batch} and DP {dp}: {ways}",
         )
 

@@ -29,5 +29,5 @@ class ConflictingSetting(OptprimeLayout):
     def check_config(self, record: ConfigRecord) -> Iterator[Violation]:
         first = self.settings.get(record.setting)
         if first is not None and first.value != record.value:
-            yield at(record, f"`{record.label}{record.value}` but {record.setting} is {first}")
+            yield at(record, f"`{record.label}{record.value}` but {record.setting} is {first}", field="value")
         yield from super().check_config(record)

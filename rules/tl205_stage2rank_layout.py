@@ -36,7 +36,7 @@ class Stage2rankLayout(OptprimeLayout):
             return
         if sorted(stage_map.stages) != list(range(count)):
             source = f"{pp} gives" if pp is not None else f"a pipeline of {count} stages has"
-            yield at(stage_map, f"stage2rank lists stages {spans(stage_map.stages)}; {source} stages {spans(range(count))}")
+            yield at(stage_map, f"stage2rank lists stages {spans(stage_map.stages)}; {source} stages {spans(range(count))}", field="stages")
         if dp is None or tp is None:
             return
         width = dp.value * tp.value
@@ -47,4 +47,5 @@ class Stage2rankLayout(OptprimeLayout):
                     stage_map,
                     f"stage {stage} has ranks {list(ranks)}; the (pp, dp, tp) mesh gives it ranks {list(expected)} "
                     f"(DP · TP = {dp.value} · {tp.value} ranks a stage: {dp}, {tp})",
+                    field="stages",
                 )

@@ -46,7 +46,7 @@ class TimingStageMismatch(OptprimeLayout):
                 problem = None if earlier.stage == stage else f"rank {rank}'s first header (line {earlier.line}) names stage {earlier.stage}"
             if problem is not None:
                 more = f" (and {count - 1} more headers)" if count > 1 else ""
-                yield at(header, f"[rank:{rank} stage:{stage}] but {problem}{more}")
+                yield at(header, f"[rank:{rank} stage:{stage}] but {problem}{more}", field="stage")
 
 
 def _against_map(rank: int, stage: int, stage_map: Stage2RankRecord) -> str | None:

@@ -44,7 +44,7 @@ class ModulePlacementMismatch(OptprimeLayout):
 
     def check_module_placement(self, record: ModulePlacementRecord) -> Iterator[Violation]:
         if record.module != record.moved_module:
-            yield at(record, f"rank {record.rank} names {record.module} but moves {record.moved_module}")
+            yield at(record, f"rank {record.rank} names {record.module} but moves {record.moved_module}", field="moved_module")
         self.placements.append(record)
 
     def finish(self) -> Iterator[Violation]:
@@ -54,7 +54,7 @@ class ModulePlacementMismatch(OptprimeLayout):
         for placement in self.placements:
             stages = [stage for stage, ranks in self.stage_map.stages.items() if placement.rank in ranks]
             if not stages:
-                yield at(placement, f"rank {placement.rank} places {placement.module}, but {where} puts it on no stage")
+                yield at(placement, f"rank {placement.rank} places {placement.module}, but {where} puts it on no stage", field="module")
             elif self.modules is not None:
                 yield from self._against_modules(placement, stages, self.modules, where)
 
@@ -65,10 +65,13 @@ class ModulePlacementMismatch(OptprimeLayout):
         for stage in stages:
             if stage not in modules:
                 yield at(
-                    placement, f"rank {placement.rank} places {placement.module}; {where} puts it on stage {stage}, for which the {listing} names no module"
+                    placement,
+                    f"rank {placement.rank} places {placement.module}; {where} puts it on stage {stage}, for which the {listing} names no module",
+                    field="module",
                 )
             elif modules[stage] != placement.module:
                 yield at(
                     placement,
                     f"rank {placement.rank} places {placement.module}, but {where} puts it on stage {stage}, whose module is {modules[stage]} ({listing})",
+                    field="module",
                 )

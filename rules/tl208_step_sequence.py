@@ -40,12 +40,12 @@ class StepSequence(StartsOverOnRestart):
             return ()  # the usual case, without a generator: this runs for every timing header
         if record.step > last + 1:
             order = f"after step {last} (line {previous.line})" if previous is not None else "is its first"
-            return (at(record, f"rank {record.rank}: step {record.step} {order}: {_missing(last + 1, record.step - 1)}"),)
+            return (at(record, f"rank {record.rank}: step {record.step} {order}: {_missing(last + 1, record.step - 1)}", field="step"),)
         if previous is None:
-            return (at(record, f"rank {record.rank}: step {record.step} is its first; steps count from 1"),)
+            return (at(record, f"rank {record.rank}: step {record.step} is its first; steps count from 1", field="step"),)
         if record.step == last:
-            return (at(record, f"rank {record.rank}: step {record.step} again (line {previous.line})"),)
-        return (at(record, f"rank {record.rank}: step {record.step} after step {last} (line {previous.line})"),)
+            return (at(record, f"rank {record.rank}: step {record.step} again (line {previous.line})", field="step"),)
+        return (at(record, f"rank {record.rank}: step {record.step} after step {last} (line {previous.line})", field="step"),)
 
 
 def _missing(first: int, last: int) -> str:

@@ -49,7 +49,11 @@ class StepCountMismatch(Rule):
         for rank in odd:
             header = self.last[rank]
             others = _breakdown({other: count for other, count in steps.items() if other != rank})
-            yield at(header, f"rank {rank} reports {header.step} steps (its last header: line {header.line}); the other ranks that completed report {others}")
+            yield at(
+                header,
+                f"rank {rank} reports {header.step} steps (its last header: line {header.line}); the other ranks that completed report {others}",
+                field="step",
+            )
 
 
 def _breakdown(steps: dict[int, int]) -> str:

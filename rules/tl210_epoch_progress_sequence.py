@@ -50,9 +50,9 @@ class EpochProgressSequence(StartsOverOnRestart, OptprimeLayout):
         nbatches = self.setting("nbatches")
         if nbatches is not None and record.batches != nbatches.value and record.batches not in self.reported_totals:
             self.reported_totals.add(record.batches)
-            yield at(record, f"epoch {record.epoch} counts {record.batches} batches, but {nbatches}")
+            yield at(record, f"epoch {record.epoch} counts {record.batches} batches, but {nbatches}", field="batches")
         if record.batch > record.batches:
-            yield at(record, f"epoch {record.epoch}: batch {record.batch} of {record.batches}")
+            yield at(record, f"epoch {record.epoch}: batch {record.batch} of {record.batches}", field="batch")
         yield from self._counters(record)
         self.previous = record
 
@@ -69,7 +69,7 @@ class EpochProgressSequence(StartsOverOnRestart, OptprimeLayout):
         if self.first is None:
             self.first = record
             if record.epoch != 1:
-                yield at(record, f"the first progress line counts epoch {record.epoch}; epochs count from 1")
+                yield at(record, f"the first progress line counts epoch {record.epoch}; epochs count from 1", field="epoch")
             self.streams.append(record)
             return
         for index, latest in enumerate(self.streams):
@@ -102,7 +102,7 @@ class EpochProgressSequence(StartsOverOnRestart, OptprimeLayout):
         latest, self.streams[index] = self.streams[index], record
         expected = self._expected(latest, record.epoch)
         if expected is None:
-            yield at(record, f"epoch {record.epoch} after epoch {latest.epoch} (line {latest.line})")
+            yield at(record, f"epoch {record.epoch} after epoch {latest.epoch} (line {latest.line})", field="epoch")
             return
         first = self.first
         cadence = "one per batch" if first.batch == 1 else f"every {first.batch} batches (the first, line {first.line}, counts batch {first.batch})"
@@ -111,4 +111,5 @@ class EpochProgressSequence(StartsOverOnRestart, OptprimeLayout):
             record,
             f"epoch {record.epoch}: batch {record.batch} after epoch {latest.epoch}, batch {latest.batch} "
             f"(line {latest.line}); expected batch {expected}: progress lines come {cadence}{printers}",
+            field="batch",
         )

@@ -42,5 +42,6 @@ class LayerAverageMismatch(Rule):
                 record,
                 f"layer[{record.layer}] ({group_owner(record)}): total {record.total_ms:.3f} ms / {record.ops} ops = "
                 f"{average:.4f} ms, but avg/op={record.avg_ms:.3f}ms (off by {off:.4f} ms; the 3-decimal rounding allows {TOLERANCE_MS})",
+                field="avg_ms",
             ),
         )

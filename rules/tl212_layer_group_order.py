@@ -42,11 +42,12 @@ class LayerGroupOrder(Rule):
             return ()  # the usual case, without a generator: this runs for every layer record
         previous, before = last
         if position == before:
-            return (at(record, f"layer[{record.layer}] ({group_owner(record)}) again (line {previous.line})"),)
+            return (at(record, f"layer[{record.layer}] ({group_owner(record)}) again (line {previous.line})", field="layer"),)
         return (
             at(
                 record,
                 f"layer[{record.layer}] ({group_owner(record)}) after layer[{previous.layer}] (line {previous.line}): "
                 "groups are printed embed, layers ascending, lm_head",
+                field="layer",
             ),
         )

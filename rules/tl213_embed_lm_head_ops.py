@@ -31,4 +31,4 @@ class EmbedLmHeadOps(OptprimeLayout):
         gas = self.settings.get("gas")
         if gas is None or record.ops == gas.value:
             return ()
-        return (at(record, f"layer[{record.layer}] ({group_owner(record)}) counts {record.ops} ops; it runs once per micro-batch: {gas}"),)
+        return (at(record, f"layer[{record.layer}] ({group_owner(record)}) counts {record.ops} ops; it runs once per micro-batch: {gas}", field="ops"),)

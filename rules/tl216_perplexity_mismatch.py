@@ -48,4 +48,5 @@ class PerplexityMismatch(Rule):
                 record,
                 f"epoch {record.epoch}, batch {record.batch}: ppl {record.ppl:.2f} is not exp(loss): the printed loss "
                 f"{record.loss:.2f} ± {ROUNDING} gives {low:.2f} to {high:.2f}",
+                field="ppl",
             )

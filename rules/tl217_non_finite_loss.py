@@ -26,4 +26,4 @@ class NonFiniteLoss(Rule):
 
     def check_epoch_progress(self, record: EpochProgressRecord) -> Iterator[Violation]:
         if not record.finite:
-            yield at(record, f"epoch {record.epoch}, batch {record.batch}: loss {record.loss}, ppl {record.ppl}: the training diverged")
+            yield at(record, f"epoch {record.epoch}, batch {record.batch}: loss {record.loss}, ppl {record.ppl}: the training diverged", field="loss")

@@ -41,9 +41,7 @@ class PartialRankLog(RankOutput):
         if not silent:
             return
         shown = f"the output of {rank_list(self.last_output)}" if self.last_output else "no rank's output"
-        yield Violation(
-            world.line,
-            1,
+        yield world.violation(
             f"the log shows {shown}; the run has {world.value} ranks by {world}: {rank_list(silent)} printed "
             "nothing here (torchrun's --local-ranks-filter, one node's log of a multi-node job, or one rank's file of --redirects)",
         )

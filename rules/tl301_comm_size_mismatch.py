@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from lint.formats.neusight_tsv.records import LayerRecord
-from lint.formats.neusight_tsv.rulekit import NeusightRowMessages
+from lint.formats.neusight_tsv.rulekit import NeusightRowMessages, Said
 from lint.rule import Severity
 
 _COMMS = ("forward", "backward", "weight_grad")  # each has a <comm>_comm_type and a <comm>_comm_size column
@@ -38,10 +38,10 @@ class CommSizeMismatch(NeusightRowMessages):
     severity = Severity.ERROR
     formats = ("neusight-tsv",)
 
-    def messages(self, row: LayerRecord) -> Iterator[str]:
+    def messages(self, row: LayerRecord) -> Iterator[Said]:
         for comm in _COMMS:
             comm_type, size = getattr(row, f"{comm}_comm_type"), getattr(row, f"{comm}_comm_size")
             if comm_type is None and size:
-                yield f"{row.name} has {comm}_comm_type None with {comm}_comm_size {size}; a None comm moves 0 elements"
+                yield f"{comm}_comm_size", f"{row.name} has {comm}_comm_type None with {comm}_comm_size {size}; a None comm moves 0 elements"
             elif comm_type is not None and not size:
-                yield f"{row.name} has {comm}_comm_type {comm_type} with {comm}_comm_size 0; a collective moves at least one element"
+                yield f"{comm}_comm_size", f"{row.name} has {comm}_comm_type {comm_type} with {comm}_comm_size 0; a collective moves at least one element"

@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from lint.formats.neusight_tsv.records import LayerRecord
-from lint.formats.neusight_tsv.rulekit import NeusightRowMessages
+from lint.formats.neusight_tsv.rulekit import NeusightRowMessages, Said
 from lint.rule import Severity
 
 _COMPUTE_TIMES = ("forward_compute_time", "backward_compute_time", "weight_grad_compute_time")
@@ -35,9 +35,10 @@ class GradRowWithCompute(NeusightRowMessages):
     severity = Severity.ERROR
     formats = ("neusight-tsv",)
 
-    def messages(self, row: LayerRecord) -> Iterator[str]:
+    def messages(self, row: LayerRecord) -> Iterator[Said]:
         if row.grad_of is None:
             return
-        times = [f"{column} {getattr(row, column)}" for column in _COMPUTE_TIMES if getattr(row, column)]
-        if times:
-            yield f"{row.name} has {' and '.join(times)}; a gradient row only all-reduces, so its compute times are 0"
+        columns = [column for column in _COMPUTE_TIMES if getattr(row, column)]
+        if columns:
+            times = " and ".join(f"{column} {getattr(row, column)}" for column in columns)
+            yield columns[0], f"{row.name} has {times}; a gradient row only all-reduces, so its compute times are 0"

@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from lint.formats.neusight_tsv.records import LayerRecord
-from lint.formats.neusight_tsv.rulekit import NeusightRowMessages
+from lint.formats.neusight_tsv.rulekit import NeusightRowMessages, Said
 from lint.rule import Severity
 
 
@@ -35,15 +35,16 @@ class GradRowComm(NeusightRowMessages):
     severity = Severity.ERROR
     formats = ("neusight-tsv",)
 
-    def messages(self, row: LayerRecord) -> Iterator[str]:
+    def messages(self, row: LayerRecord) -> Iterator[Said]:
         if row.grad_of is None:
             return
         if row.backward_comm_type is None:
-            yield f"{row.name} has no backward comm; a gradient row all-reduces the gradient of {row.grad_of} with ALLREDUCE_ASYNC"
+            yield "backward_comm_type", f"{row.name} has no backward comm; a gradient row all-reduces the gradient of {row.grad_of} with ALLREDUCE_ASYNC"
         elif row.backward_comm_type != "ALLREDUCE_ASYNC":
-            yield f"{row.name} has backward comm {row.backward_comm_type}; a gradient row all-reduces with ALLREDUCE_ASYNC"
+            yield "backward_comm_type", f"{row.name} has backward comm {row.backward_comm_type}; a gradient row all-reduces with ALLREDUCE_ASYNC"
         if row.forward_comm_type is not None:
             yield (
+                "forward_comm_type",
                 f"{row.name} has a forward {row.forward_comm_type} comm of {row.forward_comm_size} elements; "
-                "a gradient row's only comm is its backward ALLREDUCE_ASYNC"
+                "a gradient row's only comm is its backward ALLREDUCE_ASYNC",
             )

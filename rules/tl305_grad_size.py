@@ -111,7 +111,9 @@ class GradSize(Rule):
             expected = grad.check(row.backward_comm_size, hidden)
             if expected:
                 more = f" (and {grad.rows - 1} more row{'s' if grad.rows > 2 else ''} alike)" if grad.rows > 1 else ""
-                yield at(row, f"{row.name} has {row.backward_comm_size} elements; {expected} (H = {hidden} from {source.name}){more}")
+                yield at(
+                    row, f"{row.name} has {row.backward_comm_size} elements; {expected} (H = {hidden} from {source.name}){more}", field="backward_comm_size"
+                )
 
 
 @dataclass(slots=True)

@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from lint.formats.neusight_tsv.records import LayerRecord
-from lint.formats.neusight_tsv.rulekit import NeusightRowMessages
+from lint.formats.neusight_tsv.rulekit import NeusightRowMessages, Said
 from lint.rule import Severity
 
 
@@ -34,9 +34,10 @@ class WeightGradComm(NeusightRowMessages):
     severity = Severity.WARNING
     formats = ("neusight-tsv",)
 
-    def messages(self, row: LayerRecord) -> Iterator[str]:
+    def messages(self, row: LayerRecord) -> Iterator[Said]:
         if row.weight_grad_comm_type is not None:
             yield (
+                "weight_grad_comm_type",
                 f"{row.name} has a weight-grad {row.weight_grad_comm_type} comm of {row.weight_grad_comm_size} elements; "
-                "this writer all-reduces gradients on _grad rows and leaves the weight-grad comm None"
+                "this writer all-reduces gradients on _grad rows and leaves the weight-grad comm None",
             )

@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from lint.formats.neusight_tsv.records import LayerRecord
-from lint.formats.neusight_tsv.rulekit import NeusightRowMessages
+from lint.formats.neusight_tsv.rulekit import NeusightRowMessages, Said
 from lint.rule import Severity
 
 
@@ -30,6 +30,6 @@ class NonzeroProcessTime(NeusightRowMessages):
     severity = Severity.WARNING
     formats = ("neusight-tsv",)
 
-    def messages(self, row: LayerRecord) -> Iterator[str]:
+    def messages(self, row: LayerRecord) -> Iterator[Said]:
         if row.process_time:
-            yield f"{row.name} has process_time {row.process_time}; this writer always writes 0"
+            yield "process_time", f"{row.name} has process_time {row.process_time}; this writer always writes 0"

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lint.cli import main
+from tests.shared_corpus import SHARED
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "oracle" / "simai"
+ORACLE = SHARED / "oracle" / "simai"
 CLASSES = ("abort", "wrong", "warn", "fine")
 SEVERITIES = ("error", "warning", "info", "none")
 # What issue 23 asks of tlint on each class of SimAI's outcomes.

@@ -26,8 +26,9 @@ SPEC = RunSpec(tp=2, pp=2, dp=2, micro_batches=2, layers=4, hidden=64, seq=16, v
 
 
 @pytest.fixture
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "cache"
+def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # Beside the checked tree, not in it: a walk of tmp_path would read the cache's own entries as inputs.
+    directory = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("TLINT_CACHE_DIR", str(directory))
     return directory
 

@@ -37,7 +37,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lines[2] = lines[2].replace("stage_id=3", "stage_id=x")  # TL001, an error
     lines[3] = lines[3].replace("loss_func(", "loss_fnuc(")  # TL113, a warning
     (directory / "trace_rank7.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (directory / "notes.md").write_text("# not a trace\n", encoding="utf-8")
+    (directory / "notes.txt").write_text("# not a trace\n", encoding="utf-8")
     return directory
 
 
@@ -45,7 +45,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def findings(checked: Path) -> list[dict[str, Any]]:
     code, out, _ = run("check", str(checked), "--output-format", "json")
     document = read_json_report(out)
-    assert code == 1 and document["summary"]["skipped"] == [str(checked / "notes.md")]
+    assert code == 1 and document["summary"]["skipped"] == [str(checked / "notes.txt")]
     found: list[dict[str, Any]] = document["findings"]
     assert {"error", "warning"} == {f["severity"] for f in found}
     assert any(f["line"] is None and f["path"] == str(checked / "trace_rank*") for f in found)
@@ -59,7 +59,7 @@ def test_sarif_is_valid_sarif_2_1_0_with_every_rule_and_every_finding(checked: P
     monkeypatch.chdir(checked.parent)
     code, out, err = run("check", "traces", "--output-format", "sarif")
     log = read_sarif(out)
-    assert code == 1 and "Checked 2 files (1 skipped: format not recognised)" in err
+    assert code == 1 and "Checked 2 files (1 of no known format skipped; --verbose lists them)" in err
 
     (sarif_run,) = log["runs"]
     driver = sarif_run["tool"]["driver"]
@@ -158,9 +158,9 @@ def test_junit_has_a_test_case_per_file_and_one_failure_per_failing_file(checked
         ("megatron-trace", str(checked / "trace_rank6.txt")),
         ("megatron-trace", str(checked / "trace_rank7.txt")),
         ("run", str(checked / "trace_rank*")),
-        ("unrecognised", str(checked / "notes.md")),
+        ("unrecognised", str(checked / "notes.txt")),
     }
-    assert cases["unrecognised", str(checked / "notes.md")].find("skipped") is not None
+    assert cases["unrecognised", str(checked / "notes.txt")].find("skipped") is not None
 
     errors = [f for f in findings if f["severity"] == "error"]
     failing_files = {f["path"] for f in errors}

@@ -20,12 +20,13 @@ import pytest
 from lint import __version__
 from lint.rule import registry
 from tests.readers import read_junit
+from tests.shared_corpus import CORPUS
 from tests.synth.megatron_run import RunSpec, write_run
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED_TRACE = ROOT / "tests" / "fixtures" / "seeds" / "000_14848477538be528.txt"
 EXAMPLE_WORKLOAD = ROOT / "examples" / "simai-workload.txt"
-REAL_MEGATRON = ROOT.parent / "shared" / "corpus" / "real" / "megatron-trace"
+REAL_MEGATRON = CORPUS / "real" / "megatron-trace"
 
 
 def tlint(*argv: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -75,14 +76,14 @@ def test_gitignore_of_a_parent_and_a_negation_in_a_deeper_one_apply(repo: Path) 
     (repo / "traces" / ".gitignore").write_text("!scratch.tmp.txt\n", encoding="utf-8")
     result = tlint("check", "traces", cwd=repo)
     assert result.returncode == 1
-    assert result.stdout == "traces/scratch.tmp.txt:3:30: TL001 expected a non-negative integer, found 'x'\n"
+    assert result.stdout == "traces/scratch.tmp.txt:3:30: TL001 [error] expected a non-negative integer, found 'x'\n"
 
 
 def test_a_directory_named_on_the_command_line_is_checked_even_where_gitignore_excludes_it(repo: Path) -> None:
     # Trace folders are often git-ignored: naming one must check it, not pass with "Checked 0 files".
     result = tlint("check", "ignored", cwd=repo)
     assert result.returncode == 1
-    assert result.stdout == "ignored/bad_rank7.txt:3:30: TL001 expected a non-negative integer, found 'x'\n"
+    assert result.stdout == "ignored/bad_rank7.txt:3:30: TL001 [error] expected a non-negative integer, found 'x'\n"
     assert tlint("check", "--show-files", "ignored", "--exclude", "ignored/", cwd=repo).stdout.splitlines() == ["ignored/bad_rank7.txt"]
 
 
@@ -112,7 +113,7 @@ def test_exclude_patterns_from_the_configuration(tmp_path: Path) -> None:
     broken(tmp_path / "runs" / "old" / "trace_rank7.txt")
     result = tlint("check", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (0, "")
-    assert tlint("check", "--show-files", cwd=tmp_path).stdout.splitlines() == ["runs/trace_rank7.txt", "tlint.toml"]
+    assert tlint("check", "--show-files", cwd=tmp_path).stdout.splitlines() == ["runs/trace_rank7.txt"]  # configuration is no trace
 
 
 def test_a_gitignore_line_that_is_no_pattern_matches_nothing_as_in_git(repo: Path) -> None:
@@ -134,7 +135,7 @@ def test_exit_zero_reports_findings_but_exits_0(tmp_path: Path) -> None:
     broken(tmp_path / "trace_rank7.txt")
     result = tlint("check", "--exit-zero", cwd=tmp_path)
     assert result.returncode == 0
-    assert result.stdout == "trace_rank7.txt:3:30: TL001 expected a non-negative integer, found 'x'\n"
+    assert result.stdout == "trace_rank7.txt:3:30: TL001 [error] expected a non-negative integer, found 'x'\n"
     missing = tlint("check", "--exit-zero", "missing.txt", cwd=tmp_path)
     assert missing.returncode == 2  # the check could not run: not a finding to wave through
 
@@ -143,7 +144,7 @@ def test_quiet_prints_the_findings_and_nothing_else(tmp_path: Path) -> None:
     broken(tmp_path / "trace_rank7.txt")
     result = tlint("check", "-q", cwd=tmp_path)
     assert (result.returncode, result.stderr) == (1, "")
-    assert result.stdout == "trace_rank7.txt:3:30: TL001 expected a non-negative integer, found 'x'\n"
+    assert result.stdout == "trace_rank7.txt:3:30: TL001 [error] expected a non-negative integer, found 'x'\n"
     assert tlint("check", "--quiet", "missing.txt", cwd=tmp_path).stderr == "tlint: error: missing.txt: no such file or directory\n"
 
 
@@ -241,12 +242,12 @@ def test_stated_sizes_are_checked_against_a_real_run() -> None:
 # -- diff ------------------------------------------------------------------------------------------
 
 
-def _terminal_output(argv: list[str], cwd: Path, columns: int) -> str:
+def _terminal_output(argv: list[str], cwd: Path, columns: int, no_color: bool = True) -> str:
     """What ``argv`` prints on a terminal ``columns`` wide (a pseudo-terminal)."""
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
-    environment = {key: value for key, value in os.environ.items() if key not in {"COLUMNS", "LINES", "GITHUB_ACTIONS"}}
-    environment |= {"PYTHONPATH": str(ROOT), "TERM": "xterm", "NO_COLOR": "1"}
+    environment = {key: value for key, value in os.environ.items() if key not in {"COLUMNS", "LINES", "GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR"}}
+    environment |= {"PYTHONPATH": str(ROOT), "TERM": "xterm"} | ({"NO_COLOR": "1"} if no_color else {})
     process = subprocess.Popen([sys.executable, "-m", "lint", *argv], cwd=cwd, env=environment, stdout=follower, stderr=follower, stdin=follower)
     os.close(follower)
     chunks = []
@@ -274,3 +275,118 @@ def test_diff_full_fits_a_narrow_terminal(tmp_path: Path) -> None:
     assert "tlint diff" in output and "significant change" in output
     widest = max(len(re.sub(r"\x1b\[[0-9;]*m", "", line).rstrip("\r")) for line in output.splitlines())
     assert widest <= 60, output
+
+
+# -- the everyday command line ---------------------------------------------------------------------
+
+
+def test_the_concise_format_shows_each_findings_severity(tmp_path: Path) -> None:
+    broken(tmp_path / "trace_rank7.txt")
+    (tmp_path / "workload.txt").write_text(EXAMPLE_WORKLOAD.read_text(encoding="utf-8"), encoding="utf-8")
+    lines = tlint("check", "--no-cache", cwd=tmp_path).stdout.splitlines()
+    assert "trace_rank7.txt:3:30: TL001 [error] expected a non-negative integer, found 'x'" in lines
+    assert any(re.fullmatch(r"workload\.txt:\d+:\d+: TL4\d\d \[info\] .+", line) for line in lines), lines
+
+
+SEVERITY_COLOURS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "info": "\x1b[1;36m"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "coloured"),
+    [
+        ([], {}, False),  # a pipe
+        (["--color", "always"], {}, True),
+        (["--color", "always"], {"NO_COLOR": "1"}, True),  # the flag is the user's last word
+        (["--color", "never"], {"FORCE_COLOR": "1"}, False),
+        ([], {"FORCE_COLOR": "1"}, True),
+        ([], {"NO_COLOR": "1", "FORCE_COLOR": "1"}, False),
+    ],
+)
+def test_color_by_severity_as_asked(tmp_path: Path, argv: list[str], env: dict[str, str], coloured: bool) -> None:
+    broken(tmp_path / "trace_rank7.txt")
+    (tmp_path / "workload.txt").write_text(EXAMPLE_WORKLOAD.read_text(encoding="utf-8"), encoding="utf-8")
+    environment = {key: value for key, value in os.environ.items() if key not in ("NO_COLOR", "FORCE_COLOR")}
+    result = subprocess.run(
+        [sys.executable, "-m", "lint", "check", "--no-cache", *argv],
+        cwd=tmp_path,
+        env={**environment, "PYTHONPATH": str(ROOT), **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1 and ("\x1b[" in result.stdout) == coloured
+    if coloured:
+        assert f"{SEVERITY_COLOURS['error']}TL001 [error]\x1b[0m" in result.stdout
+        assert f"{SEVERITY_COLOURS['info']}TL409 [info]\x1b[0m" in result.stdout
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
+        assert "trace_rank7.txt:3:30: TL001 [error] expected a non-negative integer, found 'x'" in plain
+
+
+@pytest.mark.parametrize(("no_color", "coloured"), [(False, True), (True, False)])
+def test_a_terminal_gets_colour_unless_no_color_is_set(tmp_path: Path, no_color: bool, coloured: bool) -> None:
+    broken(tmp_path / "trace_rank7.txt")
+    output = _terminal_output(["check", "--no-cache"], tmp_path, 200, no_color=no_color)
+    assert "TL001" in output and (SEVERITY_COLOURS["error"] in output) == coloured
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["chek", "."], "invalid choice: 'chek' (choose from 'check', 'diff', 'rules', 'rule', 'cache'); did you mean 'check'?"),
+        (["check", "--exitzero", "."], "unrecognized arguments: --exitzero; did you mean '--exit-zero'?"),
+        (["check", "--output-format", "jsno", "."], "did you mean 'json'?"),
+        (["diff", "a", "b", "--treshold", "3"], "unrecognized arguments: --treshold 3; did you mean '--threshold'?"),
+        (["check", "--select", "TL1033", "."], "unknown rule code or name 'TL1033'; `tlint rules` lists them; did you mean 'TL103'?"),
+        (["check", "--ignore", "op-overlp", "."], "did you mean 'op-overlap'?"),
+        (["rule", "op-overlp"], "'op-overlp' is not a rule code or name; `tlint rules` lists them; did you mean 'op-overlap'?"),
+    ],
+)
+def test_a_mistyped_flag_subcommand_or_rule_gets_a_did_you_mean(tmp_path: Path, argv: list[str], hint: str) -> None:
+    result = tlint(*argv, cwd=tmp_path)
+    assert result.returncode == 2 and hint in result.stderr and result.stderr.startswith("tlint: error: ")
+
+
+def test_a_mistyped_flag_with_nothing_close_gets_no_guess(tmp_path: Path) -> None:
+    result = tlint("check", "--frobnicate", ".", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr == "tlint: error: unrecognized arguments: --frobnicate\n"
+
+
+def test_a_check_that_finds_no_file_warns_and_exits_0_as_ruff_does(tmp_path: Path) -> None:
+    empty = tlint("check", cwd=tmp_path)
+    assert (empty.returncode, empty.stdout) == (0, "")
+    assert empty.stderr == "Checked 0 files: no findings.\nwarning: No trace, log or workload files found.\n"
+    (tmp_path / "notes.txt").write_text("nothing to see\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text("# docs\n", encoding="utf-8")
+    passed = tlint("check", cwd=tmp_path)
+    assert passed.returncode == 0 and passed.stderr.endswith("warning: No trace, log or workload files found (1 file of no known format).\n")
+    assert tlint("check", "-q", cwd=tmp_path).stderr == ""
+
+
+def test_documentation_that_quotes_records_is_never_read_as_a_trace() -> None:
+    # docs/formats/optprime-log.md quotes log lines: read as a log, it gave five errors.
+    result = tlint("check", "docs", "--no-cache", cwd=ROOT)
+    assert (result.returncode, result.stdout) == (0, "")
+    assert "warning: No trace, log or workload files found." in result.stderr
+
+
+@pytest.mark.parametrize("output_format", ["concise", "full", "json", "github", "sarif"])
+def test_a_semantic_finding_points_at_the_field_it_is_about(tmp_path: Path, output_format: str) -> None:
+    lines = SEED_TRACE.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].replace("duration=7.5", "duration=-7.5")  # TL105 on line 2: the duration is negative
+    (tmp_path / "trace_rank7.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    column = lines[1].index("duration=-7.5") + len("duration=") + 1
+    result = tlint("check", "trace_rank7.txt", "--no-cache", "--select", "TL105", "--output-format", output_format, cwd=tmp_path)
+    assert result.returncode == 1
+    shown = {
+        "concise": lambda out: re.search(r"trace_rank7\.txt:2:(\d+): TL105", out),
+        "json": lambda out: re.search(r'"column": (\d+)', out),
+        "github": lambda out: re.search(r",col=(\d+),title=TL105", out),
+        "sarif": lambda out: re.search(r'"startColumn": (\d+)', out),
+        "full": lambda out: re.search(r"\n  2:(\d+)  TL105", out),
+    }[output_format](result.stdout)
+    assert shown is not None and int(shown.group(1)) == column, result.stdout
+    if output_format == "full":  # the caret stands under the value
+        rows = result.stdout.splitlines()
+        source = next(index for index, row in enumerate(rows) if row.lstrip().startswith("2 | "))
+        assert rows[source][rows[source + 1].index("^") :].startswith("-7.5,")

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from lint.cli import main
 from tests.fuzz.budget import fuzz_settings
+from tests.shared_corpus import SHARED
 from tests.synth.megatron_run import RunSpec, write_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +35,6 @@ MEGATRON = SEEDS / "000_14848477538be528.txt"
 OPTPRIME = SEEDS / "002_cbcb88115115ad29.txt"
 NEUSIGHT = SEEDS / "003_891053d3e8445d09.txt"
 SIMAI = SEEDS / "004_e7a75019e7d30864.txt"
-SHARED = ROOT.parent / "shared"
 REAL_FORMATS = ("megatron-trace", "optprime-log", "optprime-cpu", "simai-workload", "neusight-tsv")
 ESC = "\x1b"
 
@@ -62,7 +62,7 @@ def test_a_torn_first_line_of_a_megatron_trace_is_a_finding_at_that_line(tmp_pat
     path = tmp_path / "trace_rank7.txt"
     path.write_text("rank:7 \n" + MEGATRON.read_text(encoding="utf-8"), encoding="utf-8")
     code, out, _ = run(str(path))
-    assert code == 1 and out == f"{path}:1:7: TL001 expected ':', found a space\n"
+    assert code == 1 and out == f"{path}:1:7: TL001 [error] expected ':', found a space\n"
 
 
 def test_a_renamed_neusight_header_column_is_a_finding_at_the_header(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_an_empty_file_named_on_the_command_line_is_a_finding(tmp_path: Path) ->
     path.write_bytes(b"")
     code, out, err = run(str(path))
     assert code == 1
-    assert out == f"{path}:1:1: TL005 not a known trace format: the file is empty (use --trace-format to force one)\n"
+    assert out == f"{path}:1:1: TL005 [error] not a known trace format: the file is empty (use --trace-format to force one)\n"
     assert "Checked 1 file: 1 error." in err
 
 
@@ -130,8 +130,10 @@ def test_unknown_files_met_while_walking_a_directory_are_skipped_and_listed(tmp_
     (tmp_path / "notes.md").write_text("# notes\n", encoding="utf-8")
     (tmp_path / "trace_rank7.txt").write_bytes(MEGATRON.read_bytes())
     code, _, err = run(str(tmp_path))
-    assert code == 0 and "Checked 1 file (2 skipped: format not recognised): no findings." in err
-    assert f"{tmp_path / 'empty.txt'}: skipped" in err and f"{tmp_path / 'notes.md'}: skipped" in err
+    # Quiet about them, as ruff is; a Markdown file is not even looked at: by its name it is no trace.
+    assert code == 0 and err == "Checked 1 file (1 of no known format skipped; --verbose lists them): no findings.\n"
+    code, _, err = run(str(tmp_path), "--verbose")
+    assert code == 0 and f"{tmp_path / 'empty.txt'}: skipped" in err and "notes.md" not in err
 
 
 def test_a_walked_rank_file_emptied_or_zeroed_is_reported_not_skipped(tmp_path: Path) -> None:
@@ -174,19 +176,16 @@ def test_notes_and_the_projects_own_sources_are_not_traces(tmp_path: Path, sourc
     path = tmp_path / "notes.md" if source == "notes.md" else ROOT / source
     if source == "notes.md":
         path.write_text(NOTE, encoding="utf-8")
-    code, found, summary = findings(str(path.parent))
-    assert str(path) in summary["skipped"] and not [f for f in found if f["path"] == str(path)]
-    code, found, summary = findings(str(path))
-    if path.suffix in (".md", ".py"):  # named, but by its name documentation or source code: skipped as well
-        assert code == 0 and summary["skipped"] == [str(path)] and not found
-    else:
-        assert code == 1 and located(found) == {(1, "TL005")}
+    code, found, summary = findings(str(path.parent))  # walked: passed over, by its name
+    assert str(path) not in summary["skipped"] and not [f for f in found if f["path"] == str(path)]
+    code, found, summary = findings(str(path))  # named: skipped, by its name documentation or source code
+    assert code == 0 and summary["skipped"] == [str(path)] and not found
 
 
 def test_a_shell_glob_over_a_runs_folder_skips_its_documents_and_still_reports_a_stray_file(tmp_path: Path) -> None:
     """`tlint check folder/*` names the folder's README and PROVENANCE.md, its driver script and its patch:
-    none can be a trace, so they are skipped; a note of another kind still is a TL005, and a trace named like a
-    document is read as the trace it is."""
+    by their names none is a trace, so they are skipped (a document may quote a few records); a note of
+    another kind still is a TL005, and a trace named like a document is read only when a format is forced."""
     (tmp_path / "PROVENANCE.md").write_text("# provenance\n\n| file | repo |\n|---|---|\n", encoding="utf-8")
     (tmp_path / "run.sh").write_text("#!/bin/bash\ntorchrun --nproc_per_node=2 train.py\n", encoding="utf-8")
     (tmp_path / "cpu.patch").write_text("--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n", encoding="utf-8")
@@ -194,9 +193,11 @@ def test_a_shell_glob_over_a_runs_folder_skips_its_documents_and_still_reports_a
     (tmp_path / "trace_rank7.md").write_bytes(MEGATRON.read_bytes())
     named = sorted(str(path) for path in tmp_path.iterdir())
     code, found, summary = findings(*named)
-    assert sorted(summary["skipped"]) == [str(tmp_path / name) for name in ("PROVENANCE.md", "cpu.patch", "run.sh")]
+    assert sorted(summary["skipped"]) == [str(tmp_path / name) for name in ("PROVENANCE.md", "cpu.patch", "run.sh", "trace_rank7.md")]
     assert code == 1 and {(f["path"], f["code"]) for f in found if f["code"] == "TL005"} == {(str(tmp_path / "notes.txt"), "TL005")}
-    assert summary["checked"] == 2  # the note (its TL005) and the trace, whatever its name
+    assert summary["checked"] == 1  # the note (its TL005)
+    code, found, summary = findings(str(tmp_path / "trace_rank7.md"), "--trace-format", "megatron-trace")
+    assert (code, found, summary["checked"]) == (0, [], 1)
 
 
 # -- damaged archives -------------------------------------------------------------------------------

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from lint.cli import main
+from tests.shared_corpus import CORPUS
 
-REAL = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "real" / "megatron-trace"
+REAL = CORPUS / "real" / "megatron-trace"
 RUNS = sorted(path for path in REAL.iterdir() if path.is_dir()) if REAL.is_dir() else []
 MOE_RUN = next((run for run in RUNS if run.name.startswith("moe_mg__")), None)
 

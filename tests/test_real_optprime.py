@@ -19,8 +19,9 @@ import pytest
 from lint import formats
 from lint.cli import main
 from lint.models.common import SyntaxProblem
+from tests.shared_corpus import CORPUS
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
+REAL = CORPUS / "real"
 LOG_DIR = REAL / "optprime-log"
 CPU_DIR = REAL / "optprime-cpu"
 needs_corpus = pytest.mark.skipif(

@@ -1,14 +1,15 @@
 """Declarative pass/fail cases per rule (``tests/rules/<CODE>.toml``) and meta-tests of the rule set.
 
 A case builds its input from ``text``, from ``bytes`` (Python escapes, for invalid encodings), from a
-fixture ``base`` with ``edits``, from ``chakra`` traces (file name -> trace spec, tests/synth/chakra_trace.py;
-several make a run), or - for run rules - from a generated run ``synth`` (a RunSpec), whose
+fixture ``base`` with ``edits`` (and a ``long_line``: a line replaced by ``length`` times "x"), from ``chakra``
+traces (file name -> trace spec, tests/synth/chakra_trace.py; several make a run), or - for run rules - from a
+generated run ``synth`` (a RunSpec), whose
 rank files take ``edits`` and ``delete`` (by ``rank``), ``remove`` (ranks) and ``duplicate`` (a rank
 copied under another name); ``config`` is a tlint.toml and ``args`` extra command-line arguments;
 ``consumer`` judges the files for that consumer (``--consumer``; see lint/models/consumers.py), and ``severities``
 lists the severities of the findings, in the order of ``messages`` (required of every failing case that names a
 consumer: the verdict is the consumer's).
-``expect`` lists every finding that *all* rules produce: ``[line, "CODE"]`` for one-file cases and
+``expect`` lists every finding that *all* rules produce: ``[line, "CODE"]`` (or ``[line, column, "CODE"]``) for one-file cases and
 ``[file name or "run", line or 0, "CODE"]`` for runs; ``messages`` lists the messages of those findings,
 in order of line (required of every failing case), with ``<tmp>`` for the case's directory.  A failing case fires only its own rule and goes
 silent when that rule is ignored; a passing case has no finding at all.  Each rule's docstring example
@@ -103,6 +104,8 @@ def materialize(case: dict[str, Any], directory: Path) -> list[Path]:
         lines = (FIXTURES / case["base"]).read_text(encoding="utf-8").split("\n")
         for edit in case.get("edits", []):
             _edit(lines, edit)
+        if "long_line" in case:  # too long to write out: line ``line`` becomes ``length`` times "x"
+            lines[case["long_line"]["line"] - 1] = "x" * case["long_line"]["length"]
         target.write_text("\n".join(lines), encoding="utf-8")
     else:
         target.write_text(case["text"], encoding="utf-8")
@@ -114,10 +117,13 @@ def findings(paths: list[Path], case: dict[str, Any], *extra: str) -> set[tuple[
 
 
 def located(found: list[dict[str, Any]], case: dict[str, Any]) -> set[tuple[Any, ...]]:
-    """Where the findings are, as a case's ``expect`` says it."""
+    """Where the findings are, as a case's ``expect`` says it: ``[line, "CODE"]``, or ``[line, column, "CODE"]``
+    where the case pins the column of the field the finding is about."""
     if "synth" in case or len(case.get("chakra", ())) > 1:
         named = {f["path"]: Path(f["path"]).name for f in found}
         return {("run" if "*" in named[f["path"]] else named[f["path"]], f["line"] or 0, f["code"]) for f in found}
+    if any(len(entry) == 3 for entry in case["expect"]):
+        return {(f["line"], f["column"], f["code"]) for f in found}
     return {(f["line"], f["code"]) for f in found}
 
 

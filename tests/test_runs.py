@@ -279,10 +279,10 @@ def _explain(fault: Fault, findings: list[dict[str, Any]]) -> str:
     return f"fault {fault} not found among " + "; ".join(f"{f['code']} rank {f['rank']} line {f['line']}: {f['message']}" for f in findings[:8])
 
 
-@pytest.mark.parametrize(("log", "problem"), [("missing.log", "No such file or directory"), ("run", "Is a directory")])
+@pytest.mark.parametrize(("log", "problem"), [("missing.log", "cannot read: No such file or directory"), ("run", "a directory, not a file")])
 def test_a_configured_log_that_cannot_be_read_is_a_configuration_error(clean_run: Run, tmp_path: Path, log: str, problem: str) -> None:
     write_run(SPEC, tmp_path / "run", run=clean_run)
     (tmp_path / "tlint.toml").write_text(f'[runs."*"]\nlog = "{log}"\n', encoding="utf-8")
     err = io.StringIO()
     assert main(["check", str(tmp_path / "run")], stdout=io.StringIO(), stderr=err) == 2
-    assert err.getvalue() == f'tlint: error: [tool.tlint.runs."*"] log: {tmp_path / log}: cannot read: {problem}\n'
+    assert err.getvalue() == f'tlint: error: [tool.tlint.runs."*"] log: {tmp_path / log}: {problem}\n'

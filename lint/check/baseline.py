@@ -18,7 +18,8 @@ from pydantic import BaseModel, ValidationError
 
 from lint.models.errors import ConfigError
 from lint.models.report import Finding
-from lint.read.source import read_lines
+from lint.read.source import InputError, read_lines
+from lint.store.files import open_regular
 
 
 class BaselineEntry(BaseModel):
@@ -66,8 +67,12 @@ def write(path: Path, findings: list[Finding]) -> int:
 
 def load(path: Path) -> Baseline:
     try:
+        with open_regular(path, str(path)) as stream:
+            text = stream.read()
         # pydantic parses the JSON itself: its parser stops at a nesting limit where json's would exhaust the stack.
-        return Baseline.model_validate_json(path.read_bytes())
+        return Baseline.model_validate_json(text)
+    except InputError as error:
+        raise ConfigError(f"the baseline {error}") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read the baseline: {error.strerror or error}") from None
     except ValidationError as error:

@@ -8,8 +8,9 @@ A file's content hash is remembered by its path and stat, so an unchanged file i
 run's findings are cached too, keyed by its files' entries, names and ranks and the run's layout; and
 the differ's profile of a side, keyed by its files' digests and names (``load_blob``).
 
-Entries are what tlint wrote itself, so they are read back without validation: compact JSON arrays
-rebuilt into models directly; a foreign or damaged file is a miss.  A file's rank summary (the bulk of
+Entries are compact JSON arrays rebuilt into records directly; each line of an entry carries a checksum
+of its text and key, and its values are checked for their types on the way: a damaged, edited or foreign
+entry is a miss (the file is checked again), never a crash of a reporter or a finding lost.  A file's rank summary (the bulk of
 an entry) is a second JSON line, read only when its run's findings are not cached themselves.  Every
 write goes to a temporary file first and is renamed into place, so concurrent tlint processes see an
 old entry or a new one, never half of one.
@@ -27,11 +28,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, BinaryIO, Protocol, TypeVar
 
 from lint.models.report import FileResult, Finding, Severity
-from lint.read.source import Source
+from lint.read.source import InputError, Source
 from lint.store.disk import CONTENTS, ENTRIES, code_fingerprint, in_root, touch, write
+from lint.store.files import open_regular
 
 S = TypeVar("S")
 
@@ -49,11 +51,12 @@ class StoredSummary:
 
     path: str
     offset: int
+    entry: str  # the entry's key, which its checksum covers
 
     def read(self) -> bytes:
-        with open(self.path, "rb") as stream:
+        with _open_entry(self.path) as stream:
             stream.seek(self.offset)
-            return stream.read()
+            return _unsealed(self.entry, stream.read())
 
 
 Outcome = tuple[FileResult, list[Finding], Counter[str], StoredSummary | None]  # the last: see summary()
@@ -92,7 +95,7 @@ def _remembered(path: Path) -> tuple[Stamp | None, str, dict[str, Any]]:
         return None, memo, {}
     stamp = [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
     try:
-        with open(memo, "rb") as stream:
+        with _open_entry(memo) as stream:
             remembered = json.loads(stream.read())
         if isinstance(remembered, dict) and remembered.get("stamp") == stamp:
             return stamp, memo, remembered
@@ -121,10 +124,10 @@ def _content_digest(path: Path, remembered_only: bool = False, detected: tuple[s
         return None
     digest = hashlib.sha256()
     try:
-        with open(path, "rb") as stream:
+        with open_regular(path, str(path)) as stream:
             for block in iter(lambda: stream.read(1 << 20), b""):
                 digest.update(block)
-    except OSError:
+    except (OSError, InputError):
         return None
     write(memo, json.dumps({**remembered, **learned, "stamp": stamp, "digest": digest.hexdigest()}).encode())
     return digest.hexdigest()
@@ -149,18 +152,22 @@ def load(entry: str, display: str) -> Outcome | None:
     """The outcome stored under ``entry``, its paths made ``display``; None on a miss or a damaged entry."""
     path = _entry_path(entry)
     try:
-        with open(path, "rb") as stream:
-            outcome = stream.readline()
+        with _open_entry(path) as stream:
+            outcome = _unsealed(entry, stream.readline().removesuffix(b"\n"))
             summary_offset = stream.tell()
-            no_summary = stream.read(5) == b"null"
+            no_summary = stream.read(_SEAL + 5)[_SEAL:] == b"null"
         (parsed, format_name, consumer, reason), findings, not_shown = json.loads(outcome)
+        if not (
+            isinstance(parsed, bool) and all(text is None or isinstance(text, str) for text in (format_name, consumer, reason)) and isinstance(not_shown, dict)
+        ):
+            raise TypeError("not a file's outcome")
         result = FileResult(display, format_name, parsed, consumer, reason)
         found = [_finding(packed, display) for packed in findings]
-        counts = Counter(dict(not_shown))
+        counts = Counter({code: _integer(count) for code, count in not_shown.items()})
     except _DAMAGED:
         return None
     touch(path)
-    return result, found, counts, None if no_summary else StoredSummary(path, summary_offset)
+    return result, found, counts, None if no_summary else StoredSummary(path, summary_offset, entry)
 
 
 def summary(display: str, stored: StoredSummary, unpacked: Callable[[str, list[Any]], S]) -> S | None:
@@ -176,12 +183,39 @@ def store(entry: str, display: str, result: FileResult, findings: list[Finding],
     """Write the entry; a cache that cannot be written is skipped, never an error."""
     outcome = [[result.parsed, result.format, result.consumer, result.consumer_reason], [_packed(finding, display) for finding in findings], dict(not_shown)]
     # Two lines: compact JSON never holds a raw newline.
-    write(_entry_path(entry), _json(outcome) + b"\n" + _json(None if summary is None else summary.packed()))
+    write(_entry_path(entry), _sealed(entry, _json(outcome)) + b"\n" + _sealed(entry, _json(None if summary is None else summary.packed())))
+
+
+# Each line of an entry starts with a checksum of its text and its key: a line damaged on disk, edited by hand,
+# or copied from another entry does not match it, and is a miss.  (Not a signature: whoever may write the cache
+# may write a matching checksum, as they may replace tlint itself.)
+_SEAL = 33  # 32 hexadecimal digits and a space
+
+
+def _sealed(entry: str, payload: bytes) -> bytes:
+    return _checksum(entry, payload) + b" " + payload
+
+
+def _unsealed(entry: str, line: bytes) -> bytes:
+    """The payload of a sealed ``line`` of ``entry``; ValueError when its checksum does not match."""
+    seal, payload = line[: _SEAL - 1], line[_SEAL:]
+    if line[_SEAL - 1 : _SEAL] != b" " or seal != _checksum(entry, payload):
+        raise ValueError("a cache entry whose checksum does not match")
+    return payload
+
+
+def _checksum(entry: str, payload: bytes) -> bytes:
+    return hashlib.sha256(entry.encode() + b"\0" + payload).hexdigest()[: _SEAL - 1].encode()
+
+
+def _open_entry(path: str) -> BinaryIO:
+    """An entry opened for reading: OSError for a missing one, InputError (a miss too) for one that is no file."""
+    return open_regular(path, path)
 
 
 # What reading an entry that another program (or a failing disk) damaged may raise; json recurses, so
 # thousands of `[` exhaust the stack.
-_DAMAGED = (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
+_DAMAGED = (OSError, InputError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
 
 
 def _json(value: Any) -> bytes:
@@ -196,7 +230,11 @@ def _packed(finding: Finding, display: str | None) -> list[Any]:
 
 
 def _finding(packed: list[Any], display: str | None) -> Finding:
+    """A finding from its stored values, checked for their types (TypeError, ValueError): the reporters trust them."""
     code, name, severity, where, line, column, rank, message = packed
+    if not (all(isinstance(text, str) for text in (code, name, message)) and (where is None or isinstance(where, str))):
+        raise TypeError("not a finding")
+    line, column, rank = (None if value is None else _integer(value) for value in (line, column, rank))
     return Finding(
         code=code,
         name=name,
@@ -208,6 +246,12 @@ def _finding(packed: list[Any], display: str | None) -> Finding:
         message=message,
         fingerprint=None,
     )
+
+
+def _integer(value: Any) -> int:
+    if type(value) is not int:  # not a bool, not a float: what tlint wrote
+        raise TypeError("not an integer")
+    return value
 
 
 def run_key(parts: list[str]) -> str:
@@ -222,8 +266,8 @@ def load_findings(entry: str) -> list[Finding] | None:
     """The run findings stored under ``entry``; None on a miss or a damaged entry."""
     path = _entry_path(entry)
     try:
-        with open(path, "rb") as stream:
-            found = [_finding(packed, None) for packed in json.loads(stream.read())]
+        with _open_entry(path) as stream:
+            found = [_finding(packed, None) for packed in json.loads(_unsealed(entry, stream.read()))]
     except _DAMAGED:
         return None
     touch(path)
@@ -231,17 +275,17 @@ def load_findings(entry: str) -> list[Finding] | None:
 
 
 def store_findings(entry: str, findings: list[Finding]) -> None:
-    write(_entry_path(entry), _json([_packed(finding, None) for finding in findings]))
+    write(_entry_path(entry), _sealed(entry, _json([_packed(finding, None) for finding in findings])))
 
 
 def load_blob(entry: str) -> bytes | None:
-    """What :func:`store_blob` stored under ``entry`` (a key from :func:`run_key`), or None; the caller
-    validates it (a damaged entry is a miss)."""
+    """What :func:`store_blob` stored under ``entry`` (a key from :func:`run_key`), or None when it is missing or
+    its checksum does not match; the caller validates what it holds (a damaged entry is a miss)."""
     path = _entry_path(entry)
     try:
-        with open(path, "rb") as stream:
-            data = stream.read()
-    except OSError:
+        with _open_entry(path) as stream:
+            data = _unsealed(entry, stream.read())
+    except (OSError, InputError, ValueError):
         return None
     touch(path)
     return data
@@ -249,4 +293,4 @@ def load_blob(entry: str) -> bytes | None:
 
 def store_blob(entry: str, data: bytes) -> None:
     """Keep ``data`` (what tlint derived from files, as the differ's profile of a side) under ``entry``."""
-    write(_entry_path(entry), data)
+    write(_entry_path(entry), _sealed(entry, data))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import os
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from lint import formats
 from lint.models.consumers import Judged
 from lint.models.errors import ConfigError
 from lint.models.report import Severity
-from lint.rule import Listed, Rule, RuleOptions, Scope, catalog, lookup, options_json, rule_class
+from lint.rule import Listed, Rule, RuleOptions, Scope, catalog, lookup, options_json, rule_class, rule_suggestion
 
 CONFIG_FILES = ("tlint.toml", "pyproject.toml")
 
@@ -173,32 +174,53 @@ def find_config(paths: Iterable[str]) -> Path | None:
     starts = [Path(os.path.realpath(p)) for p in paths] or [Path.cwd()]
     seen: set[Path] = set()
     for start in starts:
-        directory = start if start.is_dir() else start.parent
+        # os.path, not Path: a folder without permission on the way is no configuration, not a PermissionError
+        # (the walk reports what it cannot read).
+        directory = start if os.path.isdir(start) else start.parent
         for folder in (directory, *directory.parents):
             if folder in seen:
                 break
             seen.add(folder)
             for name in CONFIG_FILES:
                 candidate = folder / name
-                if candidate.is_file() and (name == "tlint.toml" or _has_tool_table(candidate)):
+                if os.path.isfile(candidate) and (name == "tlint.toml" or _has_tool_table(candidate)):
                     return candidate
     return None
 
 
 def _has_tool_table(pyproject: Path) -> bool:
-    try:
-        return _tool_table(_parse_toml(pyproject)) is not None
-    except ConfigError:
-        return False
+    """Whether ``pyproject`` has a [tool.tlint] table; ConfigError when it is no TOML (as ruff, tlint does not
+    pass over a configuration it cannot read: its settings would silently be lost)."""
+    return _tool_table(_parse_toml(pyproject)[1]) is not None
 
 
-def _parse_toml(path: Path) -> dict[str, Any]:
+def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
+    """The text of ``path`` and what it holds; ConfigError naming the file, line and column where it is no TOML."""
+    from lint.models.errors import InputError
+    from lint.store.files import open_regular  # here: reading a configuration needs none of it otherwise
+
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        with open_regular(path, str(path)) as stream:
+            raw = stream.read()
+        text = raw.decode("utf-8")
+        return text, tomllib.loads(text)
+    except InputError as error:
+        raise ConfigError(str(error)) from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: not valid TOML: invalid UTF-8 byte 0x{raw[error.start]:02x}") from None
+    except tomllib.TOMLDecodeError as error:
+        # tomllib says where as "(at line 3, column 5)" (it has no attributes for it before Python 3.14)
+        message = str(error)
+        if where := re.search(r" \(at line (\d+), column (\d+)\)$", message):
+            message, place = message[: where.start()], f":{where.group(1)}:{where.group(2)}"
+        elif message.endswith(" (at end of document)"):
+            message, place = message.removesuffix(" (at end of document)") + " at the end of the file", f":{text.rstrip().count(chr(10)) + 1}"
+        else:
+            place = ""
+        raise ConfigError(f"{path}{place}: not valid TOML: {message}") from None
     except RecursionError:
         # tomllib descends into nested arrays and inline tables recursively: a few thousand `[` exhaust the stack.
         raise ConfigError(f"{path}: not valid TOML: arrays or inline tables nested too deeply") from None
@@ -213,10 +235,11 @@ def _tool_table(pyproject: dict[str, Any]) -> object:
 def load_settings(config_path: Path | None, overrides: Overrides) -> Settings:
     """Read ``config_path`` (None: defaults) and apply the command-line ``overrides``."""
     if config_path is None:
-        file_config, root, source = FileConfig(), Path.cwd(), "defaults"
+        file_config, root, source, where = FileConfig(), Path.cwd(), "defaults", None
     else:
-        file_config, root, source = _read(config_path), config_path.resolve().parent, str(config_path)
-    selection = build_selection(file_config, overrides, root, source)
+        where = ConfigFile.read(config_path)
+        file_config, root, source = _read(where), config_path.resolve().parent, str(config_path)
+    selection = build_selection(file_config, overrides, root, source, where)
     return Settings(
         selection,
         file_config.fail_on,
@@ -229,16 +252,67 @@ def load_settings(config_path: Path | None, overrides: Overrides) -> Settings:
     )
 
 
-def _read(path: Path) -> FileConfig:
-    data = _parse_toml(path)
-    table_name = "[tool.tlint]" if path.name == "pyproject.toml" else ""
-    table = _tool_table(data) if path.name == "pyproject.toml" else data
-    plain = _plainly_valid({} if table is None else table)
+@dataclass(frozen=True)
+class ConfigFile:
+    """A configuration file's table of tlint settings, and where in its text each key is: errors name the
+    file, the line and the key."""
+
+    path: Path
+    text: str
+    table: tuple[str, ...]  # where the settings are: ("tool", "tlint") in a pyproject.toml, () in a tlint.toml
+    settings: Any
+
+    @classmethod
+    def read(cls, path: Path) -> ConfigFile:
+        text, data = _parse_toml(path)
+        if path.name == "pyproject.toml":
+            table = _tool_table(data)
+            return cls(path, text, ("tool", "tlint"), {} if table is None else table)
+        return cls(path, text, (), data)
+
+    def problem(self, keys: tuple[str, ...], what: str) -> str:
+        """``file:line: key 'a.b': what`` (``what`` holds ``{key}`` where the key goes); the line where the key is
+        set, else its table's, when it can be found."""
+        line = key_line(self.text, (*self.table, *keys))
+        table = f"[{'.'.join(self.table)}] " if self.table else ""
+        key = f"{table}key '{'.'.join(keys)}'" if keys else f"the table {table}".strip()  # no key: the table itself is wrong
+        return f"{self.path}{f':{line}' if line else ''}: {what.replace('{key}', key, 1)}"  # not format(): what quotes the file
+
+
+def key_line(text: str, keys: tuple[str, ...]) -> int | None:
+    """The line of TOML ``text`` that sets the key at ``keys`` (tables, then keys); where no line does - it is
+    set in an inline table, or is missing from its table - the line of the closest table or key around it."""
+    table: tuple[str, ...] = ()
+    best, depth = None, 0
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if header := re.match(r"\[\[?([^\]]*)\]\]?\s*(?:#.*)?$", stripped):
+            table = _toml_key(header.group(1))
+            found = table
+        elif (assignment := re.match(r"""((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*=""", stripped)) is not None:
+            found = (*table, *_toml_key(assignment.group(1)))
+        else:
+            continue
+        shared = len(found) if keys[: len(found)] == found else 0
+        if shared == len(keys) and found == keys:
+            return number
+        if shared > depth:
+            best, depth = number, shared
+    return best
+
+
+def _toml_key(text: str) -> tuple[str, ...]:
+    """The parts of a dotted TOML key (``a."b.c".d``)."""
+    return tuple(part.strip().strip("\"'") for part in re.findall(r"""\s*(?:"[^"]*"|'[^']*'|[^.]+)\s*""", text))
+
+
+def _read(where: ConfigFile) -> FileConfig:
+    plain = _plainly_valid(where.settings)
     if plain is not None:
         return plain
     from lint.check.config_schema import validated  # pydantic says what is wrong, and reads what is not plain
 
-    return FileConfig(**validated(path, {} if table is None else table, table_name))
+    return FileConfig(**validated(where))
 
 
 # The keys whose values _plainly_valid reads without pydantic: the value's type and, for severities, its values.
@@ -281,18 +355,20 @@ def _plainly_valid(table: object) -> FileConfig | None:
     return config
 
 
-def build_selection(config: FileConfig, overrides: Overrides, root: Path, source: str) -> Selection:
+def build_selection(config: FileConfig, overrides: Overrides, root: Path, source: str, where: ConfigFile | None = None) -> Selection:
+    """The selection ``config`` (read from ``source``, whose keys ``where`` locates) and ``overrides`` make."""
     rules = catalog()
     for entry in (*(overrides.select or ()), *overrides.extend_select, *overrides.ignore):
         _resolve(entry, "command line")
-    enabled = _apply_layer(set(), config.select or ["TL"], config.extend_select, config.ignore, source)
-    enabled = _apply_layer(enabled, overrides.select, overrides.extend_select, overrides.ignore, "command line")
+    resolve = _Resolver(source, where)
+    enabled = _apply_layer(set(), config.select or ["TL"], config.extend_select, config.ignore, resolve)
+    enabled = _apply_layer(enabled, overrides.select, overrides.extend_select, overrides.ignore, _Resolver("command line"))
     enabled_codes = sorted(enabled)
 
     severities = {code: rules[code].severity for code in enabled_codes}
     configured_severities: dict[str, Severity] = {}
     for key, severity in config.severity.items():
-        for rule in _resolve(key, source, f"severity.{key}"):
+        for rule in resolve(key, ("severity", key)):
             if rule.code in severities:
                 severities[rule.code] = configured_severities[rule.code] = severity
 
@@ -300,13 +376,13 @@ def build_selection(config: FileConfig, overrides: Overrides, root: Path, source
     for key, values in config.rules.items():
         from lint.check.config_schema import configured_options  # configured options are validated by pydantic
 
-        for rule in _resolve(key, source, f"rules.{key}"):
-            options_value = configured_options(rule.load().Options, values, source, f"[rules.{key}]")
+        for rule in resolve(key, ("rules", key)):
+            options_value = configured_options(rule.load().Options, values, where, ("rules", key))
             if rule.code in severities:
                 options[rule.code] = options_value
 
     per_path = [
-        (pattern, frozenset(r.code for code in codes for r in _resolve(code, source, f"per-path-ignores.{pattern}")))
+        (pattern, frozenset(r.code for code in codes for r in resolve(code, ("per-path-ignores", pattern))))
         for pattern, codes in config.per_path_ignores.items()
     ]
     command_line = ConsumerChoice(_consumer(overrides.consumer, "--consumer"), f"--consumer {overrides.consumer}") if overrides.consumer else None
@@ -326,14 +402,31 @@ def _consumer(name: str, where: str) -> str:
     return name
 
 
-def _apply_layer(enabled: set[str], select: list[str] | None, extend_select: list[str], ignore: list[str], source: str) -> set[str]:
+@dataclass(frozen=True)
+class _Resolver:
+    """Rule entries of one layer (the file, or the command line) to rules; an unknown one is an error naming
+    the file and line, or the command line."""
+
+    source: str
+    where: ConfigFile | None = None
+
+    def __call__(self, entry: str, keys: tuple[str, ...]) -> list[Listed]:
+        if self.where is None:  # the command line (`--select X` says where X is), or no file
+            return _resolve(entry, self.source)
+        rules = lookup(entry)
+        if not rules:
+            raise ConfigError(self.where.problem(keys, f"{{key}}: unknown rule code or name '{entry}'; `tlint rules` lists them{rule_suggestion(entry)}"))
+        return rules
+
+
+def _apply_layer(enabled: set[str], select: list[str] | None, extend_select: list[str], ignore: list[str], resolve: _Resolver) -> set[str]:
     """``enabled`` after one layer (the file, then the command line): its ``select`` replaces what came
     before; within the layer the more specific entry wins, and ``ignore`` wins a tie."""
-    positive = (select or []) + extend_select
+    positive = [(entry, "select") for entry in select or []] + [(entry, "extend-select") for entry in extend_select]
     best: dict[str, tuple[int, bool]] = {}  # code -> (specificity, enabled)
-    for entries, on in ((positive, True), (ignore, False)):
-        for entry in entries:
-            matched = _resolve(entry, source)
+    for entries, on in ((positive, True), ([(entry, "ignore") for entry in ignore], False)):
+        for entry, key in entries:
+            matched = resolve(entry, (key,))
             specificity = 100 if entry in {r.code for r in matched} or entry in {r.name for r in matched} else len(entry)
             for rule in matched:
                 current = best.get(rule.code)
@@ -347,7 +440,7 @@ def _resolve(key: str, source: str, where: str | None = None) -> list[Listed]:
     rules = lookup(key)
     if not rules:
         place = f" (in {where})" if where else ""
-        raise ConfigError(f"{source}: unknown rule code or name '{key}'{place}; `tlint rules` lists them")
+        raise ConfigError(f"{source}: unknown rule code or name '{key}'{place}; `tlint rules` lists them{rule_suggestion(key)}")
     return rules
 
 

@@ -7,8 +7,7 @@ descriptors' ``states_layout``.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -18,10 +17,24 @@ from lint.models.report import Severity
 from lint.rule import RuleOptions, validated_options
 
 
+class ConfigFile(Protocol):
+    """A configuration file's settings, and where each key is (lint.check.config.ConfigFile)."""
+
+    @property
+    def settings(self) -> Any: ...
+
+    def problem(self, keys: tuple[str, ...], what: str) -> str: ...
+
+
+# Strict, as the README promises: `tp = "2"`, `pp = 2.0`, `tp = true` or `respect-gitignore = "off"` is an error,
+# never a 2, a 1 or a false.  A severity is written as its name, which strict validation of the enum would refuse.
+SeverityName = Annotated[Severity, Field(strict=False)]
+
+
 class _RunSizes(BaseModel):
     """The sizes a ``[tool.tlint.runs."<glob>"]`` entry states."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
     tp: int | None = Field(default=None, ge=1)
     pp: int | None = Field(default=None, ge=1)
     dp: int | None = Field(default=None, ge=1)
@@ -47,16 +60,16 @@ RunLayout = create_model(
 class FileSchema(BaseModel):
     """The keys of ``[tool.tlint]`` (or of a whole ``tlint.toml``)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
     select: list[str] | None = None
     extend_select: list[str] = Field(default_factory=list, alias="extend-select")
     ignore: list[str] = Field(default_factory=list)
-    severity: dict[str, Severity] = Field(default_factory=dict)
+    severity: dict[str, SeverityName] = Field(default_factory=dict)
     rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="rule code or name -> options")
     per_path_ignores: dict[str, list[str]] = Field(default_factory=dict, alias="per-path-ignores")
     consumer: str | None = Field(default=None, description="the program the files are judged for (`tlint check --help` lists them)")
     per_path_consumer: dict[str, str] = Field(default_factory=dict, alias="per-path-consumer", description="glob -> consumer of the files it matches")
-    fail_on: Severity | None = Field(default=None, alias="fail-on")
+    fail_on: SeverityName | None = Field(default=None, alias="fail-on")
     max_findings: int | None = Field(default=None, ge=0, alias="max-findings")
     runs: dict[str, RunLayout] = Field(default_factory=dict)
     exclude: list[str] | None = Field(default=None, description="gitignore-style patterns left out when walking")
@@ -64,30 +77,31 @@ class FileSchema(BaseModel):
     respect_gitignore: bool = Field(default=True, alias="respect-gitignore")
 
 
-def validated(path: Path, table: object, table_name: str) -> dict[str, Any]:
-    """The keys of the configuration in ``table`` (the file at ``path``) by field name, or a ConfigError naming
-    its first problem."""
+def validated(where: ConfigFile) -> dict[str, Any]:
+    """The keys of the configuration ``where`` holds by field name, or a ConfigError naming its first problem
+    by file, line and key."""
     try:
-        checked = FileSchema.model_validate(table)
+        checked = FileSchema.model_validate(where.settings)
     except ValidationError as error:
-        raise ConfigError(f"{path}: {first_problem(error, table_name)}") from None
+        raise ConfigError(first_problem(error, where)) from None
     return {name: getattr(checked, name) for name in FileSchema.model_fields}
 
 
-def configured_options(options: type[RuleOptions], values: Any, source: str, table: str) -> RuleOptions:
-    """A rule's ``options`` with the ``values`` its ``table`` of the configuration ``source`` gives, or a
-    ConfigError naming their first problem."""
+def configured_options(options: type[RuleOptions], values: Any, where: ConfigFile | None, keys: tuple[str, ...]) -> RuleOptions:
+    """A rule's ``options`` with the ``values`` the configuration ``where`` gives under ``keys``, or a ConfigError
+    naming their first problem."""
     try:
         return validated_options(options, values)
     except ValidationError as error:
-        raise ConfigError(f"{source}: {first_problem(error, table)}") from None
+        if where is None:  # options made by code, not read from a file
+            raise
+        raise ConfigError(first_problem(error, where, keys)) from None
 
 
-def first_problem(error: Any, table: str) -> str:
-    """The first problem pydantic's ValidationError ``error`` names, in words: the key and what is wrong with it."""
+def first_problem(error: Any, where: ConfigFile, keys: tuple[str, ...] = ()) -> str:
+    """The first problem pydantic's ValidationError ``error`` names, in words: file, line, key, what is wrong."""
     problem = error.errors()[0]
-    key = ".".join(str(part) for part in problem["loc"])
-    where = " ".join(filter(None, (table, key and f"key '{key}'"))) or "the file"  # no key: the table itself is wrong
+    located = (*keys, *(str(part) for part in problem["loc"]))
     if problem["type"] == "extra_forbidden":
-        return f"unknown {where}"
-    return f"{where}: {problem['msg']} (found {problem.get('input')!r})"
+        return where.problem(located, "unknown {key}")
+    return where.problem(located, f"{{key}}: {problem['msg']} (found {problem.get('input')!r})")

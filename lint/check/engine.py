@@ -11,6 +11,7 @@ findings or end in a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 import re
@@ -30,7 +31,7 @@ from lint.models.common import SyntaxProblem
 from lint.models.errors import ConfigError
 from lint.models.report import CheckReport, FileResult, Finding, Severity
 from lint.read.source import CONSOLE_JUNK_CODE, InputError, Source, printable_path
-from lint.read.walk import WalkOptions, expand
+from lint.read.walk import NOT_A_TRACE, WalkOptions, expand
 from lint.rule import Rule, Scope, Violation, catalog
 from lint.runs.discovery import DEFAULT_RANK_REGEX, NamedFile, RunKey, damaged_rank, run_key, siblings, split_by_time
 from lint.runs.sources import LayoutSources
@@ -74,10 +75,14 @@ class FileOutcome:
 
 
 class _Collector:
-    """Turns violations into findings for one file, keeping at most ``limit`` per code."""
+    """Turns violations into findings for one file, keeping at most ``limit`` per code.  ``locate`` is the file's
+    parser's ``column_of`` (see lint.models.common.LineRecord): where the field a violation names is on its line."""
 
-    def __init__(self, path: str, selection: Selection, limit: int, consumer: str | None = None) -> None:
+    def __init__(
+        self, path: str, selection: Selection, limit: int, consumer: str | None = None, locate: Callable[[Any, str, int | None], int | None] | None = None
+    ) -> None:
         self.path = path
+        self.locate = locate
         self.selection = selection
         self.limit = limit
         self.consumer = consumer  # the file is judged for (lint.models.consumers): the severity of each finding is the rule's for it
@@ -98,6 +103,10 @@ class _Collector:
         severity = self.severities.get(code)
         if severity is None:
             severity = self.severities[code] = self.selection.severity_of(code, self.consumer)
+        column = violation.column
+        if violation.field is not None and self.locate is not None:
+            with contextlib.suppress(Exception):  # a bug of the locator costs the column, never the finding
+                column = self.locate(violation.record, violation.field, violation.index) or column
         self.findings.append(
             Finding(
                 code=code,
@@ -105,7 +114,7 @@ class _Collector:
                 severity=severity,
                 path=violation.path or self.path,
                 line=violation.line,
-                column=violation.column,
+                column=column,
                 rank=violation.rank,
                 message=_bounded(violation.message),
             )
@@ -152,19 +161,19 @@ def _bounded(message: str) -> str:
 def check_file(source: Source, format_name: str, options: CheckOptions, *, rules: bool = True, summarize: bool = False, timed: bool = True) -> FileOutcome:
     """Parse ``source`` once, through the file rules (unless ``rules`` is false) and the summarizer (its
     steps with their times unless ``timed`` is false: see its format's ``Summarizer``)."""
+    parser = formats.parser(format_name)
     described = formats.named(format_name)
     judged = None  # the consumer the file is judged for: what its rules hold for and at which severity (lint.models.consumers)
     if rules and described.consumers:
         judged = options.selection.consumer_for(source.display, format_name) or formats.judged_for(format_name, source.head())
     consumer = judged.consumer if judged is not None else None
-    collector = _Collector(source.display, options.selection, options.max_findings, consumer)
+    collector = _Collector(source.display, options.selection, options.max_findings, consumer, getattr(parser, "column_of", None))
     active = [r for r in options.selection.rules_for(format_name, Scope.FILE, consumer) if r.code not in collector.ignored] if rules else []
     summarizer = None
     if summarize and described.runs:
         summarizer = formats.summaries(format_name).Summarizer(source.display, timed=timed)
     source.console = described.console
     source.keeps_bom = described.keeps_bom
-    parser = formats.parser(format_name)
     records = parser.read(source) if described.binary else parser.parse(source.lines())  # type: ignore[attr-defined]
     if summarizer is not None:
         records = _summarized(records, summarizer)
@@ -365,10 +374,14 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
     """What to read: the files asked for, with their formats, and the sibling ranks of their runs."""
     walked = expand(paths, options.walk)
     report.summary.input_errors.extend(walked.errors)
+    report.summary.not_followed.extend(walked.not_followed)
     tasks: list[_Task] = []
     unrecognised: list[Source] = []  # walked files of no format: skipped, unless they are a run's rank files
     for source in walked.sources:
         report.summary.files += 1
+        if not options.trace_format and source.path.suffix.lower() in NOT_A_TRACE:  # named: a walk passes them over
+            report.summary.skipped.append(source.display)
+            continue
         try:
             detection, detected_at = (formats.Detection(options.trace_format), None) if options.trace_format else _detected(source, options)
         except InputError as error:
@@ -376,7 +389,7 @@ def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[
             continue
         if detection.format is not None:
             tasks.append(_Task(source, detection.format, asked=True, detected_at=detected_at))
-        elif (source.named and source.path.suffix.lower() not in formats.NOT_A_TRACE) or source.head_damage is not None:
+        elif source.named or source.head_damage is not None:
             _report_unrecognised(source, detection, options, report)
         else:
             unrecognised.append(source)

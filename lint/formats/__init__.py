@@ -113,12 +113,6 @@ def judged_for(name: str, head: list[str]) -> Judged | None:
     return cast(_ConsumedFormatModule, _module(name)).judged_for(head)
 
 
-# What a file's name says it is, when its content is of no trace format: documentation or source code, which no
-# writer of these formats produces.  A shell glob over a run's folder (`tlint check corpus/*`) names its README
-# or PROVENANCE.md too: such a file is skipped as in a directory, not a TL005, since it cannot be a damaged trace.
-NOT_A_TRACE = frozenset({".md", ".markdown", ".rst", ".py", ".sh", ".patch", ".diff"})  # Markdown, reST, Python, shell, patches
-
-
 @dataclass(frozen=True)
 class Detection:
     """The format of a file, or why none: ``closest`` is the format it resembles most, ``why`` what was seen."""

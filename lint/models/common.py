@@ -28,6 +28,16 @@ def int64(digits: str) -> int:
     return int(digits)
 
 
+class LineRecord:
+    """A record that keeps the text of the line it was read from (``line_text``, set by its parser), so that a
+    finding about one of its fields can point at that field: its format's parser finds where the field is
+    (``column_of``), from the same derived regexes that read it, when a rule names the field
+    (:func:`lint.rule.at`).  A slot, not a field: not compared, shown or dumped, and free until a finding asks."""
+
+    __slots__ = ("line_text",)
+    line_text: str
+
+
 @dataclass(slots=True)
 class SyntaxProblem:
     """A line (or part of one) that the format's grammar rejects; the engine turns it into a finding."""

@@ -5,3 +5,7 @@ from __future__ import annotations
 
 class ConfigError(Exception):
     """A configuration that cannot be used; the message names the file and the key."""
+
+
+class InputError(Exception):
+    """A path that cannot be read at all (missing, without permission, a FIFO or a device, ...)."""

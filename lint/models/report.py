@@ -50,7 +50,8 @@ class FileResult:
 class CheckSummary:
     files: int = 0
     checked: int = 0
-    skipped: list[str] = field(default_factory=list)  # files whose format was not recognised
+    skipped: list[str] = field(default_factory=list)  # files of no known format, and documentation or source files by their names
+    not_followed: list[str] = field(default_factory=list)  # symbolic links in walked directories whose targets lie outside them
     errors: int = 0
     warnings: int = 0
     infos: int = 0
@@ -80,6 +81,9 @@ class CheckReport:
     summary: CheckSummary = field(default_factory=CheckSummary)
     statistics: list[RuleCount] | None = None  # with --statistics: counts per rule
     fail_on: Severity = Severity.ERROR  # the lowest severity that fails the check: not in the report
+    # How the text reporters render it (not in the report): --verbose lists the files passed over, --color colours findings.
+    verbose: bool = False
+    color: bool = False
 
     def fails(self, finding: Finding) -> bool:
         """Whether ``finding`` alone makes the check fail (exit code 1)."""

@@ -8,6 +8,7 @@ parser sees clean ``(number, text)`` pairs.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeAlias
 
 from lint.models.common import SyntaxProblem
+from lint.models.errors import InputError as InputError  # raised by the readers; its home is below them
+from lint.store.files import open_regular
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
@@ -28,6 +31,18 @@ if TYPE_CHECKING:
 ENCODING_CODE = "TL003"
 TRUNCATED_CODE = "TL004"
 CONSOLE_JUNK_CODE = "TL006"
+LIMIT_CODE = "TL007"
+MIB = 1 << 20
+# The longest line read: longer ones are reported (TL007) and passed over without being kept.  No writer prints
+# one near it (the longest line of the real files is under 8 kB; a megatron op of a thousand sub-operations
+# is a few hundred kB), and a line's work is bounded by it: a check never holds gigabytes of one line.
+MAX_LINE_BYTES = 4 * MIB
+# Compressed data may expand this many times (traces compress 15 to 25 times), past the first EXPANSION_GRACE
+# bytes: a few kilobytes of gzip, xz or zstd can decompress to terabytes.
+MAX_EXPANSION = 200
+EXPANSION_GRACE = 64 * MIB
+# Standard input is copied to a temporary file of at most this size (it is read twice); a larger input is named.
+STDIN_MAX_BYTES = 1024 * MIB
 HEAD_BYTES = 64 * 1024
 _HEAD_CHUNK = 4096
 STDIN = "-"
@@ -46,12 +61,12 @@ _MAGIC = (
 ByteStream: TypeAlias = BinaryIO | io.BufferedIOBase
 
 
-class InputError(Exception):
-    """A path that cannot be read at all (missing, a directory without permission, ...)."""
-
-
 class _ZstdReader(io.RawIOBase):
-    """A zstd stream as a raw file, which - unlike zstandard's reader - notices a truncated frame."""
+    """A zstd stream as a raw file, which - unlike zstandard's reader - notices a truncated frame.
+
+    zstandard's decompressobj has no bound on what one call returns, and a zstd block of a few bytes may
+    stand for 128 KiB: the compressed data is fed 256 bytes at a time, so that one call gives at most ~8 MiB
+    (what the expansion guard of ``Source.lines`` then judges), never the gigabytes a few kB can hold."""
 
     def __init__(self, raw: BinaryIO) -> None:
         import zstandard
@@ -60,29 +75,33 @@ class _ZstdReader(io.RawIOBase):
         self._decompressor = zstandard.ZstdDecompressor()
         self._frame = self._decompressor.decompressobj()
         self._pending = b""
+        self._offset = 0  # in _pending: what was handed out already
         self._finished = False
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: Buffer) -> int:
-        while not self._pending and not self._finished:
-            chunk = self._raw.read(1 << 16)
+        while self._offset == len(self._pending) and not self._finished:
+            chunk = self._raw.read(_ZSTD_INPUT)
             if not chunk:
                 self._finished = True
                 if not self._frame.eof:
                     raise EOFError("the zstd stream ends in the middle of a frame")
                 break
-            self._pending = self._frame.decompress(chunk)
+            self._pending, self._offset = self._frame.decompress(chunk), 0
             while self._frame.eof and self._frame.unused_data:  # the next frame of a multi-frame file
                 rest = self._frame.unused_data
                 self._frame = self._decompressor.decompressobj()
                 self._pending += self._frame.decompress(rest)
         with memoryview(buffer) as view:
-            count = min(len(view), len(self._pending))
-            view[:count] = self._pending[:count]
-        self._pending = self._pending[count:]
+            count = min(len(view), len(self._pending) - self._offset)
+            view[:count] = self._pending[self._offset : self._offset + count]
+        self._offset += count
         return count
+
+
+_ZSTD_INPUT = 256  # compressed bytes per decompress call (see _ZstdReader)
 
 
 def _decompressed(raw: BinaryIO, compression: str | None) -> ByteStream:
@@ -134,18 +153,19 @@ class Source:
     keeps_bom: bool = False
 
     def _open_raw(self) -> BinaryIO:
-        try:
-            return open(self.path, "rb")
-        except OSError as error:
-            raise InputError(f"{self.display}: cannot read: {error.strerror or error}") from None
+        return open_regular(self.path, self.display)
 
     def open(self) -> ByteStream:
         """The file's bytes, decompressed when its first bytes are a compression format's magic."""
+        return self._opened()[1]
+
+    def _opened(self) -> tuple[BinaryIO, ByteStream]:
+        """The file as stored, and its bytes (decompressed when its first bytes are a compression format's magic)."""
         raw = self._open_raw()
         start = raw.read(10)
         raw.seek(0)
         self.compression = next((name for magic, name in _MAGIC if magic.match(start)), None)
-        return _decompressed(raw, self.compression)
+        return raw, _decompressed(raw, self.compression)
 
     def head(self) -> list[str]:
         """The first lines (at most HEAD_BYTES), decoded leniently: enough to detect the format.  A detector
@@ -180,20 +200,33 @@ class Source:
     def _runs_of_lines(self) -> Iterator[Iterable[tuple[int, str]]]:
         """The numbered lines, in runs.  An uncompressed file is read a block at a time: the lines of a block
         without NUL bytes whose lines all decode as UTF-8 are made at once, without Python code per line; the
-        lines of the other blocks are looked at one by one."""
-        with self.open() as stream:
+        lines of the other blocks are looked at one by one.  A line longer than MAX_LINE_BYTES is counted, not
+        kept, and reported instead of read."""
+        raw, stream = self._opened()
+        with raw, stream:
             if self.compression is not None:
-                yield self._decompressed_lines(stream)
+                yield self._decompressed_lines(stream, raw)
                 return
             number = 0
             started: list[bytes] = []  # the line the blocks so far end in, in parts: a line may be longer than a block
+            started_size = 0
             while block := stream.read(_BLOCK):
                 end = block.rfind(b"\n") + 1
                 if not end:
-                    started.append(block)
+                    started_size += len(block)
+                    started = [] if started_size > MAX_LINE_BYTES else [*started, block]  # too long: only counted
                     continue
-                whole = b"".join((*started, block[:end])) if started else block[:end]
+                first_end = block.index(b"\n")  # where the line the blocks so far end in ends
+                if started_size + first_end > MAX_LINE_BYTES:
+                    number += 1
+                    self._too_long(number, started_size + first_end)
+                    whole = block[first_end + 1 : end]  # the lines after it, in this block
+                else:
+                    whole = b"".join((*started, block[:end])) if started else block[:end]
                 started = [block[end:]]
+                started_size = len(block) - end
+                if not whole:
+                    continue
                 raws = list(map(_WITHOUT_NEWLINE, io.BytesIO(whole)))  # found by memchr, unlike bytes.split's loop
                 lines = None if b"\0" in whole else _utf8_lines(raws, crlf=b"\r" in whole)
                 if lines is None:
@@ -203,20 +236,58 @@ class Source:
                         lines[0] = lines[0].removeprefix("\ufeff")
                     yield enumerate(lines, number + 1)
                 number += len(raws)
-            if last := b"".join(started):
+            if started_size > MAX_LINE_BYTES:
+                self._too_long(number + 1, started_size)
+            elif last := b"".join(started):
                 yield self._checked_lines([last], number)
 
     def _checked_lines(self, raws: list[bytes], before: int) -> Iterator[tuple[int, str]]:
         for number, raw in enumerate(raws, before + 1):
             yield number, self._text(number, raw)
 
-    def _decompressed_lines(self, stream: ByteStream) -> Iterator[tuple[int, str]]:
+    def _decompressed_lines(self, stream: ByteStream, raw: BinaryIO) -> Iterator[tuple[int, str]]:
+        """The lines of a compressed stream, each read up to MAX_LINE_BYTES; reading stops where the data has
+        expanded more than MAX_EXPANSION times the bytes read of ``raw`` (past EXPANSION_GRACE), as it stops
+        where the data is damaged."""
         number = 0
+        expanded = 0  # bytes decompressed so far
+        judged = EXPANSION_GRACE  # how many had been when the expansion was last judged (past the grace, each _BLOCK)
         try:
-            for number, raw in enumerate(stream, 1):
-                yield number, self._text(number, raw)
+            while line := stream.readline(MAX_LINE_BYTES + 1):
+                number += 1
+                expanded += len(line)
+                if len(line) > MAX_LINE_BYTES:  # the line goes on: counted to its end, not kept
+                    length = len(line)
+                    while not line.endswith(b"\n") and (line := stream.readline(_BLOCK)):
+                        length += len(line)
+                        expanded += len(line)
+                        self._within_expansion(expanded, raw, number - 1)
+                    self._too_long(number, length - line.endswith(b"\n"))
+                    continue
+                if expanded > judged:
+                    self._within_expansion(expanded, raw, number - 1)
+                    judged = expanded + _BLOCK
+                yield number, self._text(number, line)
         except _damaged() as error:
             self.problems.append(self._damage(number + 1, error))
+        except _Expanded as stopped:
+            self.problems.append(stopped.problem)
+
+    def _within_expansion(self, expanded: int, raw: BinaryIO, read_lines: int) -> None:
+        """Raises _Expanded when ``expanded`` bytes came from too few compressed ones (``raw``'s position)."""
+        if expanded > EXPANSION_GRACE and expanded > MAX_EXPANSION * (consumed := raw.tell()):
+            message = (
+                f"the {self.compression} data expands more than {MAX_EXPANSION}-fold ({expanded:,} bytes from {consumed:,}): "
+                f"reading stopped after line {read_lines}, and what follows was not checked (no trace compresses so well: a decompression bomb?)"
+            )
+            raise _Expanded(SyntaxProblem(read_lines + 1, 1, LIMIT_CODE, message))
+
+    def _too_long(self, number: int, length: int) -> None:
+        message = (
+            f"line {number} is {length:,} bytes long, over the {MAX_LINE_BYTES // MIB} MiB tlint reads of a line: it was not checked "
+            "(no writer prints such a line: binary data, or lines run together without their newlines)"
+        )
+        self.problems.append(SyntaxProblem(number, 1, LIMIT_CODE, message))
 
     def _text(self, number: int, raw: bytes) -> str:
         """Line ``number`` without its ending (a newline, CR LF, or a last line's CR), its damage noted."""
@@ -258,6 +329,14 @@ class Source:
 _BLOCK = 1 << 16  # larger blocks fall out of the CPU cache before their lines are parsed: slower
 
 
+class _Expanded(Exception):
+    """Compressed data expanded past MAX_EXPANSION: reading stops with this problem."""
+
+    def __init__(self, problem: SyntaxProblem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
 _WITHOUT_NEWLINE = itemgetter(slice(None, -1))
 _WITHOUT_CR = methodcaller("removesuffix", b"\r")
 
@@ -271,23 +350,60 @@ def _utf8_lines(raws: list[bytes], crlf: bool) -> list[str] | None:
 
 
 def spool_stdin() -> Source:
-    """Standard input, copied to a temporary file: it is read twice (detection, then checking)."""
+    """Standard input, copied to a temporary file: it is read twice (detection, then checking).  InputError
+    when it holds more than STDIN_MAX_BYTES (``tlint check - < /dev/zero`` must end)."""
     return Source(_spooled(sys.stdin.buffer), STDIN, named=True)
 
 
 @cache
 def _spooled(stream: BinaryIO) -> Path:
     """Copied once: named twice (`tlint diff - -`), standard input is the same text both times, not a second,
-    empty, file."""
+    empty, file.  The copy is removed however tlint ends: at exit, on an error or Ctrl-C while copying, and on
+    SIGTERM or SIGHUP, which end tlint as Ctrl-C does instead of killing it."""
     import atexit
-    import shutil
     import tempfile
 
-    spool = tempfile.NamedTemporaryFile(prefix="tlint-stdin-", delete=False)  # noqa: SIM115 - removed at exit
-    with spool:
-        shutil.copyfileobj(stream, spool)
-    atexit.register(os.unlink, spool.name)
+    _exit_cleanly_on_termination()
+    spool = tempfile.NamedTemporaryFile(prefix="tlint-stdin-", delete=False)  # noqa: SIM115 - removed as said
+    atexit.register(_remove, spool.name, os.getpid())
+    try:
+        with spool:
+            copied = 0
+            while chunk := stream.read(_BLOCK * 16):
+                copied += len(chunk)
+                if copied > STDIN_MAX_BYTES:
+                    raise InputError(
+                        f"{STDIN}: standard input holds more than {STDIN_MAX_BYTES // MIB:,} MiB, more than tlint copies of it: name the file instead"
+                    )
+                spool.write(chunk)
+    except BaseException:
+        _remove(spool.name)
+        raise
     return Path(spool.name)
+
+
+def _remove(path: str, owner: int | None = None) -> None:
+    """Remove ``path``; at exit only in the process that made it (``owner``), not in a forked worker."""
+    if owner is None or owner == os.getpid():
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _exit_cleanly_on_termination() -> None:
+    """SIGTERM and SIGHUP (a closed terminal, a CI job cancelled) raise SystemExit, so that cleanup runs, where
+    they would otherwise kill the process; only where nothing else handles them, and in the main thread."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for number in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            signal.signal(number, _terminated)
+
+
+def _terminated(number: int, _frame: object) -> None:
+    sys.exit(128 + number)
 
 
 def printable_path(name: str) -> str:

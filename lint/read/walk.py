@@ -12,15 +12,18 @@ holds ``.git``), each applying to the directory it lies in, a deeper one overrid
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
-from lint.read.source import STDIN, Source, printable_path, spool_stdin
+from lint.read.source import STDIN, InputError, Source, printable_path, spool_stdin
+from lint.store.files import open_regular
 
 if TYPE_CHECKING:
     # Imported when a directory is walked: its import (and asyncio's, which it pulls in) costs more than
@@ -28,6 +31,18 @@ if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
     from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
+# What a file's name says it is: documentation or source code, which no writer of these formats produces, and which
+# may well quote a few records (docs/formats/optprime-log.md does).  Such a file is never read as a trace unless
+# --trace-format says so: a walk passes it over, and one named on the command line - a shell glob over a run's
+# folder (`tlint check corpus/*`) names its README or PROVENANCE.md too - is skipped, not a TL005.
+NOT_A_TRACE = frozenset(
+    {
+        *(".md", ".markdown", ".rst", ".adoc", ".tex", ".html", ".htm", ".ipynb"),  # documentation
+        *(".py", ".pyi", ".sh", ".bash", ".lark", ".toml", ".yaml", ".yml", ".cfg", ".ini"),  # code, configuration
+        *(".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".cu", ".cuh", ".js", ".ts", ".java", ".go", ".rs"),
+        *(".patch", ".diff"),
+    }
+)
 # Directories that hold installed or generated code, never traces; `--exclude` replaces this list.
 DEFAULT_EXCLUDE = ("__pycache__/", "node_modules/", "site-packages/")
 GITIGNORE = ".gitignore"
@@ -57,6 +72,8 @@ class WalkOptions:
 class Walked:
     sources: list[Source] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # Symbolic links met in a walk whose targets lie outside the walked directory: not followed.
+    not_followed: list[str] = field(default_factory=list)
 
 
 def expand(paths: Iterable[str], options: WalkOptions | None = None) -> Walked:
@@ -65,14 +82,18 @@ def expand(paths: Iterable[str], options: WalkOptions | None = None) -> Walked:
     walker = _Walker(options)
     for name in paths:
         if name == STDIN:
-            walker.found.sources.append(spool_stdin())
+            try:
+                walker.found.sources.append(spool_stdin())
+            except InputError as error:
+                walker.found.errors.append(str(error))
             continue
         if not os.path.lexists(name) and _GLOB_CHARACTERS & set(name):
             matches = sorted(glob.glob(name, recursive=True))
             if not matches:
                 walker.found.errors.append(f"{printable_path(name)}: no file matches this pattern")
             for match in matches:
-                walker.add(Path(match), match, named=False)
+                if Path(match).suffix.lower() not in NOT_A_TRACE:  # what a walk passes over, a glob does too
+                    walker.add(Path(match), match, named=False)
             continue
         walker.add(Path(name), name, named=True)
     return walker.found
@@ -92,16 +113,22 @@ class _Walker:
     def add(self, path: Path, name: str, *, named: bool) -> None:
         """``named``: the user named this file itself, so it must be a trace (a glob's matches may be anything)."""
         shown = printable_path(name)
-        if path.is_dir():
+        try:
+            mode = os.stat(path).st_mode  # through links: a link named on the command line is followed
+        except OSError as error:
+            if error.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):  # a folder on the way without permission
+                self.found.errors.append(f"{shown}: cannot read: {error.strerror or error}")
+            elif os.path.islink(path):
+                self.found.errors.append(f"{shown}: a broken symbolic link or a symbolic link loop")
+            else:
+                self.found.errors.append(f"{shown}: no such file or directory")
+            return
+        if stat.S_ISDIR(mode):
             self.walk(path)
-        elif path.is_file():
+        elif stat.S_ISREG(mode):
             self.found.sources.append(Source(path, shown, named=named))
-        elif path.exists():  # followed through links: a link to a device or a fifo is no broken link
+        else:  # a FIFO would wait for a writer forever, a device never end
             self.found.errors.append(f"{shown}: not a regular file or directory")
-        elif path.is_symlink():
-            self.found.errors.append(f"{shown}: a broken symbolic link or a symbolic link loop")
-        else:
-            self.found.errors.append(f"{shown}: no such file or directory")
 
     def walk(self, top: Path) -> None:
         def report(error: OSError) -> None:
@@ -118,7 +145,10 @@ class _Walker:
         # Each directory's .gitignore chain (its ancestors' files, shallowest first), handed down as the walk
         # enters it: a file is matched against its own directory's chain only.
         chains = {top_absolute: chain}
-        # Symbolic links to directories are not followed: a link loop cannot send the walk in circles.
+        # Symbolic links to directories are not followed: a link loop cannot send the walk in circles.  Links to
+        # files are followed only within the walked directory: a link named like a rank file must not make a
+        # check of an untrusted tree read (and the full report quote) /proc/self/environ or ~/.ssh/id_rsa.
+        inside = os.path.join(os.path.realpath(top), "")
         for directory, dirnames, filenames in os.walk(top, onerror=report):
             here = Path(directory)
             here_absolute = _absolute(here)
@@ -136,10 +166,12 @@ class _Walker:
                     chains[here_absolute / name] = chain
             dirnames[:] = kept
             for name in sorted(filenames):
-                if name.startswith(".") or self._left_out_here(place, name):
+                if name.startswith(".") or os.path.splitext(name)[1].lower() in NOT_A_TRACE or self._left_out_here(place, name):
                     continue
                 path = here / name
-                if os.path.isfile(path):
+                if os.path.islink(path) and not os.path.realpath(path).startswith(inside):
+                    self.found.not_followed.append(printable_path(str(path)))
+                elif os.path.isfile(path):
                     self.found.sources.append(Source(path, printable_path(str(path))))
                 elif os.path.islink(path) and not os.path.exists(path):
                     # A link to a fifo or a device is passed over, as the fifo or device itself would be.
@@ -165,9 +197,9 @@ class _Walker:
             return []
         parents = list(top.parents)
         for index, folder in enumerate(parents):
-            if (folder / ".git").exists():
+            if os.path.exists(folder / ".git"):  # os.path: a folder without permission is no repository, not an error
                 repository = reversed(parents[: index + 1])
-                return [(folder, _read_gitignore(folder / GITIGNORE)) for folder in repository if (folder / GITIGNORE).is_file()]
+                return [(folder, _read_gitignore(folder / GITIGNORE)) for folder in repository if os.path.isfile(folder / GITIGNORE)]
         return []
 
 
@@ -205,9 +237,11 @@ def _read_gitignore(path: Path) -> GitIgnoreSpec:
     from pathspec import GitIgnoreSpec
 
     try:
-        return GitIgnoreSpec.from_lines(path.read_text(encoding="utf-8", errors="replace").splitlines(), _gitignore_line)
-    except OSError:
+        with open_regular(path, str(path)) as stream:
+            text = stream.read().decode("utf-8", "replace")
+    except (InputError, OSError):  # unreadable, or a FIFO that would never end: as if it were not there
         return GitIgnoreSpec.from_lines([])
+    return GitIgnoreSpec.from_lines(text.splitlines(), _gitignore_line)
 
 
 def _gitignore_line(line: str) -> GitIgnoreSpecPattern:

@@ -11,14 +11,19 @@ from rich.text import Text
 
 from lint.models.report import CheckReport, Finding
 from lint.read.source import read_lines
-from lint.report.text import printable, summary_line
+from lint.report.text import passed_over, printable, summary_line
 
 _WINDOW = 100  # characters of a long line shown around the column
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
+def _console(stream: TextIO, color: bool) -> Console:
+    """Styled exactly when ``--color`` says (rich would otherwise decide for itself, from the stream and NO_COLOR)."""
+    return Console(file=stream, highlight=False, soft_wrap=True, force_terminal=color, no_color=not color, color_system="standard" if color else None)
+
+
 def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
-    console = Console(file=out, highlight=False, soft_wrap=True)
+    console = _console(out, report.color)
     formats = {f.path: f.format for f in report.files}
     for path, group in groupby(report.findings, key=lambda f: f.path or ""):
         findings = list(group)
@@ -30,9 +35,9 @@ def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
         for finding in findings:
             _finding(console, finding, sources.get(finding.line or 0))
         console.print()
-    errors = Console(file=err, highlight=False, soft_wrap=True)
-    for skipped in report.summary.skipped:
-        errors.print(f"[dim]{escape(printable(skipped))}: skipped: format not recognised (use --trace-format to force one)[/dim]")
+    errors = _console(err, report.color)
+    for line in passed_over(report):
+        errors.print(line, markup=False, style="dim")
     for error in report.summary.input_errors:
         errors.print(f"[bold red]tlint: error:[/bold red] {escape(printable(error))}", markup=True)
     for note in report.summary.withheld:

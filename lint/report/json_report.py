@@ -20,7 +20,8 @@ class _Document(BaseModel):
 class SummaryDocument(_Document):
     files: int = 0
     checked: int = 0
-    skipped: list[str] = Field(default_factory=list, description="files whose format was not recognised")
+    skipped: list[str] = Field(default_factory=list, description="files of no known format, and documentation or source files by their names")
+    not_followed: list[str] = Field(default_factory=list, description="symbolic links in walked directories whose targets lie outside them")
     errors: int = 0
     warnings: int = 0
     infos: int = 0

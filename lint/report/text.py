@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from typing import TextIO
@@ -29,11 +30,14 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
 
 
 def summary_line(report: CheckReport) -> str:
-    """'Checked 12 files (2 skipped: format not recognised): 3 errors, 1 warning.'"""
+    """'Checked 12 files (2 of no known format skipped): 3 errors, 1 warning.'"""
     s = report.summary
     head = f"Checked {plural(s.checked, 'file')}"
-    if s.skipped:
-        head += f" ({len(s.skipped)} skipped: format not recognised)"
+    passed = [f"{len(s.skipped):,} of no known format skipped"] if s.skipped else []
+    if s.not_followed:
+        passed.append(f"{plural(len(s.not_followed), 'link')} out of the walked directory not followed")
+    if passed:
+        head += f" ({'; '.join(passed)}{'' if report.verbose else '; --verbose lists them'})"
     if not s.findings:
         counts = "no findings"
     else:
@@ -72,11 +76,51 @@ def finding_message(finding: Finding) -> str:
     return printable(finding.message) + rank
 
 
+SKIPPED_NOTE = "skipped: of no known format, or documentation or source code by its name (use --trace-format to force one)"
+NOT_FOLLOWED_NOTE = "not followed: a symbolic link out of the walked directory (name it to check it)"
+
+
+def passed_over(report: CheckReport) -> list[str]:
+    """With --verbose, a line for each file a check passed over: files of no known format, links not followed."""
+    if not report.verbose:
+        return []
+    return [f"{printable(path)}: {SKIPPED_NOTE}" for path in report.summary.skipped] + [
+        f"{printable(path)}: {NOT_FOLLOWED_NOTE}" for path in report.summary.not_followed
+    ]
+
+
 def write_notes(report: CheckReport, err: TextIO) -> None:
-    """What the plain-text reporters say on stderr after the findings: skipped files, input errors, summary."""
-    for path in report.summary.skipped:
-        err.write(f"{printable(path)}: skipped: format not recognised (use --trace-format to force one)\n")
+    """What the plain-text reporters say on stderr after the findings: passed-over files (--verbose), input
+    errors, summary."""
+    err.writelines(f"{line}\n" for line in passed_over(report))
     for error in report.summary.input_errors:
-        err.write(f"tlint: error: {printable(error)}\n")
+        err.write(f"{paint('tlint: error:', ERROR_STYLE, report.color)} {printable(error)}\n")
     err.writelines(f"{printable(note)}\n" for note in report.summary.withheld)
     err.write(summary_line(report) + "\n")
+
+
+# -- colour -----------------------------------------------------------------------------------------
+
+# SGR sequences by severity, as ruff and compilers colour them: errors red, warnings yellow, infos cyan.
+SEVERITY_STYLES = {"error": "1;31", "warning": "1;33", "info": "1;36"}
+ERROR_STYLE = SEVERITY_STYLES["error"]
+BOLD = "1"
+
+
+def paint(text: str, style: str, color: bool) -> str:
+    return f"\x1b[{style}m{text}\x1b[0m" if color else text
+
+
+def use_color(mode: str, stream: TextIO) -> bool:
+    """Whether to colour what goes to ``stream``: ``--color always|never`` decide; ``auto`` colours a terminal,
+    unless NO_COLOR is set (no-color.org), or FORCE_COLOR is set (force-color.org) also when it is none."""
+    if mode != "auto":
+        return mode == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return stream.isatty() and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):  # closed, or no terminal behind it at all
+        return False

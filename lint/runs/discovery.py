@@ -93,11 +93,14 @@ def _name_parts(name: str, pattern: re.Pattern[str]) -> tuple[str, int, str] | N
 
 
 def siblings(key: RunKey, pattern: re.Pattern[str]) -> list[NamedFile]:
-    """Every file of the directory whose name puts it in the stem of run ``key`` (sorted)."""
+    """Every file of the directory whose name puts it in the stem of run ``key`` (sorted).  A symbolic link is
+    one only when its target lies in the same directory: as in a walk, a link named like a rank file is not
+    followed out of the checked tree."""
     directory = Path(key.directory)
+    inside = os.path.join(os.path.realpath(directory), "")
     try:
         with os.scandir(directory) as listing:  # its entries know whether they are files without a stat() each
-            entries = sorted((entry.name, _is_file(entry)) for entry in listing)
+            entries = sorted((entry.name, _is_file(entry, inside)) for entry in listing)
     except OSError:
         return []
     found = []
@@ -108,10 +111,10 @@ def siblings(key: RunKey, pattern: re.Pattern[str]) -> list[NamedFile]:
     return found
 
 
-def _is_file(entry: os.DirEntry[str]) -> bool:
-    """Whether the entry is a file or a link to one (as Path.is_file: False when that cannot be told)."""
+def _is_file(entry: os.DirEntry[str], inside: str) -> bool:
+    """Whether the entry is a file or a link to one under ``inside`` (as Path.is_file: False when that cannot be told)."""
     try:
-        return entry.is_file()
+        return entry.is_file() and (not entry.is_symlink() or os.path.realpath(entry.path).startswith(inside))
     except OSError:
         return False
 

@@ -18,6 +18,8 @@ from functools import cache
 from pathlib import Path
 
 from lint import __version__
+from lint.models.errors import InputError
+from lint.store.files import open_regular
 from lint.store.resources import grammar_path, rules_dir
 
 LAYOUT = "v2"  # the directory of this entry format: an older tlint's entries are never read
@@ -87,9 +89,9 @@ def recall(key: str) -> bytes | None:
     reads and derives it again from scratch on a miss, so a damaged memo costs time, never a wrong result.
     """
     try:
-        with open(in_root(MEMOS, key[:2], key), "rb") as stream:
+        with open_regular(in_root(MEMOS, key[:2], key), key) as stream:
             return stream.read()
-    except OSError:
+    except (OSError, InputError):
         return None
 
 

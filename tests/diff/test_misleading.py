@@ -21,10 +21,11 @@ from lint.diff import SideOptions
 from lint.diff.sides import load_side
 from lint.models.diff import DiffReport
 from tests.diff.conftest import diff_of
+from tests.shared_corpus import CORPUS
 from tests.synth.megatron_run import RunSpec, generate_run, slow_down_stage, write_run
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL = ROOT.parent / "shared" / "corpus" / "real"
+REAL = CORPUS / "real"
 SIMAI = REAL / "simai-workload"
 MEGATRON = REAL / "megatron-trace"
 GPT_175B = "TyKuro9+SimAI__my_workloads__H100-gpt_175B-world_size{}-tp8-pp8-ep1-gbs1536-mbs1-seq4096-MOE-False-GEMM-False-flash_attn-False.txt"

@@ -61,6 +61,7 @@ def test_the_default_parsers_take_the_fast_path() -> None:
 def _real_files(directory: str) -> list[Any]:
     path = CORPUS / "real" / directory
     if not path.is_dir():
+        # One value per name of the parametrization, or pytest refuses to collect the module.
         return [pytest.param(directory, "", marks=pytest.mark.skip(reason=f"{path} is absent: the real files are read in place"), id=f"{directory}-absent")]
     # Provenance notes and scripts beside the files are not traces; that every real trace is still detected as
     # its format is tests/test_damaged_input.py's to check.

@@ -21,7 +21,9 @@ from pydantic import Field
 
 from lint.formats.chakra_et.records import HeadRecord, NodeRecord
 from lint.formats.chakra_et.schema import BROADCAST, COMM_COLL_NODE, COMM_RECV_NODE, COMM_SEND_NODE, COMP_NODE, METADATA_NODE
+from lint.models.errors import InputError
 from lint.runs import model as runs
+from lint.store.files import open_regular
 
 if TYPE_CHECKING:
     from lint.runs.discovery import RunKey
@@ -238,7 +240,10 @@ def read_comm_groups(path: Path) -> CommGroups:
     """A comm_group.json as ASTRA-sim reads it: its keys through ``std::stoi``, its values lists of NPU ids."""
     shown = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open_regular(path, shown) as stream:  # a FIFO or a device given as --comm-group is refused, not waited for
+            text = stream.read().decode("utf-8")
+    except InputError as error:
+        return CommGroups(shown, {}, f"cannot be read: {str(error).removeprefix(f'{shown}: ')}")
     except (OSError, UnicodeDecodeError) as error:
         return CommGroups(shown, {}, f"cannot be read: {error}")
     try:

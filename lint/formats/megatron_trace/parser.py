@@ -67,6 +67,25 @@ _SEPARATOR = {"record_stage_plan": ", "}
 _KEYS = {("record_v2", "mg_state"): "stage"}  # a field printed under another key
 
 
+def _description(key: str) -> str:
+    """The fast path's description: its terminal's text (no comma before ``key``), with at most 63 commas.
+
+    Each comma is one iteration of a repeated group, for which Python's regex engine saves every group
+    of the line's regex: a line of a million commas would cost a gigabyte.  No writer puts more than one
+    comma in a description; a line with more is left to Lark, which reads it alike.
+    """
+    no_key = f",(?!{re.escape(key)})"
+    return f"(?:[^,\\n]|{no_key})[^,\\n]*(?:{no_key}[^,\\n]*){{0,63}}"
+
+
+# The descriptions of the layouts, by field rule, and the key that follows each.
+_DESCRIPTIONS = {
+    "description": _description("group_kind="),
+    "description_v2": _description("sub_operations="),
+    "plan_description": _description(" group_kind="),
+}
+
+
 def detect(lines: list[str]) -> Evidence:
     """Every line of a megatron-trace file is a ``rank:R:op(`` (or ``stage:S:op(``) record: most of the first lines start one."""
     texts = [text for text in lines[:HEAD_LINES] if text.strip()]
@@ -123,10 +142,12 @@ class Parser:
         sub_op = self.grammar.derive("sub_op", set(_SUB_FIELDS))
         # Group 1 is the whole sub-operation: joined back, the matches must rebuild the list exactly.
         self._sub_op = re.compile(f"({sub_op.regex.pattern})")
-        # Splits a list into the texts between the timings and the timings (valid numbers only): steps
-        # repeat their calls with new times, so the list with its timings zeroed is parsed once.
-        number = self.grammar.terminal_regex("NUMBER")
-        self._timings = re.compile(f",duration=((?:{number})),timestamp=((?:{number}))(?=[,'])")
+        # Splits a list into the texts between the timings and the timings: steps repeat their calls with new
+        # times, so the list with its timings zeroed is parsed once.  A timing is taken as a run of the
+        # characters of a number and proved one by float(), which takes exactly the texts of the grammar's
+        # NUMBER that start so (a ValueError hands the line to Lark): one single-character repeat, where the
+        # terminal's optional fraction and exponent cost Python's regex engine a group each (12 % of a check).
+        self._timings = re.compile(f",duration=({_NUMBER_LIKE}),timestamp=({_NUMBER_LIKE})(?=[,'])")
         # zeroed list -> its calls and what rules derived from them (per_calls), shared by the steps that make them
         self._known_calls: TextMemo[tuple[tuple[SubCall, ...], dict[Any, Any]]] = TextMemo()
         # The last few lists found, tried first: comparing a list's text with a few others (mostly of another
@@ -136,6 +157,8 @@ class Parser:
         # Per layout: (record attribute, converter) for each captured field, in group order.
         self._plans = {rule: tuple((_RENAMED.get(name, name), self._converter(name)) for name in fields) for rule, fields in self._fields.items()}
         self._converters = {rule: tuple(convert for _, convert in plan) for rule, plan in self._plans.items()}
+        # Per layout: record attribute -> the regex group of its field (column_of).
+        self._groups = {rule: {attribute: name for (attribute, _), name in zip(plan, self._fields[rule], strict=True)} for rule, plan in self._plans.items()}
         # Layouts whose fields come in the record's own order are built positionally (the common V1 is).
         record_fields = [f.name for f in dataclasses.fields(OpRecord)][3:]
         self._positional = {
@@ -145,7 +168,7 @@ class Parser:
     def _layout(self, rule: str) -> list[Any]:
         # The list is checked by the strict sub-operation regex; here it only has to end the line, which
         # ``(?s:.*)`` finds by jumping to the end, where ``.*`` would look at every character for a newline.
-        derived = self.grammar.derive(rule, set(self.grammar.field_names(rule)), loose={"sub_operations": r"\[(?s:.*)\]"})
+        derived = self.grammar.derive(rule, set(self.grammar.field_names(rule)), loose={"sub_operations": r"\[(?s:.*)\]", **_DESCRIPTIONS})
         return [rule, None, derived.fields, derived]
 
     def _converter(self, field_name: str) -> Callable[[str], Any]:
@@ -159,6 +182,29 @@ class Parser:
         if typed == ["NUMBER"]:
             return convert  # times: nearly every value is new
         return _Remembered(convert).__getitem__
+
+    # -- where a field is -------------------------------------------------------------------------
+
+    def column_of(self, record: OpRecord | DdpGradCommRecord, field: str, index: int | None = None) -> int | None:
+        """The 1-based column of ``field``'s value on ``record``'s line (of its ``index``-th sub-operation's, from
+        0), as the layout's derived regex finds it; None where it cannot be told."""
+        text = getattr(record, "line_text", None)
+        if text is None:
+            return None
+        rule = "ddp_grad_comm" if record.kind == "ddp_grad_comm" else _LAYOUT_RULES[record.variant]
+        pattern = next(layout[3].regex for layout in self._layouts if layout[0] == rule)
+        match = pattern.fullmatch(text)
+        if match is None:  # read by Lark (a description past the fast path's commas): no column to tell
+            return None
+        if index is None:
+            group = self._groups[rule].get(field)
+            return match.start(group) + 1 if group is not None and match.start(group) >= 0 else None
+        listed = match.start("sub_operations")
+        for number, sub in enumerate(self._sub_op.finditer(text, listed, match.end("sub_operations"))):
+            if number == index:
+                group = _SUB_GROUPS.get(field, field)
+                return sub.start(group) + 1 if group in self._sub_op.groupindex and sub.start(group) >= 0 else None
+        return None
 
     # -- writing ----------------------------------------------------------------------------------
 
@@ -197,9 +243,12 @@ class Parser:
                 if index:  # files keep one layout: try the last one first next time
                     layouts.insert(0, layouts.pop(index))
                 try:
-                    yield self._build(rule, number, match.groups())
+                    record = self._build(rule, number, match.groups())
                 except (_SubOperationsMismatch, ValueError, OverflowError):  # Lark decides and explains
                     yield slowly(number, text)
+                else:
+                    record.line_text = text
+                    yield record
                 break
             else:
                 yield slowly(number, text)
@@ -216,7 +265,9 @@ class Parser:
         if sub_trees is not None:
             texts["sub_operations"] = [_sub_op_texts(text, sub) for sub in sub_trees.children if isinstance(sub, Tree)]
         try:
-            return self._build(tree.data, number, tuple(texts.get(name) for name in self._fields[tree.data]))
+            record = self._build(tree.data, number, tuple(texts.get(name) for name in self._fields[tree.data]))
+            record.line_text = text
+            return record
         except OverflowError:
             return self._overflow(number, text, tree)
         except ValueError as error:
@@ -277,6 +328,12 @@ class Parser:
 
 
 _RECENT_LISTS = 4
+# What may be a NUMBER (grammars/megatron-trace.lark): float() decides (see Parser._timings).
+_NUMBER_LIKE = r"-?(?:[0-9][0-9.eE+-]*|inf|nan)"
+# A sub-operation's attributes -> the groups of its fields in the sub-operation regex.
+_SUB_GROUPS = {"duration": "sub_duration", "timestamp": "sub_timestamp"} | {
+    name: f"sub_{name}" for name in ("input__shape", "input__dtype", "func_name", "group", "comm_func")
+}
 
 
 class _SubOperationsMismatch(Exception):

@@ -12,6 +12,8 @@ if TYPE_CHECKING:  # pydantic validates and dumps records only at the boundary (
     from pydantic import GetCoreSchemaHandler
     from pydantic_core import CoreSchema
 
+from lint.models.common import LineRecord
+
 # Bytes per element, as the trace's consumer computes message sizes (with or without "torch.").
 DTYPE_SIZES: dict[str, int] = {
     "float64": 8,
@@ -235,7 +237,7 @@ _MISSING: Any = object()
 
 
 @dataclass(slots=True)
-class OpRecord:
+class OpRecord(LineRecord):
     """One ``rank:R:op(...)`` line in layout V0, V1, V2 or V3, or a ``stage:S:op(...)`` line of a stage-keyed
     scheduling plan (layout SP), which names no rank: ``rank`` is None there."""
 
@@ -276,7 +278,7 @@ class OpRecord:
 
 
 @dataclass(slots=True)
-class DdpGradCommRecord:
+class DdpGradCommRecord(LineRecord):
     """A V3 ``rank:R:ddp_grad_comm(...)`` record: one DDP gradient bucket's communication."""
 
     kind: ClassVar[str] = "ddp_grad_comm"

@@ -22,7 +22,7 @@ class SameInEveryRecord(Rule):
             self.first = (value, record.line)
         elif value != self.first[0]:
             noun = self.field.removesuffix("_id")
-            return (at(record, f"{noun} {value} in a file of {noun} {self.first[0]} (first record: line {self.first[1]})"),)
+            return (at(record, f"{noun} {value} in a file of {noun} {self.first[0]} (first record: line {self.first[1]})", field=self.field),)
         return ()
 
     check_op = _check

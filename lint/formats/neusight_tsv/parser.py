@@ -94,16 +94,31 @@ class Parser:
                 known = self._fast_row(text)
                 if known is not None:
                     previous = None
-                    yield LayerRecord(number, 1, *known)
+                    record = LayerRecord(number, 1, *known)
+                    record.line_text = text  # type: ignore[misc]  # mypy does not see slots a dataclass(slots=True) inherits
+                    yield record
                     continue
                 row = self._row_slowly(number, text)
-                previous = row.follows(text.count("\t", 0, row.column - 1), previous) if isinstance(row, SyntaxProblem) else None
+                if isinstance(row, SyntaxProblem):
+                    previous = row.follows(text.count("\t", 0, row.column - 1), previous)
+                else:
+                    previous, row.line_text = None, text  # type: ignore[misc]  # (as above)
                 yield row
             else:
                 header_seen = True
                 yield self._header(number, text)
         if not header_seen:  # a table without even a header is no table for its consumers
             yield SyntaxProblem(1, 1, SYNTAX_CODE, "expected the header row, found an empty file")
+
+    def column_of(self, record: LayerRecord, field: str, index: int | None = None) -> int | None:
+        """The 1-based column of ``field`` (one of the row's COLUMNS) on ``record``'s line; None where it cannot
+        be told (``index`` is for formats with sub-records; none here)."""
+        text = getattr(record, "line_text", None)
+        if text is None or index is not None or field not in COLUMNS:
+            return None
+        before = COLUMNS.index(field)
+        fields = text.split("\t", before)
+        return len(text) - len(fields[before]) + 1 if len(fields) > before else None
 
     def _header(self, number: int, text: str) -> HeaderRecord | SyntaxProblem:
         if self.fast and self._header_regex.fullmatch(text):  # the eleven names, tab-separated

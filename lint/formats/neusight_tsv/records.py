@@ -10,13 +10,15 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import ClassVar, Literal
 
+from lint.models.common import LineRecord
+
 CommType = Literal["ALLREDUCE", "ALLREDUCE_ASYNC", "SENDRECV"]
 
 GRAD_SUFFIX = "_grad"  # the writer names the gradient row of layer X "X_grad"
 
 
 @dataclass(slots=True)
-class HeaderRecord:
+class HeaderRecord(LineRecord):
     """The header row; the grammar admits only the exact eleven names, kept here in file order."""
 
     kind: ClassVar[str] = "header"
@@ -26,7 +28,7 @@ class HeaderRecord:
 
 
 @dataclass(slots=True)
-class LayerRecord:
+class LayerRecord(LineRecord):
     """One layer row.  Times are milliseconds, comm sizes are element counts (not bytes)."""
 
     kind: ClassVar[str] = "layer"

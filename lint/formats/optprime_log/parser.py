@@ -328,6 +328,9 @@ class Parser:
             )
             for rule in rules
         }
+        self._rules_of_kind: dict[str, list[str]] = {}  # record kind -> the rules that read such records
+        for rule in rules:
+            self._rules_of_kind.setdefault(self._records[rule].record_type.kind, []).append(rule)
         # Rules whose last field is free text (``TEXT``) -> that field: the text runs to the end of the line, and
         # so over another rank's record printed right after it (see _text_cut_short).
         self._text_tails = {rule: fields[-1] for rule in rules if (fields := self.grammar.field_names(rule)) and self._is_free_text(fields[-1])}
@@ -377,6 +380,24 @@ class Parser:
         kinds.update(_RULE_KINDS.get(rule, rule) for rule in rules)
         return kinds
 
+    # -- where a field is -------------------------------------------------------------------------
+
+    def column_of(self, record: Record, field: str, index: int | None = None) -> int | None:
+        """The 1-based column of ``field``'s value in ``record`` on its line, as its rule's derived regex finds it;
+        None where it cannot be told (``index`` is for formats with sub-records; none here)."""
+        text = getattr(record, "line_text", None)
+        if text is None or index is not None:
+            return None
+        for rule in self._rules_of_kind.get(record.kind, ()):
+            group = next((name for name, attribute, _ in self._records[rule].fields if attribute == field), None)
+            if group is None:
+                continue
+            match = self._patterns[rule].match(text, record.column - 1)
+            if match is not None and match.start(group) >= 0:
+                start, end = match.span(group)
+                return start + len(text[start:end]) - len(text[start:end].lstrip(" ")) + 1  # past a number's padding
+        return None
+
     # -- streaming ------------------------------------------------------------------------------
 
     def parse(self, lines: Iterable[tuple[int, str]]) -> Iterator[Record | SyntaxProblem]:
@@ -417,6 +438,7 @@ class Parser:
                     item, end = self._record_at(rule, number, text, position, line_rank, match)
                 prefix = rule in _PREFIX_RULES
                 if isinstance(item, Record):
+                    item.line_text = text  # type: ignore[misc]  # mypy does not see slots a dataclass(slots=True) inherits
                     if item.rank is None:
                         item.rank = line_rank
                     if prefix:

@@ -17,6 +17,8 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import PlainSerializer
 
+from lint.models.common import LineRecord
+
 # loss and ppl of a failed run are nan or inf: JSON has no such numbers, so they travel as "nan"/"inf".
 Reading = Annotated[float, PlainSerializer(lambda v: v if math.isfinite(v) else str(v), return_type=float | str, when_used="json")]
 
@@ -60,7 +62,7 @@ def layer_position(layer: str) -> float:
 
 
 @dataclass(slots=True)
-class Record:
+class Record(LineRecord):
     """What every record has: where it starts (1-based line and column) and the rank it belongs to."""
 
     kind: ClassVar[str]

@@ -17,7 +17,7 @@ from lint.formats.optprime_log.records import (
     TimingHeaderRecord,
 )
 from lint.layout import OPTPRIME_PRINTED_ABOVE_ONE, optprime_implied
-from lint.rule import Rule, RuleOptions, Violation
+from lint.rule import Rule, RuleOptions, Violation, at
 
 # The timing groups of one module each: a stage runs it once per micro-batch.
 SINGLE_MODULE_GROUPS = ("embed", "lm_head")
@@ -78,11 +78,22 @@ class Setting:
     value: Any
     label: str
     line: int | None
+    record: ConfigRecord | None = None  # where it was printed
 
     def __str__(self) -> str:
         if self.line is None:
             return f"{self.label} {self.value} (not printed: OptimusPrime prints it only above 1)"
         return f"`{self.label}{self.value}` (line {self.line})"
+
+    @classmethod
+    def printed(cls, record: ConfigRecord) -> Setting:
+        return cls(record.value, record.label, record.line, record)
+
+    def violation(self, message: str) -> Violation:
+        """A finding about this setting: at its printed value, else (a default) on no line."""
+        if self.record is None:
+            return Violation(self.line, None, message)
+        return at(self.record, message, field="value")
 
 
 class RunLayout:
@@ -94,7 +105,7 @@ class RunLayout:
         self.stage_map: Stage2RankRecord | None = None
 
     def check_config(self, record: ConfigRecord) -> tuple[()]:
-        self.settings.setdefault(record.setting, Setting(record.value, record.label, record.line))
+        self.settings.setdefault(record.setting, Setting.printed(record))
         return ()
 
     def check_stage2rank(self, record: Stage2RankRecord) -> tuple[()]:
@@ -156,7 +167,7 @@ class SettingProduct(OptprimeLayout):
         expected = math.prod(factor.value for factor in factors)
         if total.value != expected:
             values = " · ".join(str(factor.value) for factor in factors)
-            yield Violation(total.line, 1, f"{total} but {self.formula} = {values} = {expected} ({', '.join(map(str, factors))})")
+            yield total.violation(f"{total} but {self.formula} = {values} = {expected} ({', '.join(map(str, factors))})")
 
 
 class RankOutputs:
@@ -178,7 +189,7 @@ class RankOutputs:
         if record.rank is not None and not kind.startswith("failure_"):
             self.last_output[record.rank] = record.line
         if kind == "config" and self.world is None and isinstance(record, ConfigRecord) and record.setting == "world_size":
-            self.world = Setting(record.value, record.label, record.line)
+            self.world = Setting.printed(record)
         return ()
 
     def observe_output(self, record: Record) -> tuple[()]:

@@ -12,16 +12,17 @@ that "1,234 ms" sorts as the number it is); without scripts the page reads the s
 
 from __future__ import annotations
 
+import html
 import math
 import os
 from collections.abc import Callable
-from html import escape
 from typing import TextIO
 
 from lint.diff.wording import UNJUDGED_LEGEND, is_number, mark, percent, signed, subject, unit_of, value
 from lint.models.categories import CATEGORIES
 from lint.models.diff import Change, DiffReport, PlotSeries, Spread
 from lint.report.diff.concise import counts_line, knob_lines, problem_lines, shown, side_line
+from lint.report.text import printable
 
 _CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
@@ -70,6 +71,13 @@ _MEDIANS = ("#303030", "#0b3a66")
 _MIN_BOX = 4  # px: a box whose quartiles coincide is still a box
 
 
+def _text(text: str) -> str:
+    """Text of the page: HTML-escaped, its control characters (ESC, BEL, C1) and bidirectional overrides shown as
+    escapes, as the text reporters show them (a row name comes from the file, and a page may be read in a
+    terminal or reorder what a reader sees)."""
+    return html.escape(printable(text))
+
+
 def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     summary = report.summary
     title = f"tlint diff: {_name(report.a.path)} → {_name(report.b.path)}"
@@ -77,15 +85,15 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{escape(title)}</title>",
+        f"<title>{_text(title)}</title>",
         f"<style>{_CSS}</style></head><body>",
-        f"<h1>{escape(title)}</h1>",
+        f"<h1>{_text(title)}</h1>",
         '<div class="summary">',
-        f'<p class="verdict {summary.verdict.replace(" ", "-")}">{escape(summary.verdict)}</p>',
-        f"<p>{escape(summary.headline)}</p>",
-        f'<p class="dim">a: {escape(side_line(report.a))}<br>b: {escape(side_line(report.b))}<br>{escape(counts_line(report))}</p>',
-        *([f'<div class="scroll"><pre>{escape(chr(10).join(knobs))}</pre></div>'] if knobs else []),
-        *(f'<p class="warning">{escape(line)}</p>' for line in problem_lines(report)),
+        f'<p class="verdict {summary.verdict.replace(" ", "-")}">{_text(summary.verdict)}</p>',
+        f"<p>{_text(summary.headline)}</p>",
+        f'<p class="dim">a: {_text(side_line(report.a))}<br>b: {_text(side_line(report.b))}<br>{_text(counts_line(report))}</p>',
+        *([f'<div class="scroll"><pre>{chr(10).join(map(_text, knobs))}</pre></div>'] if knobs else []),
+        *(f'<p class="warning">{_text(line)}</p>' for line in problem_lines(report)),
         "</div>",
     ]
     listed = shown(report)
@@ -118,10 +126,10 @@ def _table(changes: list[Change]) -> str:
         rel = percent(change.rel_delta) if change.delta is not None else ""
         marked = mark(change)
         rows.append(
-            f'<tr class="{"sig" if change.significant else ""}"><td>{escape(change.kind)}{marked}</td><td>{escape(subject(change))}</td>'
-            f'<td class="num"{_sort_value(change.before)}>{escape(value(change.before, unit))}</td>'
-            f'<td class="num"{_sort_value(change.after)}>{escape(value(change.after, unit))}</td>'
-            f'<td class="num"{_sort_value(change.delta)}>{escape(delta)}</td><td class="num"{_sort_value(change.rel_delta)}>{escape(rel)}</td></tr>'
+            f'<tr class="{"sig" if change.significant else ""}"><td>{_text(change.kind)}{marked}</td><td>{_text(subject(change))}</td>'
+            f'<td class="num"{_sort_value(change.before)}>{_text(value(change.before, unit))}</td>'
+            f'<td class="num"{_sort_value(change.after)}>{_text(value(change.after, unit))}</td>'
+            f'<td class="num"{_sort_value(change.delta)}>{_text(delta)}</td><td class="num"{_sort_value(change.rel_delta)}>{_text(rel)}</td></tr>'
         )
     rows.append("</table></div>")
     if not all(change.judged for change in changes):
@@ -145,10 +153,10 @@ def _plot(series: list[PlotSeries], rows_title: str) -> str:
         return _LABEL_WIDTH + (ms - low) / (high - low) * _PLOT_WIDTH
 
     shapes = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" aria-label="timing per {rows_title}">']
-    shapes.append(f'<text class="axis-title" x="4" y="14">{escape(rows_title)}</text>')
+    shapes.append(f'<text class="axis-title" x="4" y="14">{_text(rows_title)}</text>')
     for index, row in enumerate(series):
         top = index * _ROW_HEIGHT + 24
-        shapes.append(f'<text x="4" y="{top + 17}">{escape(row.label)}</text>')
+        shapes.append(f'<text x="4" y="{top + 17}">{_text(row.label)}</text>')
         for offset, (spread, side) in enumerate(zip((row.before, row.after), "ab", strict=True)):
             y = top + 4 + offset * 13
             if spread is not None:
