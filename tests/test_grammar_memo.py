@@ -1,7 +1,8 @@
-"""The grammar memo: what Lark's grammar of grammars reads from a format grammar, kept in the cache directory.
+"""The grammar memos: what Lark's grammar of grammars reads from a format grammar, and what the fast path
+asks of it (its answers: derived regexes, field names, ...), kept in the cache directory.
 
-It must give exactly what parsing the grammar gives, and a missing, damaged or unwritable memo must only
-cost the parse again.
+They must give exactly what parsing the grammar and deriving give, and a missing, damaged or unwritable memo
+must only cost the parse again.
 """
 
 from __future__ import annotations
@@ -14,37 +15,47 @@ from pathlib import Path
 import pytest
 
 from lint.formats import FORMAT_NAMES, named
-from lint.parse import grammar
+from lint.parse import ebnf, grammar
+from lint.store import disk
 from lint.store.resources import grammar_path
 from tests.conftest import files_below, fresh_memo_directory
 
 
 @pytest.fixture
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    yield from fresh_memo_directory(tmp_path, monkeypatch, grammar._ebnf)
+    yield from fresh_memo_directory(tmp_path, monkeypatch, ebnf._ebnf)
 
 
 memos = files_below
 
 
+def _beside_the_codes_fingerprint(directory: Path) -> list[Path]:
+    """The memos in ``directory`` once the fingerprint of tlint's code, which keys a grammar's, is worked out:
+    its own memo is written there only if no test before this one worked it out in this process."""
+    disk.code_fingerprint()
+    return memos(directory)
+
+
 @pytest.mark.parametrize("format_name", [name for name in FORMAT_NAMES if named(name).grammar is not None])
 def test_a_remembered_grammar_is_the_grammar_parsed_again(cache_dir: Path, format_name: str) -> None:
     text = grammar_path(format_name).read_text(encoding="utf-8")
-    parsed = grammar._parsed_ebnf(text)
-    assert grammar._ebnf(text) == parsed  # the first read writes the memo
-    assert len(memos(cache_dir)) == 1
-    grammar._ebnf.cache_clear()
-    remembered = grammar._ebnf(text)  # the second reads it
+    parsed = ebnf._parsed_ebnf(text)
+    before = _beside_the_codes_fingerprint(cache_dir)
+    assert ebnf._ebnf(text) == parsed  # the first read writes the memo
+    assert len(memos(cache_dir)) == len(before) + 1
+    ebnf._ebnf.cache_clear()
+    remembered = ebnf._ebnf(text)  # the second reads it
     assert remembered == parsed
     assert [type(node) for node in remembered.rules.values()] == [type(node) for node in parsed.rules.values()]
 
 
 def test_a_changed_grammar_is_a_new_memo(cache_dir: Path) -> None:
     text = grammar_path("neusight-tsv").read_text(encoding="utf-8")
-    grammar._ebnf(text)
+    before = _beside_the_codes_fingerprint(cache_dir)
+    ebnf._ebnf(text)
     changed = text + "\nEXTRA: /x+/\n"
-    assert "EXTRA" in grammar._ebnf(changed).terminals
-    assert len(memos(cache_dir)) == 2
+    assert "EXTRA" in ebnf._ebnf(changed).terminals
+    assert len(memos(cache_dir)) == len(before) + 2
 
 
 @pytest.mark.parametrize(
@@ -60,11 +71,11 @@ def test_a_changed_grammar_is_a_new_memo(cache_dir: Path) -> None:
 )
 def test_a_damaged_memo_is_parsed_again_and_rewritten(cache_dir: Path, damage: bytes) -> None:
     text = grammar_path("neusight-tsv").read_text(encoding="utf-8")
-    expected = grammar._ebnf(text)
+    expected = ebnf._ebnf(text)
     (memo,) = memos(cache_dir)
     memo.write_bytes(damage)
-    grammar._ebnf.cache_clear()
-    assert grammar._ebnf(text) == expected
+    ebnf._ebnf.cache_clear()
+    assert ebnf._ebnf(text) == expected
     assert memo.read_bytes() != damage
 
 
@@ -74,7 +85,7 @@ def test_a_read_only_cache_directory_only_costs_the_parse(cache_dir: Path) -> No
     cache_dir.chmod(stat.S_IRUSR | stat.S_IXUSR)
     try:
         text = grammar_path("neusight-tsv").read_text(encoding="utf-8")
-        assert grammar._ebnf(text) == grammar._parsed_ebnf(text)
+        assert ebnf._ebnf(text) == ebnf._parsed_ebnf(text)
     finally:
         cache_dir.chmod(stat.S_IRWXU)
     assert memos(cache_dir) == []
@@ -84,7 +95,41 @@ def test_an_unusable_cache_path_only_costs_the_parse(tmp_path: Path, monkeypatch
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
     monkeypatch.setenv("TLINT_CACHE_DIR", str(blocker / "cache"))
-    grammar._ebnf.cache_clear()
+    ebnf._ebnf.cache_clear()
     text = grammar_path("simai-workload").read_text(encoding="utf-8")
-    assert grammar._ebnf(text) == grammar._parsed_ebnf(text)
-    grammar._ebnf.cache_clear()
+    assert ebnf._ebnf(text) == ebnf._parsed_ebnf(text)
+    ebnf._ebnf.cache_clear()
+
+
+@pytest.fixture
+def answers_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    ebnf._ebnf.cache_clear()
+    yield from fresh_memo_directory(tmp_path, monkeypatch, grammar._answers)
+    ebnf._ebnf.cache_clear()
+
+
+def _asked(of: grammar.Grammar) -> list[object]:
+    """What a fast path asks of grammar ``of``, answered."""
+    derived = of.derive("row", {"name"}, {"process_time": "x+"})
+    return [derived.text, derived.fields, of.field_names("row"), of.alternatives("forward_comm_type"), of.terminal_regex("TIME")]
+
+
+def test_a_remembered_answer_is_the_one_derived_again(answers_dir: Path) -> None:
+    text = grammar_path("neusight-tsv").read_text(encoding="utf-8")
+    fresh = ebnf.Rules("neusight-tsv", text)
+    derived_text, derived_fields = fresh.derive("row", ["name"], {"process_time": "x+"})
+    expected = [derived_text, tuple(derived_fields), fresh.field_names("row"), tuple(fresh.alternatives("forward_comm_type")), fresh.terminal_regex("TIME")]
+    assert _asked(grammar.Grammar("neusight-tsv", start=["row"])) == expected  # worked out, and remembered
+    grammar._answers.cache_clear()
+    ebnf._ebnf.cache_clear()
+    assert _asked(grammar.Grammar("neusight-tsv", start=["row"])) == expected  # read back
+    assert ebnf._ebnf.cache_info().currsize == 0  # without reading the grammar's EBNF
+
+
+@pytest.mark.parametrize("damage", [b"", b"not json", b"[1, 2]", b'{"[\\"derive\\", \\"row\\", [], {}]": [1]}', b"[" * 100_000])
+def test_damaged_answers_are_worked_out_again(answers_dir: Path, damage: bytes) -> None:
+    expected = _asked(grammar.Grammar("neusight-tsv", start=["row"]))
+    for memo in memos(answers_dir):
+        memo.write_bytes(damage)
+    grammar._answers.cache_clear()
+    assert _asked(grammar.Grammar("neusight-tsv", start=["row"])) == expected

@@ -15,6 +15,7 @@ import hashlib
 import os
 import sys
 from functools import cache
+from importlib.util import find_spec
 from pathlib import Path
 
 from lint import __version__
@@ -80,6 +81,21 @@ def _code_digest(code: list[Path]) -> str:
     for path in code:
         digest.update(os.fsencode(path.relative_to(path.parents[1])) + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+def lark_version() -> bytes:
+    """The text of Lark's package module (its ``__version__`` is in it), on which what is remembered of a grammar
+    depends beside tlint's code: reading it costs far less than importing Lark, which a check whose lines all
+    take the fast path does not otherwise need."""
+    spec = find_spec("lark")
+    try:
+        if spec is not None and spec.origin is not None:
+            return Path(spec.origin).read_bytes()
+    except OSError:
+        pass
+    import lark
+
+    return lark.__version__.encode()
 
 
 def recall(key: str) -> bytes | None:

@@ -141,7 +141,7 @@ class Parser:
         self._layouts = [self._layout(rule) for rule in _VARIANT_RULES]
         sub_op = self.grammar.derive("sub_op", set(_SUB_FIELDS))
         # Group 1 is the whole sub-operation: joined back, the matches must rebuild the list exactly.
-        self._sub_op = re.compile(f"({sub_op.regex.pattern})")
+        self._sub_op = re.compile(f"({sub_op.text})")
         # Splits a list into the texts between the timings and the timings: steps repeat their calls with new
         # times, so the list with its timings zeroed is parsed once.  A timing is taken as a run of the
         # characters of a number and proved one by float(), which takes exactly the texts of the grammar's
