@@ -287,7 +287,7 @@ def catalog() -> dict[str, Listed]:
     memo costs loading them all again."""
     from lint.store import disk as memo  # the fingerprint of tlint's code and the cache's atomic writes
 
-    modules = sorted(rules_dir().glob("tl*.py"))
+    modules = _rule_module_names()
     try:
         key = _catalog_key(memo.code_fingerprint(), modules)
     except OSError:  # a rule module that cannot be read: loading them all says which
@@ -295,7 +295,7 @@ def catalog() -> dict[str, Listed]:
     if key is not None and (remembered := memo.recall(key)) is not None:
         try:
             listing = {listed.code: listed for listed in map(Listed.from_json, json.loads(remembered))}
-            if sorted(listed.module for listed in listing.values()) == [path.name for path in modules]:
+            if sorted(listed.module for listed in listing.values()) == modules:
                 return listing
         except (ValueError, TypeError, RecursionError):  # json recurses: a memo nested thousands deep exhausts the stack
             pass  # damaged: listed again below, and the memo rewritten
@@ -305,12 +305,17 @@ def catalog() -> dict[str, Listed]:
     return listing
 
 
-def _catalog_key(code_fingerprint: str, modules: list[Path]) -> str:
-    """tlint's code (the rule modules' text among it: see :func:`lint.check.cache.code_fingerprint`) and the
+def _rule_module_names() -> list[str]:
+    """The names of the rule modules :func:`registry` loads (``rules/tl*.py``), sorted."""
+    return sorted(path.name for path in rules_dir().glob("tl*.py"))
+
+
+def _catalog_key(code_fingerprint: str, modules: list[str]) -> str:
+    """tlint's code (the rule modules' text among it: see :func:`lint.store.disk.code_fingerprint`) and the
     names of the rule modules this registry loads."""
     digest = hashlib.sha256(b"rule catalog\0" + code_fingerprint.encode())
-    for path in modules:
-        digest.update(b"\0" + os.fsencode(path.name))
+    for name in modules:
+        digest.update(b"\0" + os.fsencode(name))
     return digest.hexdigest()
 
 

@@ -16,7 +16,7 @@ import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -203,7 +203,7 @@ def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
         with open_regular(path, str(path)) as stream:
             raw = stream.read()
         text = raw.decode("utf-8")
-        return text, tomllib.loads(text)
+        return text, _toml(text)
     except InputError as error:
         raise ConfigError(str(error)) from None
     except OSError as error:
@@ -224,6 +224,11 @@ def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
     except RecursionError:
         # tomllib descends into nested arrays and inline tables recursively: a few thousand `[` exhaust the stack.
         raise ConfigError(f"{path}: not valid TOML: arrays or inline tables nested too deeply") from None
+
+
+@lru_cache(maxsize=1)  # find_config reads a pyproject.toml for its [tool.tlint], then load_settings reads it: parsed once
+def _toml(text: str) -> dict[str, Any]:
+    return tomllib.loads(text)
 
 
 def _tool_table(pyproject: dict[str, Any]) -> object:
