@@ -22,7 +22,7 @@ from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from lint.models.report import Severity as Severity  # the rule API: a rule module declares its severity with it
 from lint.store.resources import rules_dir
@@ -95,8 +95,9 @@ def at(record: Any, message: str, column: int | None = None, *, field: str | Non
 _SECTIONS = ("Why it matters", "Example")
 
 
-@dataclass(frozen=True)
-class RuleDocs:
+class RuleDocs(NamedTuple):
+    """A rule's documentation, from its docstring and its options (what `tlint rule` prints)."""
+
     summary: str
     why: str
     example: str
@@ -216,8 +217,7 @@ def _handlers_of(rule: type[Rule]) -> dict[str, tuple[str, str | None]]:
     return found
 
 
-@dataclass(frozen=True)
-class Listed:
+class Listed(NamedTuple):
     """What selecting a rule needs to know of it, without loading its module: a check loads only the rules
     of the formats it reads (the others' modules import the models of their own formats)."""
 

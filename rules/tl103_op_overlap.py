@@ -6,6 +6,8 @@ from lint.rule import Rule, RuleOptions, Severity, Violation, at, option
 
 @dataclass(frozen=True)
 class Options(RuleOptions):
+    """The options of TL103."""
+
     tolerance_ms: float = option(0.01, ge=0, description="slack for the 2-decimal rounding of timestamp and duration")
 
 

@@ -26,9 +26,8 @@ import json
 import os
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol, TypeVar
+from typing import Any, BinaryIO, NamedTuple, Protocol, TypeVar
 
 from lint.models.report import FileResult, Finding, Severity
 from lint.read.source import InputError, Source
@@ -44,8 +43,7 @@ class Packable(Protocol):
     def packed(self) -> list[Any]: ...
 
 
-@dataclass(frozen=True)
-class StoredSummary:
+class StoredSummary(NamedTuple):
     """Where an entry keeps its file's rank summary (the bulk of the entry): read only when its run's
     findings are not cached themselves, so that a warm check reads no more than each entry's first line."""
 

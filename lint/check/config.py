@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from lint import formats
 from lint.models.consumers import Judged
@@ -60,8 +60,7 @@ class Overrides:
     consumer: str | None = None
 
 
-@dataclass(frozen=True)
-class ConsumerChoice:
+class ConsumerChoice(NamedTuple):
     """A consumer the user names, and where (what the report gives as the reason)."""
 
     name: str
@@ -257,8 +256,7 @@ def load_settings(config_path: Path | None, overrides: Overrides) -> Settings:
     )
 
 
-@dataclass(frozen=True)
-class ConfigFile:
+class ConfigFile(NamedTuple):
     """A configuration file's table of tlint settings, and where in its text each key is: errors name the
     file, the line and the key."""
 
@@ -407,8 +405,7 @@ def _consumer(name: str, where: str) -> str:
     return name
 
 
-@dataclass(frozen=True)
-class _Resolver:
+class _Resolver(NamedTuple):
     """Rule entries of one layer (the file, or the command line) to rules; an unknown one is an error naming
     the file and line, or the command line."""
 

@@ -53,6 +53,8 @@ MAX_MESSAGE = 1000
 
 @dataclass
 class CheckOptions:
+    """What a check reads and how: the command line and the configuration, resolved."""
+
     trace_format: str | None = None
     selection: Selection = field(default_factory=Selection.default)
     max_findings: int = 1000  # per code and file; 0 shows all
@@ -66,6 +68,8 @@ class CheckOptions:
 
 @dataclass
 class FileOutcome:
+    """What checking one file gave: its result and findings, and its rank summary for the run rules."""
+
     result: FileResult
     findings: list[Finding]
     not_shown: Counter[str]
@@ -361,6 +365,8 @@ def _internal_error(collector: _Collector, violation: Violation) -> None:
 
 @dataclass
 class _Task:
+    """A file to read, with its format, and the run it belongs to."""
+
     source: Source
     format: str
     asked: bool  # named by the user (else read only to complete a run)

@@ -15,8 +15,7 @@ import gc
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 Item = TypeVar("Item")
 Shared = TypeVar("Shared")
@@ -33,8 +32,9 @@ class BackendError(Exception):
     """The backend asked for cannot be used: ``distributed`` missing, or no scheduler at the address."""
 
 
-@dataclass(frozen=True)
-class Backend:
+class Backend(NamedTuple):
+    """Where files are read: in this process, in forked worker processes, or on a Dask cluster."""
+
     jobs: int = 1  # local worker processes
     dask_scheduler: str | None = None  # a Dask scheduler's address: when set, ``jobs`` is not used
 

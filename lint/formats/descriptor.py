@@ -20,13 +20,12 @@ Detection order, the ``--trace-format`` choices, which files form runs, the diff
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lint.models.consumers import Consumer
 
 
-@dataclass(frozen=True)
-class Format:
+class Format(NamedTuple):
     """One input format.
 
     ``name``: as the user names it (``--trace-format``) and as rules list it in their ``formats``.
@@ -82,8 +81,7 @@ class Format:
         return f"{self.package}.stated"
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
     """What one format's detector saw in a file's first lines (true when it recognises the format).
 
     Detection judges the structure of the first records, not the first line alone: a damaged line at the

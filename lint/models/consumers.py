@@ -12,11 +12,10 @@ report says which, and why (:class:`Judged`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Consumer:
+class Consumer(NamedTuple):
     """A program that reads files of one or more formats.
 
     ``name``: as the user names it (``--consumer``, ``consumer = "..."``) and as rules list it;
@@ -29,8 +28,7 @@ class Consumer:
     reader: str
 
 
-@dataclass(frozen=True)
-class Judged:
+class Judged(NamedTuple):
     """The consumer a file is judged for, and why: named by the user (where), or inferred (from what)."""
 
     consumer: str

@@ -23,6 +23,8 @@ class Severity(StrEnum):
 
 @dataclass(slots=True)
 class Finding:
+    """One finding: a rule's code and name, its severity, where it is, and what it says."""
+
     code: str
     name: str
     severity: Severity
@@ -39,6 +41,8 @@ class Finding:
 
 @dataclass(slots=True)
 class FileResult:
+    """One file checked: its format (None: of no known format), whether it parsed, and the consumer it was judged for."""
+
     path: str
     format: str | None
     parsed: bool
@@ -48,6 +52,8 @@ class FileResult:
 
 @dataclass(slots=True)
 class CheckSummary:
+    """The counts and lists a check reports beside its findings."""
+
     files: int = 0
     checked: int = 0
     skipped: list[str] = field(default_factory=list)  # files of no known format, and documentation or source files by their names
@@ -68,6 +74,8 @@ class CheckSummary:
 
 @dataclass(slots=True)
 class RuleCount:
+    """How many findings one rule made (``--statistics``)."""
+
     code: str
     name: str
     severity: Severity
@@ -76,6 +84,8 @@ class RuleCount:
 
 @dataclass(slots=True)
 class CheckReport:
+    """What a check found, as every reporter renders it."""
+
     files: list[FileResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     summary: CheckSummary = field(default_factory=CheckSummary)

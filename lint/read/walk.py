@@ -51,6 +51,8 @@ _GLOB_CHARACTERS = set("*?[")
 
 @dataclass(frozen=True)
 class WalkOptions:
+    """What a walk of directories leaves out."""
+
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
@@ -70,6 +72,8 @@ class WalkOptions:
 
 @dataclass
 class Walked:
+    """The files a walk found, the paths it could not read, and the links it did not follow."""
+
     sources: list[Source] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     # Symbolic links met in a walk whose targets lie outside the walked directory: not followed.

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Container, Iterable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from lint.read.source import printable_path
 
@@ -43,8 +43,9 @@ def compile_rank_regex(text: str | None) -> re.Pattern[str]:
     return pattern
 
 
-@dataclass(frozen=True, order=True)
-class RunKey:
+class RunKey(NamedTuple):
+    """One run: the directory of its files and the stem of their names (before the rank), and when it started."""
+
     directory: str
     stem: str
     started: str = ""  # the time stamp of the run's first file, when the names carry one
@@ -56,8 +57,7 @@ class RunKey:
         return f"{glob} (run of {self.started})" if self.started else glob
 
 
-@dataclass(frozen=True)
-class NamedFile:
+class NamedFile(NamedTuple):
     """What a file's name says: its run (before the split by time stamp), its rank, its time stamp."""
 
     path: Path
