@@ -1,24 +1,27 @@
 """The ``tlint`` command line: parses arguments and wires configuration, engine and reporters.
 
 Modules are imported where a command needs them: ``tlint --version`` (run by every pre-commit and CI
-set-up) imports nothing of tlint's, and a check does not import the differ or the Dask client.
+set-up) imports nothing of tlint's, nor argparse, and a check does not import the differ or the Dask client.
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
+import gc
 import io
 import os
-import re
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from lint import __version__
 
+# typing.TYPE_CHECKING without importing typing (mypy reads any TYPE_CHECKING so): this module imports nothing
+# at the top that `tlint --version` does not use, and a command's own imports come after _StartUp has paused
+# the garbage collector.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Sequence
     from pathlib import Path
+    from typing import NoReturn, TextIO
 
     from lint.check.config import Settings
     from lint.check.engine import CheckOptions
@@ -29,14 +32,11 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 DASK_HELP = "read the files as tasks on this running Dask cluster (e.g. tcp://host:8786), which must see them at the same paths; needs tlint-traces[dask]"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_ERROR, f"tlint: error: {message}{_choice_suggestion(message)}\n")
-
-
 def _choice_suggestion(message: str) -> str:
     """ "; did you mean …?" for a mistyped subcommand or choice in argparse's ``message``, as git and cargo
     suggest; "" when nothing is close (or a later argparse suggested already)."""
+    import re
+
     from lint.rule import did_you_mean
 
     choice = re.search(r"invalid choice: '(.*?)' \(choose from (.*)\)", message)
@@ -47,6 +47,8 @@ def _choice_suggestion(message: str) -> str:
 
 def _unrecognized(parser: argparse.ArgumentParser, command: str | None, words: list[str]) -> NoReturn:
     """The error for arguments no option takes, suggesting the closest flag of the subcommand they were given to."""
+    import argparse
+
     from lint.rule import did_you_mean
 
     subcommands = next((action for action in parser._actions if isinstance(action, argparse._SubParsersAction)), None)
@@ -60,19 +62,34 @@ def _codes(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from pathlib import Path
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The command line's parser: every subcommand, but only the arguments of the one ``argv`` names (all of them
+    when it names none): argparse checks each argument as it is added, with a help formatter of its own, and
+    the other commands' arguments import what only they use (the diff's categories)."""
+    import argparse
 
-    from lint.formats import FORMAT_NAMES, consumers
-    from lint.models.categories import CATEGORIES
-    from lint.models.report import Severity
-    from lint.report import CHECK_REPORTERS, DIFF_REPORTERS
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            self.exit(EXIT_ERROR, f"tlint: error: {message}{_choice_suggestion(message)}\n")
 
+    named = next((word for word in argv if not word.startswith("-")), None)
     parser = _Parser(prog="tlint", description="Lint and diff distributed-training traces, logs and workloads.")
     parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, (help_line, arguments) in COMMANDS.items():
+        command = commands.add_parser(name, help=help_line)
+        if named not in COMMANDS or named == name:
+            arguments(command)
+    return parser
 
-    check_cmd = commands.add_parser("check", help="check trace, log and workload files")
+
+def _check_arguments(check_cmd: argparse.ArgumentParser) -> None:
+    from pathlib import Path
+
+    from lint.formats import FORMAT_NAMES, consumers
+    from lint.models.report import Severity
+    from lint.report import CHECK_REPORTERS
+
     check_cmd.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (walked; default: the current directory)")
     check_cmd.add_argument("--trace-format", choices=FORMAT_NAMES, help="parse every file as this format")
     check_cmd.add_argument(
@@ -136,7 +153,14 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument("--baseline", type=Path, metavar="FILE", help="report only findings not recorded in this baseline")
     check_cmd.add_argument("--write-baseline", type=Path, metavar="FILE", help="record the current findings as the baseline")
 
-    diff_cmd = commands.add_parser("diff", help="compare two runs or workloads: what changed, and whether it matters")
+
+def _diff_arguments(diff_cmd: argparse.ArgumentParser) -> None:
+    from pathlib import Path
+
+    from lint.formats import FORMAT_NAMES
+    from lint.models.categories import CATEGORIES
+    from lint.report import DIFF_REPORTERS
+
     diff_cmd.add_argument("a", metavar="RUN_A", help="a file, or a run directory, of any format")
     diff_cmd.add_argument("b", metavar="RUN_B", help="the file or run directory to compare it with")
     diff_cmd.add_argument("--output-format", choices=sorted(DIFF_REPORTERS), default="concise")
@@ -162,21 +186,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="list every change, also timing that is not significant and what follows from the writer modes (json always has them)",
     )
 
-    rules_cmd = commands.add_parser("rules", help="list every rule")
+
+def _rules_arguments(rules_cmd: argparse.ArgumentParser) -> None:
     rules_cmd.add_argument("--output-format", choices=["concise", "json", "markdown"], default="concise")
-    rule_cmd = commands.add_parser("rule", help="print the documentation of a rule")
+
+
+def _rule_arguments(rule_cmd: argparse.ArgumentParser) -> None:
     rule_cmd.add_argument("rule", metavar="CODE|NAME", nargs="?")
     rule_cmd.add_argument("--all", action="store_true", help="print the documentation of every rule")
-    cache_cmd = commands.add_parser("cache", help="where the result cache is, how big, or empty it")
+
+
+def _cache_arguments(cache_cmd: argparse.ArgumentParser) -> None:
     cache_cmd.add_argument("action", choices=["dir", "info", "clean"], help="dir: print its directory; info: its size; clean: remove it")
-    return parser
+
+
+# Each subcommand: its help line, and what adds its arguments.
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "check": ("check trace, log and workload files", _check_arguments),
+    "diff": ("compare two runs or workloads: what changed, and whether it matters", _diff_arguments),
+    "rules": ("list every rule", _rules_arguments),
+    "rule": ("print the documentation of a rule", _rule_arguments),
+    "cache": ("where the result cache is, how big, or empty it", _cache_arguments),
+}
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
+    start_up = _StartUp()
     try:
-        code = _main(argv, out, err)
+        code = _main(argv, out, err, start_up)
         out.flush()  # here, not when the interpreter exits: a full disk or a closed pipe is this command's error
         return code
     except BrokenPipeError:  # `tlint check . | head`: the reader left; say nothing more, as other commands do
@@ -184,13 +223,34 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         return EXIT_ERROR
     except OSError as error:  # no reader turned it into a finding or an input error: writing the report, mostly
         _silence(out)
+        import contextlib
+
         with contextlib.suppress(OSError):
             where = f"{error.filename}: " if isinstance(error.filename, str) else ""
             err.write(f"tlint: error: I/O error: {where}{error.strerror or error}\n")
         return EXIT_ERROR
+    finally:
+        start_up.done()
 
 
-def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
+class _StartUp:
+    """Automatic garbage collection off while tlint starts: its imports, configuration and rule catalog build
+    tens of thousands of objects that live until it exits, and the collections they triggered walked them
+    and freed nothing.  :meth:`done` turns it back on before files are read (a check first freezes what
+    start-up built: lint.check.engine.freeze_loaded_objects)."""
+
+    def __init__(self) -> None:
+        self.paused = gc.isenabled()  # not when the embedding program turned it off: it stays as it is
+        if self.paused:
+            gc.disable()
+
+    def done(self) -> None:
+        if self.paused:
+            gc.enable()
+            self.paused = False
+
+
+def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO, start_up: _StartUp) -> int:
     if list(sys.argv[1:] if argv is None else argv) in (["--version"], ["-V"]):  # before the parser and what it imports
         out.write(f"tlint {__version__}\n")
         return EXIT_CLEAN
@@ -198,7 +258,8 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
     from lint.models.errors import ConfigError
     from lint.rule import InstallError
 
-    parser = build_parser()
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(arguments)
     try:
         args, unknown = parser.parse_known_args(argv)
         if unknown:
@@ -210,7 +271,8 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
         return EXIT_CLEAN
     try:
         if args.command == "check":
-            return _check(args, out, err)
+            return _check(args, out, err, start_up)
+        start_up.done()
         if args.command == "diff":
             return _diff(args, out, err)
         if args.command == "rules":
@@ -234,6 +296,8 @@ def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO) -> int:
 
 def _silence(stream: TextIO) -> None:
     """Point a closed pipe at /dev/null so that Python's final flush of it does not fail again."""
+    import contextlib
+
     with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
@@ -273,11 +337,11 @@ def _cache(action: str, out: TextIO) -> int:
     return EXIT_CLEAN
 
 
-def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _check(args: argparse.Namespace, out: TextIO, err: TextIO, start_up: _StartUp) -> int:
     from pathlib import Path
 
     from lint.check.config import Overrides, find_config, load_settings
-    from lint.check.engine import CheckOptions, check
+    from lint.check.engine import CheckOptions, check, freeze_loaded_objects
     from lint.check.stated import configured_sources
     from lint.models.errors import ConfigError
     from lint.models.report import Severity
@@ -348,6 +412,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.write_baseline or args.baseline:
         # A baseline records and matches every finding: those past --max-findings are left out after it has.
         options.max_findings = 0
+    freeze_loaded_objects()  # what start-up built lives until exit: frozen before collection resumes
+    start_up.done()
     with progress_bar(err, enabled=output_format in HUMAN_FORMATS and not args.quiet) as progress:
         report = check(paths, options, progress)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import ast
 import os
 import subprocess
 import sys
@@ -15,14 +15,13 @@ EXAMPLE = ROOT / "examples" / "megatron-trace_rank7.txt"
 
 
 def imported_by(*argv: str, env: dict[str, str] | None = None) -> set[str]:
-    """The modules loaded by ``tlint ARGV`` in a fresh interpreter (the command's own output discarded)."""
-    probe = (
-        "import io, json, sys; from lint.cli import main; "
-        f"main({list(argv)!r}, stdout=io.StringIO(), stderr=io.StringIO()); print(json.dumps(sorted(sys.modules)))"
-    )
+    """The modules loaded by ``tlint ARGV`` in a fresh interpreter (the command's own output discarded; the
+    probe itself imports nothing but io and sys, which Python has loaded already)."""
+    probe = f"import io, sys; from lint.cli import main; main({list(argv)!r}, stdout=io.StringIO(), stderr=io.StringIO()); print(sorted(sys.modules))"
     environment = {**os.environ, **(env or {})}
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, env=environment)
-    return set(json.loads(done.stdout.splitlines()[-1]))
+    modules: list[str] = ast.literal_eval(done.stdout.splitlines()[-1])
+    return set(modules)
 
 
 def top_level(modules: set[str]) -> set[str]:
@@ -33,6 +32,8 @@ def test_version_imports_no_validation_rendering_or_parsing_library() -> None:
     modules = imported_by("--version")
     assert top_level(modules).isdisjoint({"pydantic", "pydantic_core", "rich", "lark", "distributed", "dask"})
     assert {name for name in modules if name.startswith("lint.")} == {"lint.cli"}
+    # nor the standard library's heavier modules: the command line is parsed only for a command
+    assert top_level(modules).isdisjoint({"argparse", "re", "typing", "contextlib", "pathlib"})
 
 
 def test_checking_one_file_imports_no_renderer_or_cluster_client_it_does_not_use() -> None:
@@ -40,6 +41,34 @@ def test_checking_one_file_imports_no_renderer_or_cluster_client_it_does_not_use
     assert "lint.check.engine" in modules and "lint.report.concise" in modules
     assert top_level(modules).isdisjoint({"rich", "distributed", "dask"})
     assert not {name for name in modules if name.startswith(("lint.diff", "lint.models.diff", "lint.report.diff", "lint.report.sarif", "lint.check.baseline"))}
+    assert "lint.models.categories" not in modules  # the diff's, imported for its own arguments only
+
+
+def test_a_check_in_a_warm_cache_directory_finds_the_formats_without_pkgutil(tmp_path: Path) -> None:
+    cache = {"TLINT_CACHE_DIR": str(tmp_path / "cache")}
+    imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)  # the first reads the grammar with Lark, which imports it
+    assert "pkgutil" not in imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)
+
+
+def test_a_plain_check_validates_and_renders_with_neither_pydantic_nor_rich(tmp_path: Path) -> None:
+    """pydantic reads a configuration (past its plain keys) and writes JSON or SARIF; rich draws the progress
+    bar of a terminal and the full format: a concise check of a file without them imports neither."""
+    cache = {"TLINT_CACHE_DIR": str(tmp_path / "cache")}
+    imported_by("check", str(EXAMPLE), "--jobs", "1", env=cache)  # the first reads the grammar with Lark, and fills the cache
+    for argv in (("--no-cache",), ()):  # read, and served from the cache
+        modules = imported_by("check", str(EXAMPLE), "--jobs", "1", *argv, env=cache)
+        assert top_level(modules).isdisjoint({"pydantic", "pydantic_core", "rich", "lark"})
+
+
+def test_the_grammars_answers_are_remembered_not_derived_again(tmp_path: Path) -> None:
+    """The fast path's regexes are derived from the grammar's EBNF once; later checks read them from the cache
+    directory (lint.parse.grammar), without the EBNF, the derivation or the Python-literal reader."""
+    cache = {"TLINT_CACHE_DIR": str(tmp_path / "cache")}
+    first = imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)
+    assert "lint.parse.ebnf" in first
+    modules = imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)
+    assert "lint.formats.megatron_trace.parser" in modules
+    assert not modules & {"lint.parse.ebnf", "lint.parse.pyliteral"}
 
 
 NEUSIGHT = ROOT / "examples" / "neusight-gpt2-large.tsv"

@@ -543,12 +543,13 @@ def _cache_settings(task: _Task, options: CheckOptions) -> str:
 
 
 @lru_cache(maxsize=1)
-def _freeze_loaded_objects() -> None:
+def freeze_loaded_objects() -> None:
     """Exempt what is loaded by now (modules, grammars, rules: it lives until exit) from garbage collection.
 
     Reading a large file allocates records by the million, and each full collection they trigger would
     otherwise walk all of it again (about 7 % of a check's time); forked workers also share it unwritten.
-    Once per process: what is frozen is never collected.
+    Once per process: what is frozen is never collected.  The command line calls it before it lets the
+    collector run again after start-up (lint.cli), whose objects would otherwise all be walked once.
     """
     gc.freeze()
 
@@ -620,7 +621,7 @@ def _execute(
 
 def check(paths: list[str], options: CheckOptions, progress: executor.Progress | None = None) -> CheckReport:
     report = CheckReport()
-    _freeze_loaded_objects()  # before planning, whose thousands of sources would make collections walk it all
+    freeze_loaded_objects()  # before planning, whose thousands of sources would make collections walk it all
     tasks = _plan(paths, options, report)
     with ExitStack() as scope:
         sharing = _StepSharing(scope)
