@@ -62,7 +62,7 @@ def _findings(path: Path, trace_format: str) -> list[tuple[str, int | None, int 
 
 def _forgetful(monkeypatch: pytest.MonkeyPatch) -> None:
     """An engine and rules that remember at most one row's verdict or place, and a parser that reads every row anew."""
-    monkeypatch.setattr(engine._Judged, "ENTRIES", 1)
+    monkeypatch.setattr(engine._Said, "ENTRIES", 1)
     monkeypatch.setattr(DistinctRows, "ENTRIES", 1)
     _reading_every_row(monkeypatch)
 

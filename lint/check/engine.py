@@ -301,14 +301,36 @@ class _Listing(list[_Handler]):
 
 class _Said:
     """What the record being dispatched says, for the rules that judge its kind (:class:`_Judged`): the values
-    of its fields but where it is (its first two, ``line`` and ``column``), by which records are told alike."""
+    of its fields but where it is (its first two, ``line`` and ``column``), by which records are told alike.
+
+    The values are numbered as they are first seen, so that they are hashed once per record, not once per
+    rule that judges it (``key``).  Bounded: a file of endlessly new records must not grow memory; once it
+    has numbered ``ENTRIES`` of them it forgets them and the verdicts given on them, and records are judged
+    again.
+    """
+
+    ENTRIES = 4096
 
     def __init__(self) -> None:
-        self.key: Any = None
+        self.key = -1
+        self.numbers: dict[Any, int] = {}
+        self.judged: list[_Judged] = []  # the rules' checks that look verdicts up by ``key``
+        self.record_type: type | None = None  # of the last record seen, and what reads its values
+        self.values_of: Callable[[Any], Any] = _values_of
 
     def see(self, record: Any) -> None:
         record_type: type = type(record)  # as type[Any], mypy would take it for unhashable (python/mypy#11470)
-        self.key = _values_of(record_type)(record)
+        if record_type is not self.record_type:
+            self.record_type, self.values_of = record_type, _values_of(record_type)
+        values = self.values_of(record)
+        key = self.numbers.get(values)
+        if key is None:
+            if len(self.numbers) >= self.ENTRIES:
+                self.numbers.clear()
+                for judged in self.judged:
+                    judged.verdicts.clear()
+            key = self.numbers[values] = len(self.numbers)
+        self.key = key
 
 
 @lru_cache(maxsize=64)  # one per record class
@@ -324,26 +346,19 @@ _UNJUDGED = object()  # no verdict yet (a verdict may be None)
 
 class _Judged:
     """A rule's check of the records of a kind it judges (``judge_<kind>``, see Rule): each distinct record is
-    judged once, and the records equal to it in all they say (:class:`_Said`) are handed its verdict.
-
-    Bounded: a file of endlessly new records must not grow memory; once it holds ``ENTRIES`` verdicts it
-    forgets them, and records are judged again.
-    """
-
-    ENTRIES = 4096
+    judged once, and the records equal to it in all they say (:class:`_Said`) are handed its verdict."""
 
     def __init__(self, judge: Callable[[Any], Any], check: Callable[[Any, Any], Iterable[Violation]], said: _Said) -> None:
         self.judge = judge
         self.check_judged = check
         self.said = said
-        self.verdicts: dict[Any, Any] = {}
+        self.verdicts: dict[int, Any] = {}  # by the number _Said gives what a record says
+        said.judged.append(self)
 
     def check(self, record: Any) -> Iterable[Violation]:
         said = self.said.key
         verdict = self.verdicts.get(said, _UNJUDGED)
         if verdict is _UNJUDGED:
-            if len(self.verdicts) >= self.ENTRIES:
-                self.verdicts.clear()
             verdict = self.verdicts[said] = self.judge(record)
         return self.check_judged(record, verdict)
 
