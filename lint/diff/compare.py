@@ -76,6 +76,13 @@ def diff(a: Profile, b: Profile, options: DiffOptions | None = None, problems: t
     return DiffReport(a=_side(a, problems[0]), b=_side(b, problems[1]), changes=changes, summary=summary, plot=_plot(left, right))
 
 
+def nothing_compared(a: Profile, b: Profile, options: DiffOptions | None, problems: tuple[Problems, Problems], why: str) -> DiffReport:
+    """The report of a pair one of whose sides gave nothing to compare (``why`` says which and how): the sides'
+    problems, which make it inconclusive, and no change."""
+    summary = _summary([], options or DiffOptions(), "full", None, problems, (None, None), nothing=why)
+    return DiffReport(a=_side(a, problems[0]), b=_side(b, problems[1]), summary=summary)
+
+
 def _compared(a: Profile, b: Profile) -> tuple[Profile, Profile, str]:
     """What is compared of each side, and how it is said: the whole profiles of one format; else the per-layer
     profiles, and where one side covers a single pipeline stage (an AICB workload, one rank's trace) each
@@ -292,8 +299,15 @@ def _collapse(changes: list[Change]) -> list[Change]:
 
 
 def _summary(
-    changes: list[Change], options: DiffOptions, compared: str, step_key: str | None, problems: tuple[Problems, Problems], modes: tuple[str | None, str | None]
+    changes: list[Change],
+    options: DiffOptions,
+    compared: str,
+    step_key: str | None,
+    problems: tuple[Problems, Problems],
+    modes: tuple[str | None, str | None],
+    nothing: str | None = None,
 ) -> DiffSummary:
+    """``nothing``: why nothing was compared (a side gave no record), where that is so."""
     counts = {category: CategoryCount() for category in CATEGORIES}
     for change in changes:
         counts[change.category].changes += 1
@@ -308,7 +322,7 @@ def _summary(
     ]
     if damaged:
         verdict = "inconclusive"
-        text = "; ".join(damaged) + f"; on what could be read: {text}"
+        text = "; ".join(damaged) + (f"; nothing compared: {nothing}" if nothing else f"; on what could be read: {text}")
     return DiffSummary(
         headline=text,
         verdict=verdict,

@@ -28,7 +28,7 @@ from lint.check.executor import Backend, run_each
 from lint.diff.wording import problem_line
 from lint.models.report import Severity
 from lint.profile.profile import Profile
-from lint.profile.side import DiffInputError, Reading
+from lint.profile.side import DiffInputError, Reading, UnreadableSide
 from lint.read.source import InputError, Source
 from lint.read.walk import expand
 from lint.runs.discovery import DEFAULT_RANK_REGEX, damaged_rank, run_key
@@ -67,7 +67,7 @@ def load_side(path: str, options: SideOptions) -> Profile:
         else:
             unrecognised.append(source)
     if not by_format:
-        raise DiffInputError(f"{path}: no file of a known format (use --trace-format to force one)")
+        raise UnreadableSide(f"{path}: no file of a known format (use --trace-format to force one)")
     if len(by_format) > 1:
         counts = ", ".join(f"{len(sources)} {name}" for name, sources in sorted(by_format.items()))
         raise DiffInputError(f"{path}: holds files of several formats ({counts}); name one file or run")
@@ -132,7 +132,7 @@ def records(source: Source, format_name: str) -> list[object]:
     reports them, and a comparison built on what remains is inconclusive)."""
     found = [item for item in formats.parser(format_name).parse(source.lines()) if getattr(item, "kind", None) != "syntax"]
     if not found:
-        raise DiffInputError(f"{source.display}: no {format_name} record could be read")
+        raise UnreadableSide(f"{source.display}: no {format_name} record could be read", format_name)
     return found
 
 
