@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import io
 import os
 import re
@@ -172,9 +173,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _ClosedOutput(io.StringIO):
+    """Standard output that the shell closed (``tlint check >&-``), which Python gives as None: writing to it is
+    an I/O error, as a full disk is (exit 2); a report written to ``-o FILE`` does not need it."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    out = stdout or sys.stdout
-    err = stderr or sys.stderr
+    out = stdout or sys.stdout or _ClosedOutput()
+    err = stderr or sys.stderr or io.StringIO()  # standard error closed (`2>&-`): what would go there is lost, as in a shell
     try:
         code = _main(argv, out, err)
         out.flush()  # here, not when the interpreter exits: a full disk or a closed pipe is this command's error

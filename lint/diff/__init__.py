@@ -12,6 +12,7 @@ from lint.diff.sides import SideOptions, load_side, problems
 from lint.models.diff import DiffReport
 from lint.profile.profile import Profile
 from lint.profile.side import DiffInputError, UnreadableSide
+from lint.read.source import printable_path
 
 
 def diff_paths(a: str, b: str, sides: SideOptions | None = None, options: DiffOptions | None = None) -> DiffReport:
@@ -27,7 +28,7 @@ def diff_paths(a: str, b: str, sides: SideOptions | None = None, options: DiffOp
             raise side
     first, second = (_placeholder(side, path) for side, path in zip(loaded, (a, b), strict=True))
     if unreadable:
-        return nothing_compared(first, second, options, found, "; ".join(map(str, unreadable)))
+        return nothing_compared(first, second, options, found, printable_path("; ".join(map(str, unreadable))))
     return diff(first, second, options, found)
 
 
@@ -40,7 +41,7 @@ def _load(path: str, sides: SideOptions) -> Profile | UnreadableSide:
 
 def _placeholder(side: Profile | UnreadableSide, path: str) -> Profile:
     """The side's profile; an empty one, of the format it was read as, for a side that gave nothing."""
-    return Profile(format=side.format_name or "unknown", path=path) if isinstance(side, UnreadableSide) else side
+    return Profile(format=side.format_name or "unknown", path=printable_path(path)) if isinstance(side, UnreadableSide) else side
 
 
 __all__ = ["DiffInputError", "DiffOptions", "SideOptions", "diff_paths"]

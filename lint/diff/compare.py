@@ -35,6 +35,7 @@ from lint.diff.wording import ARROW, counted, is_number, key_template, natural_k
 from lint.models.categories import CATEGORIES, Category
 from lint.models.diff import CategoryCount, Change, DiffReport, DiffSide, DiffSummary, PlotSeries, Spread
 from lint.profile.profile import Items, Profile, Scalar, Timing
+from lint.profile.side import DiffInputError
 from lint.profile.stats import holm, mann_whitney_p, median, quantile
 
 ALPHA = 0.05
@@ -91,8 +92,12 @@ def _compared(a: Profile, b: Profile) -> tuple[Profile, Profile, str]:
     if a.format == b.format:
         return a, b, "full"
     left, right = a.common, b.common
-    if left is None or right is None:  # every adapter builds the common profile: a bug, not a user error
-        raise ValueError("a side has no common per-layer profile")
+    if left is None or right is None:  # a format without layers (chakra-et) builds none: it is compared with its own only
+        alone, other = (a, b) if left is None else (b, a)
+        raise DiffInputError(
+            f"{alone.path} ({alone.format}) has no per-layer profile to compare with {other.path} ({other.format}): "
+            f"compare it with another {alone.format} file or run"
+        )
     if 1 in (a.stages, b.stages):
         return a.stage_common or left, b.stage_common or right, "common per-layer profile of one stage"
     return left, right, "common per-layer profile"

@@ -29,7 +29,7 @@ from lint.diff.wording import problem_line
 from lint.models.report import Severity
 from lint.profile.profile import Profile
 from lint.profile.side import DiffInputError, Reading, UnreadableSide
-from lint.read.source import InputError, Source
+from lint.read.source import InputError, Source, printable_path
 from lint.read.walk import expand
 from lint.runs.discovery import DEFAULT_RANK_REGEX, damaged_rank, run_key
 
@@ -83,7 +83,7 @@ def load_side(path: str, options: SideOptions) -> Profile:
     adapter: Adapter = importlib.import_module(formats.diff_adapter(format_name))
     reading = Reading(options.rank_regex, records, partial(run_each, backend=options.backend), read_summary)
     try:
-        profile = adapter.load(path, found, reading)
+        profile = _named(adapter.load(path, found, reading), path)
     except InputError as error:
         raise DiffInputError(str(error)) from None
     except OSError as error:
@@ -120,10 +120,17 @@ def _cached_profile(entry: str, path: str) -> Profile | None:
         profile = Profile.model_validate_json(data)
     except ValidationError:
         return None
-    profile.path = path
+    return _named(profile, path)
+
+
+def _named(profile: Profile, path: str) -> Profile:
+    """``profile`` named by ``path`` as the user named it now, printable: a name's bytes that are not UTF-8 (lone
+    surrogates to Python) would make its JSON, the cache entry's and the report's, impossible to write."""
+    shown = printable_path(path)
+    profile.path = shown
     for common in (profile.common, profile.stage_common):
         if common is not None:
-            common.path = path
+            common.path = shown
     return profile
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import glob
 import os
+import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -60,12 +61,16 @@ class WalkOptions:
         from pathspec import GitIgnoreSpec
         from pathspec.patterns.gitignore import GitIgnorePatternError
 
-        try:
-            return GitIgnoreSpec.from_lines([*self.exclude, *self.extend_exclude])
-        except GitIgnorePatternError as error:  # a lone `!` or a trailing `\`: the user wrote a pattern git would not take
-            from lint.models.errors import ConfigError
+        from lint.models.errors import ConfigError
 
+        patterns = [*self.exclude, *self.extend_exclude]
+        try:
+            return GitIgnoreSpec.from_lines(patterns)
+        except GitIgnorePatternError as error:  # a lone `!` or a trailing `\`: the user wrote a pattern git would not take
             raise ConfigError(f"exclude patterns: {error}") from None
+        except re.error as error:  # a range backwards (`[z-a]`): pathspec compiles each pattern to a regular expression
+            wrong = next((pattern for pattern in patterns if not pattern.startswith("#") and _gitignore_line(pattern).include is None), "?")
+            raise ConfigError(f"exclude patterns: {wrong!r} is no pattern: {error.msg}") from None
 
 
 @dataclass
@@ -245,11 +250,12 @@ def _read_gitignore(path: Path) -> GitIgnoreSpec:
 
 
 def _gitignore_line(line: str) -> GitIgnoreSpecPattern:
-    r"""A .gitignore line as git reads it: one that is no pattern (a lone `!`, a trailing `\`) matches nothing."""
+    r"""A .gitignore line as git reads it: one that is no pattern (a lone `!`, a trailing `\`, a range backwards
+    such as `[z-a]`, which pathspec cannot compile to a regular expression) matches nothing."""
     from pathspec.patterns.gitignore import GitIgnorePatternError
     from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
     try:
         return GitIgnoreSpecPattern(line)
-    except GitIgnorePatternError:
+    except (GitIgnorePatternError, re.error):
         return GitIgnoreSpecPattern("")  # as a blank line

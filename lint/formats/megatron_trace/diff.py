@@ -457,8 +457,10 @@ class _RunView:
 
     @property
     def complete(self) -> bool:
-        """Every stage of the pipeline is present: model-wide numbers (layers, offsets) are known."""
-        return list(self.stages) == list(range(self.run.layout.pp))
+        """Every stage of the pipeline is present: model-wide numbers (layers, offsets) are known.  The counts are
+        compared first: pp comes from stage ids and file names, any integer, never to be listed out."""
+        pp = self.run.layout.pp
+        return len(self.stages) == pp and list(self.stages) == list(range(pp))
 
     @cached_property
     def mode(self) -> str | None:
