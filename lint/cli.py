@@ -184,6 +184,11 @@ class _ClosedOutput(io.StringIO):
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     out = stdout or sys.stdout or _ClosedOutput()
     err = stderr or sys.stderr or io.StringIO()  # standard error closed (`2>&-`): what would go there is lost, as in a shell
+    for stream in (out, err):
+        # A terminal or pipe of another encoding than UTF-8 (LC_ALL=C, PYTHONIOENCODING=latin-1) gets the
+        # characters it cannot encode as escapes (\u2192), not a UnicodeEncodeError half-way through a report.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         code = _main(argv, out, err)
         out.flush()  # here, not when the interpreter exits: a full disk or a closed pipe is this command's error

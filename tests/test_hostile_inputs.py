@@ -506,3 +506,21 @@ def test_a_layer_count_followed_by_a_form_feed_is_read_as_both_consumers_read_it
     for consumer in ("simai", "astra-sim-1"):
         result = tlint("check", str(path), "--consumer", consumer, "--output-format", "json", "--no-cache", cwd=tmp_path)
         assert ("workload.txt", 2, "TL000") not in findings(result) and ("workload.txt", 2, "TL427") not in findings(result)
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_an_output_of_another_encoding_gets_escapes_not_a_traceback(tmp_path: Path, encoding: str) -> None:
+    # Before: UnicodeEncodeError traceback, exit 1, at the first character the output's encoding lacks.
+    changed = tmp_path / "changed.txt"
+    changed.write_text(SIMAI.read_text(encoding="utf-8").replace("model_parallel_NPU_group: 8", "model_parallel_NPU_group: 4", 1), encoding="utf-8")
+    result = tlint("diff", str(SIMAI), str(changed), env={"PYTHONIOENCODING": encoding, "LC_ALL": "C"}, cwd=tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "tp 8 \\u2192 4" in result.stdout.splitlines()[0]
+
+
+def test_the_junit_report_escapes_a_bidirectional_override_in_a_file_name(tmp_path: Path) -> None:
+    # Before: the U+202E of the name stood raw in the testcase's name and in the failure's text.
+    named = tmp_path / "trace\u202etxt.rank0.txt"
+    named.write_text(MEGATRON.read_text(encoding="utf-8").replace("stage_id=", "stage_id=x", 1), encoding="utf-8")
+    result = tlint("check", str(named), "--no-cache", "--output-format", "junit", cwd=tmp_path)
+    assert result.returncode == 1 and "\u202e" not in result.stdout and "trace\\u202etxt.rank0.txt" in result.stdout
