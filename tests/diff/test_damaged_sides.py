@@ -183,3 +183,13 @@ def test_a_second_diff_of_unchanged_inputs_reads_no_file(pair: tuple[Path, Path,
     read.clear()
     diff_paths(str(a), str(b), replace(sides, use_cache=False))
     assert read  # --no-cache reads them again
+
+
+def test_an_optprime_layer_of_thousands_of_digits_is_no_crash(tmp_path: Path) -> None:
+    # Before: ValueError (int() of 5,000 digits) where a timing group's place is worked out.  A layer of more
+    # digits than an int64 is no layer index (the grammar's LAYER): the line is not a layer timing record.
+    log = ROOT / "examples" / "optprime-log.txt"
+    damaged = tmp_path / "optprime.log"
+    damaged.write_text(log.read_text(encoding="utf-8").replace("  layer[3]:", f"  layer[{'9' * 5000}]:", 1), encoding="utf-8")
+    status, out, err = run(log, damaged, "--output-format", "json")
+    assert status in (0, 1) and err == "" and json.loads(out)["summary"]["verdict"]
