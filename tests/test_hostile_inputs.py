@@ -524,3 +524,16 @@ def test_the_junit_report_escapes_a_bidirectional_override_in_a_file_name(tmp_pa
     named.write_text(MEGATRON.read_text(encoding="utf-8").replace("stage_id=", "stage_id=x", 1), encoding="utf-8")
     result = tlint("check", str(named), "--no-cache", "--output-format", "junit", cwd=tmp_path)
     assert result.returncode == 1 and "\u202e" not in result.stdout and "trace\\u202etxt.rank0.txt" in result.stdout
+
+
+def test_a_double_star_pattern_does_not_descend_into_links_to_directories(tmp_path: Path) -> None:
+    # Before: glob.glob(recursive=True) followed both links to `..` without end (the check hung); a link to /
+    # would have walked the whole file system.
+    run = tmp_path / "tree" / "run"
+    run.mkdir(parents=True)
+    shutil.copy(MEGATRON, run / "trace_rank0.txt")
+    (run / "up").symlink_to("..")
+    (run / "up_again").symlink_to("..")
+    (run / "root").symlink_to("/")
+    result = tlint("check", "tree/**/*.txt", "--no-cache", cwd=tmp_path)
+    assert result.returncode == 0 and "Checked 1 file" in result.stdout + result.stderr, result.stdout + result.stderr

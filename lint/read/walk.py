@@ -93,7 +93,7 @@ def expand(paths: Iterable[str], options: WalkOptions | None = None) -> Walked:
                 walker.found.errors.append(str(error))
             continue
         if not os.path.lexists(name) and _GLOB_CHARACTERS & set(name):
-            matches = sorted(glob.glob(name, recursive=True))
+            matches = sorted(_glob(name))
             if not matches:
                 walker.found.errors.append(f"{printable_path(name)}: no file matches this pattern")
             for match in matches:
@@ -102,6 +102,26 @@ def expand(paths: Iterable[str], options: WalkOptions | None = None) -> Walked:
             continue
         walker.add(Path(name), name, named=True)
     return walker.found
+
+
+def _glob(pattern: str) -> list[str]:
+    """The names ``pattern`` matches, as glob.glob gives them, but a ``**`` never descends into a link to a
+    directory: glob.glob(recursive=True) does, so two links to `..` made it endless and a link to / walked the
+    file system.  pathlib's ``**`` stays off links; the parts before the first wildcard are its base, and
+    hidden names are left out as glob.glob leaves them."""
+    if "**" not in pattern:
+        return glob.glob(pattern)
+    parts = pattern.split(os.sep)
+    if parts[-1] == "**":  # pathlib's ** alone matches directories only; glob's, what lies in them too
+        parts.append("*")
+    fixed = next(index for index, part in enumerate(parts) if _GLOB_CHARACTERS & set(part))
+    base = os.sep.join(parts[:fixed]) or ("" if fixed == 0 else os.sep)
+    found = []
+    for match in Path(base or ".").glob(os.sep.join(parts[fixed:])):
+        relative = match.relative_to(base or ".")
+        if not any(part.startswith(".") for part in relative.parts):
+            found.append(os.path.join(base, str(relative)) if base else str(relative))
+    return found
 
 
 class _Walker:
