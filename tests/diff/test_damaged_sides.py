@@ -193,3 +193,16 @@ def test_an_optprime_layer_of_thousands_of_digits_is_no_crash(tmp_path: Path) ->
     damaged.write_text(log.read_text(encoding="utf-8").replace("  layer[3]:", f"  layer[{'9' * 5000}]:", 1), encoding="utf-8")
     status, out, err = run(log, damaged, "--output-format", "json")
     assert status in (0, 1) and err == "" and json.loads(out)["summary"]["verdict"]
+
+
+@pytest.mark.parametrize(("name", "shown"), [("d," * 500_000, "…"), ("attn[/x]", "attn[/x]")], ids=["a-megabyte", "markup"])
+def test_the_full_report_shows_a_row_name_from_the_input_as_plain_elided_text(tmp_path: Path, name: str, shown: str) -> None:
+    # Before: rich took a minute to wrap a row name of a megabyte (the audit's diff "hangs"), and read a
+    # name's brackets as markup: [bold] styled, and [/x] was a MarkupError.
+    lines = WORKLOAD.read_text(encoding="utf-8").splitlines()
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lines[2] = name + lines[2][lines[2].index("\t") :]
+    b.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status, out, err = run(a, b, "--output-format", "full", "--all")
+    assert status == 1 and err == "" and shown in out and len(out) < 50_000
