@@ -6,6 +6,7 @@ set-up) imports nothing of tlint's, nor argparse, and a check does not import th
 
 from __future__ import annotations
 
+import errno
 import gc
 import io
 import os
@@ -210,9 +211,22 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
 }
 
 
+class _ClosedOutput(io.StringIO):
+    """Standard output that the shell closed (``tlint check >&-``), which Python gives as None: writing to it is
+    an I/O error, as a full disk is (exit 2); a report written to ``-o FILE`` does not need it."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    out = stdout or sys.stdout
-    err = stderr or sys.stderr
+    out = stdout or sys.stdout or _ClosedOutput()
+    err = stderr or sys.stderr or io.StringIO()  # standard error closed (`2>&-`): what would go there is lost, as in a shell
+    for stream in (out, err):
+        # A terminal or pipe of another encoding than UTF-8 (LC_ALL=C, PYTHONIOENCODING=latin-1) gets the
+        # characters it cannot encode as escapes (\u2192), not a UnicodeEncodeError half-way through a report.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     start_up = _StartUp()
     try:
         code = _main(argv, out, err, start_up)

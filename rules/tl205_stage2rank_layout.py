@@ -3,6 +3,8 @@ from collections.abc import Iterator
 from lint.formats.optprime_log.rulekit import OptprimeLayout, spans
 from lint.rule import Severity, Violation, at
 
+_LISTED = 64  # the most ranks of a stage a message lists one by one
+
 
 class Stage2rankLayout(OptprimeLayout):
     """``stage2rank`` is not the pipeline of the run's ``(pp, dp, tp)`` mesh.
@@ -34,18 +36,21 @@ class Stage2rankLayout(OptprimeLayout):
         count = self.stage_count()  # known whenever stage2rank is
         if stage_map is None or count is None:
             return
-        if sorted(stage_map.stages) != list(range(count)):
+        # Counts are compared first: PP, DP and TP are whatever the log prints (any int64), never listed out.
+        if len(stage_map.stages) != count or sorted(stage_map.stages) != list(range(count)):
             source = f"{pp} gives" if pp is not None else f"a pipeline of {count} stages has"
             yield at(stage_map, f"stage2rank lists stages {spans(stage_map.stages)}; {source} stages {spans(range(count))}", field="stages")
         if dp is None or tp is None:
             return
         width = dp.value * tp.value
         for stage, ranks in stage_map.stages.items():
-            expected = tuple(range(stage * width, (stage + 1) * width))
-            if ranks != expected and stage < count:  # a stage past the pipeline has no place in the mesh: reported above
+            expected = range(stage * width, (stage + 1) * width)
+            # a stage past the pipeline has no place in the mesh: reported above
+            if stage < count and (len(ranks) != width or ranks != tuple(expected)):
+                shown = list(expected) if width <= _LISTED else f"[{spans(expected)}]"
                 yield at(
                     stage_map,
-                    f"stage {stage} has ranks {list(ranks)}; the (pp, dp, tp) mesh gives it ranks {list(expected)} "
+                    f"stage {stage} has ranks {list(ranks)}; the (pp, dp, tp) mesh gives it ranks {shown} "
                     f"(DP · TP = {dp.value} · {tp.value} ranks a stage: {dp}, {tp})",
                     field="stages",
                 )

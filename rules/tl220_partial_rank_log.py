@@ -1,8 +1,11 @@
 from collections.abc import Iterator
+from itertools import chain
 
-from lint.formats.optprime_log.rulekit import RankOutput
+from lint.formats.optprime_log.rulekit import RankOutput, gaps, spans
 from lint.rule import Severity, Violation
 from lint.runs.model import rank_list
+
+_LISTED = 64  # the most silent ranks a message lists one by one
 
 
 class PartialRankLog(RankOutput):
@@ -37,11 +40,13 @@ class PartialRankLog(RankOutput):
         world = self.output.world
         if world is None:
             return
-        silent = [rank for rank in range(int(world.value)) if rank not in self.last_output]
+        silent = gaps(self.last_output, int(world.value))  # the world size is what the log prints: never listed out
         if not silent:
             return
+        count = sum(run.stop - run.start for run in silent)
+        listed = rank_list(chain.from_iterable(silent)) if count <= _LISTED else f"{count:,} ranks ({', '.join(map(spans, silent))})"
         shown = f"the output of {rank_list(self.last_output)}" if self.last_output else "no rank's output"
         yield world.violation(
-            f"the log shows {shown}; the run has {world.value} ranks by {world}: {rank_list(silent)} printed "
+            f"the log shows {shown}; the run has {world.value} ranks by {world}: {listed} printed "
             "nothing here (torchrun's --local-ranks-filter, one node's log of a multi-node job, or one rank's file of --redirects)",
         )

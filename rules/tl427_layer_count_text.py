@@ -3,6 +3,9 @@ from collections.abc import Iterator
 from lint.formats.simai_workload.records import LayerCount
 from lint.rule import Rule, Severity, Violation, at, by_consumer
 
+# What C's isspace calls white space (the "C" locale), each made a blank: >> stops a word at any of them.
+_C_SPACE_TO_BLANK = str.maketrans("\t\n\v\f\r", "     ")
+
 
 class LayerCountText(Rule):
     """Line 2 holds more than the layer count: ``57.0``, ``57 layers``.
@@ -37,16 +40,16 @@ class LayerCountText(Rule):
     consumers = by_consumer({"simai": Severity.WARNING, "astra-sim-1": Severity.ERROR})
 
     def check_layer_count(self, count: LayerCount) -> Iterator[Violation]:
-        if not count.rest:
+        words = [word for word in count.rest.translate(_C_SPACE_TO_BLANK).split(" ") if word]  # as >> reads them: C's isspace, not Python's
+        if not words:  # only white space past the spaces and tabs the parser strips (a CR, a form feed): >> skips it
             return
         shown = f"line {count.line} is '{count.count}{'' if count.rest[0] in '.,' or not count.rest[0].isalnum() else ' '}{count.rest}'"
-        first = count.rest.split()[0]
+        first = words[0]
         if self.consumer == "astra-sim-1":
-            words = len(count.rest.split())
             yield at(
                 count,
                 f"{shown}: ASTRA-sim 1.0 reads the count {count.count} with >> and '{first}' as the first row's name (Workload.cc:1315, 1321): "
-                f"every field of every row shifts by {words} word{'s' if words > 1 else ''}",
+                f"every field of every row shifts by {len(words)} word{'s' if len(words) > 1 else ''}",
                 count.rest_column,
             )
         else:

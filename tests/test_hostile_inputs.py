@@ -17,12 +17,14 @@ import json
 import lzma
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
@@ -40,7 +42,11 @@ TIMEOUT = 120  # seconds: any case that runs into it has hung
 MIB = 1 << 20
 
 
-def tlint(*argv: str, cwd: Path, env: dict[str, str] | None = None, stdout: int | IO[Any] = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
+def tlint(
+    *argv: str, cwd: Path, env: dict[str, str] | None = None, stdout: int | IO[Any] = subprocess.PIPE, memory: int | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``tlint argv`` in a subprocess; ``memory``: the most bytes of address space it may take (a case that would
+    otherwise grow until the machine's memory is gone then fails with a MemoryError instead)."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     environment.pop("GITHUB_ACTIONS", None)
     result = subprocess.run(
@@ -53,6 +59,7 @@ def tlint(*argv: str, cwd: Path, env: dict[str, str] | None = None, stdout: int 
         text=True,
         timeout=TIMEOUT,
         check=False,
+        preexec_fn=None if memory is None else partial(resource.setrlimit, resource.RLIMIT_AS, (memory, memory)),
     )
     assert "Traceback" not in result.stderr, result.stderr
     return result
@@ -372,3 +379,161 @@ def test_a_reader_that_leaves_early_ends_tlint_quietly(tmp_path: Path) -> None:
     process.stdout.close()  # as `| head -1` does
     assert process.wait(timeout=TIMEOUT) == 2
     assert process.stderr.read() == b""
+
+
+def test_closed_standard_output_is_an_io_error_exit_2(tmp_path: Path) -> None:
+    trace = broken_trace(tmp_path / "trace_rank7.txt")
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for command in ("check", "diff"):
+        paths = [str(trace)] if command == "check" else [str(MEGATRON), str(trace)]
+        result = subprocess.run(
+            ["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "lint", command, "--no-cache", *paths],
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+        assert result.returncode == 2 and result.stderr.endswith("tlint: error: I/O error: standard output is closed\n"), result.stderr
+
+
+# -- numbers from the input that size a loop ---------------------------------------------------------
+# A world size, a pipeline size, an NPU id is whatever the file says, up to int64 and past it: nothing may
+# list 0..N-1 of such a number.  Without the memory limit, each of these grew until the machine's memory was gone.
+
+HUGE = 1_000_000_000_000
+LIMITED = 2 << 30  # bytes of address space: far more than any of these checks needs
+
+
+def test_a_huge_world_size_or_pipeline_in_a_console_log_is_judged_without_listing_its_ranks(tmp_path: Path) -> None:
+    log = (ROOT / "examples" / "optprime-log.txt").read_text(encoding="utf-8")
+    world = tmp_path / "world.log"
+    world.write_text(log.replace("> World size: 8", f"> World size: {HUGE}").replace("> World Size: 8", f"> World Size: {HUGE}"), encoding="utf-8")
+    pipeline = tmp_path / "pipeline.log"
+    pipeline.write_text(log.replace("> PP: 8", f"> PP: {HUGE}").replace("Pipeline Parallel Size: 8", f"Pipeline Parallel Size: {HUGE}"), encoding="utf-8")
+    mesh = tmp_path / "mesh.log"
+    mesh.write_text(log.replace("> TP: 1", f"> TP: {1 << 62}").replace("> DP: 1", f"> DP: {1 << 62}"), encoding="utf-8")
+    result = tlint("check", str(world), str(pipeline), str(mesh), "--output-format", "json", "--no-cache", cwd=tmp_path, memory=LIMITED)
+    messages: dict[tuple[str, str], list[str]] = {}
+    for finding in json.loads(result.stdout)["findings"]:
+        messages.setdefault((Path(finding["path"]).name, finding["code"]), []).append(finding["message"])
+    assert not [key for key in messages if key[1] == "TL000"], messages
+    assert "999,999,999,992 ranks (8-999999999999) printed nothing here" in messages["world.log", "TL220"][0]
+    assert messages["pipeline.log", "TL205"] == [f"stage2rank lists stages 0-7; `> PP: {HUGE}` (line 16) gives stages 0-{HUGE - 1}"]
+    width = 1 << 124
+    assert messages["mesh.log", "TL205"][0].startswith(f"stage 0 has ranks [0]; the (pp, dp, tp) mesh gives it ranks [0-{width - 1}] (DP · TP")
+
+
+@pytest.mark.parametrize("where", ["file name", "comm_group.json"])
+def test_a_huge_npu_id_in_a_chakra_run_is_judged_without_listing_the_npus(tmp_path: Path, where: str) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    for npu in range(3):
+        shutil.copyfile(ROOT / "tests" / "fixtures" / "chakra" / "dp.0.et", run / f"dp.{npu}.et")
+    if where == "file name":
+        (run / "dp.2.et").rename(run / f"dp.{HUGE}.et")
+    else:
+        (run / "comm_group.json").write_text(json.dumps({"1": [0, 1, 2, HUGE]}), encoding="utf-8")
+    result = tlint("check", str(run), "--output-format", "json", "--no-cache", cwd=tmp_path, memory=LIMITED)
+    found = {f["code"]: f["message"] for f in json.loads(result.stdout)["findings"]}
+    first = 2 if where == "file name" else 3
+    missing = HUGE + 1 - 3
+    assert "TL000" not in found and found["TL521"].startswith(
+        f"the run has no file for NPU {', '.join(map(str, range(first, first + 10)))} … ({missing:,} NPUs up to {HUGE:,}) ("
+    )
+
+
+def test_a_diff_of_a_trace_whose_stage_id_is_huge_ends_with_a_verdict(tmp_path: Path) -> None:
+    changed = tmp_path / "trace_rank7.txt"
+    changed.write_text(MEGATRON.read_text(encoding="utf-8").replace("stage_id=3", f"stage_id={HUGE}"), encoding="utf-8")
+    result = tlint("diff", str(MEGATRON), str(changed), "--output-format", "json", "--no-cache", cwd=tmp_path, memory=LIMITED)
+    assert result.returncode == 1 and json.loads(result.stdout)["summary"]["headline"].startswith(f"pp 4 → {HUGE + 1:,}")
+
+
+def test_a_chakra_file_of_one_node_id_repeated_is_read_in_linear_time(tmp_path: Path) -> None:
+    # 2 MiB of spaces frame 65,536 nodes of id 0, each with 16 control dependencies: the dependency graph added
+    # each record's parents to its id's by copying them all (quadratic: 92 s for 1 MiB, past the timeout for 2).
+    path = tmp_path / "spaces.0.et"
+    path.write_bytes(b" " * (2 * MIB))
+    result = tlint("check", str(path), "--output-format", "json", "--no-cache", cwd=tmp_path)
+    assert result.returncode == 1 and sorted({code for _, _, code in findings(result)}) == ["TL601", "TL602"]
+
+
+def test_a_chakra_trace_is_not_compared_with_another_format(tmp_path: Path) -> None:
+    result = tlint("diff", str(ROOT / "tests" / "fixtures" / "chakra" / "dp.0.et"), str(SIMAI), "--no-cache", cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.endswith(
+        f"(chakra-et) has no per-layer profile to compare with {SIMAI} (simai-workload): compare it with another chakra-et file or run\n"
+    )
+
+
+def test_a_diff_of_files_whose_names_are_not_utf8_is_written(tmp_path: Path) -> None:
+    a, b = os.path.join(bytes(tmp_path), b"a\xff.txt"), os.path.join(bytes(tmp_path), b"b\xfe.txt")
+    shutil.copyfile(SIMAI, os.fsdecode(a))
+    shutil.copyfile(SIMAI, os.fsdecode(b))
+    for output_format in ("json", "html", "concise"):
+        for cache in (["--no-cache"], [], []):  # read, then stored in the cache, then read from it
+            result = tlint("diff", os.fsdecode(a), os.fsdecode(b), "--output-format", output_format, *cache, cwd=tmp_path)
+            assert result.returncode == 0 and "a\ufffd.txt" in result.stdout and "b\ufffd.txt" in result.stdout, (output_format, result.stderr)
+
+
+# -- configuration and patterns ---------------------------------------------------------------------
+
+
+def test_an_integer_of_more_digits_than_python_converts_is_a_configuration_error(tmp_path: Path) -> None:
+    shutil.copyfile(SIMAI, tmp_path / "w.txt")
+    (tmp_path / "pyproject.toml").write_text(f"[tool.tlint]\n\nmax-findings = {'9' * 5000}\n", encoding="utf-8")
+    result = tlint("check", "w.txt", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == f"tlint: error: {tmp_path / 'pyproject.toml'}:3: not valid TOML: an integer of more than 4,300 digits\n"
+
+
+def test_a_pattern_with_a_range_backwards_matches_nothing_in_a_gitignore_and_is_an_error_as_an_exclude(tmp_path: Path) -> None:
+    broken_trace(tmp_path / "traces" / "trace_rank7.txt")
+    (tmp_path / "traces" / ".gitignore").write_text("[z-a]\n", encoding="utf-8")
+    result = tlint("check", "traces", "--no-cache", cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout.startswith("traces/trace_rank7.txt:3:30: TL001")
+    result = tlint("check", "traces", "--no-cache", "--extend-exclude", "scratch/,[z-a]", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr == "tlint: error: exclude patterns: '[z-a]' is no pattern: bad character range z-a\n"
+
+
+def test_a_layer_count_followed_by_a_form_feed_is_read_as_both_consumers_read_it(tmp_path: Path) -> None:
+    lines = SIMAI.read_bytes().split(b"\n")
+    lines[1] += b"\x0c"
+    path = tmp_path / "workload.txt"
+    path.write_bytes(b"\n".join(lines))
+    for consumer in ("simai", "astra-sim-1"):
+        result = tlint("check", str(path), "--consumer", consumer, "--output-format", "json", "--no-cache", cwd=tmp_path)
+        assert ("workload.txt", 2, "TL000") not in findings(result) and ("workload.txt", 2, "TL427") not in findings(result)
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_an_output_of_another_encoding_gets_escapes_not_a_traceback(tmp_path: Path, encoding: str) -> None:
+    # Before: UnicodeEncodeError traceback, exit 1, at the first character the output's encoding lacks.
+    changed = tmp_path / "changed.txt"
+    changed.write_text(SIMAI.read_text(encoding="utf-8").replace("model_parallel_NPU_group: 8", "model_parallel_NPU_group: 4", 1), encoding="utf-8")
+    result = tlint("diff", str(SIMAI), str(changed), env={"PYTHONIOENCODING": encoding, "LC_ALL": "C"}, cwd=tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "tp 8 \\u2192 4" in result.stdout.splitlines()[0]
+
+
+def test_the_junit_report_escapes_a_bidirectional_override_in_a_file_name(tmp_path: Path) -> None:
+    # Before: the U+202E of the name stood raw in the testcase's name and in the failure's text.
+    named = tmp_path / "trace\u202etxt.rank0.txt"
+    named.write_text(MEGATRON.read_text(encoding="utf-8").replace("stage_id=", "stage_id=x", 1), encoding="utf-8")
+    result = tlint("check", str(named), "--no-cache", "--output-format", "junit", cwd=tmp_path)
+    assert result.returncode == 1 and "\u202e" not in result.stdout and "trace\\u202etxt.rank0.txt" in result.stdout
+
+
+def test_a_double_star_pattern_does_not_descend_into_links_to_directories(tmp_path: Path) -> None:
+    # Before: glob.glob(recursive=True) followed both links to `..` without end (the check hung); a link to /
+    # would have walked the whole file system.
+    run = tmp_path / "tree" / "run"
+    run.mkdir(parents=True)
+    shutil.copy(MEGATRON, run / "trace_rank0.txt")
+    (run / "up").symlink_to("..")
+    (run / "up_again").symlink_to("..")
+    (run / "root").symlink_to("/")
+    result = tlint("check", "tree/**/*.txt", "--no-cache", cwd=tmp_path)
+    assert result.returncode == 0 and "Checked 1 file" in result.stdout + result.stderr, result.stdout + result.stderr

@@ -13,6 +13,7 @@ import contextlib
 import fnmatch
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -223,6 +224,14 @@ def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
     except RecursionError:
         # tomllib descends into nested arrays and inline tables recursively: a few thousand `[` exhaust the stack.
         raise ConfigError(f"{path}: not valid TOML: arrays or inline tables nested too deeply") from None
+    except ValueError as error:
+        # Not a TOMLDecodeError: Python refuses to convert an integer of more than sys.get_int_max_str_digits()
+        # digits (4,300 by default), and tomllib lets that ValueError through.
+        limit = sys.get_int_max_str_digits()
+        if (digits := re.search(rf"\d{{{limit + 1},}}", text)) is None:
+            raise ConfigError(f"{path}: not valid TOML: {error}") from None
+        line = text.count("\n", 0, digits.start()) + 1
+        raise ConfigError(f"{path}:{line}: not valid TOML: an integer of more than {limit:,} digits") from None
 
 
 @lru_cache(maxsize=1)  # find_config reads a pyproject.toml for its [tool.tlint], then load_settings reads it: parsed once

@@ -35,6 +35,7 @@ from lint.diff.wording import ARROW, counted, is_number, key_template, natural_k
 from lint.models.categories import CATEGORIES, Category
 from lint.models.diff import CategoryCount, Change, DiffReport, DiffSide, DiffSummary, PlotSeries, Spread
 from lint.profile.profile import Items, Profile, Scalar, Timing
+from lint.profile.side import DiffInputError
 from lint.profile.stats import holm, mann_whitney_p, median, quantile
 
 ALPHA = 0.05
@@ -76,6 +77,13 @@ def diff(a: Profile, b: Profile, options: DiffOptions | None = None, problems: t
     return DiffReport(a=_side(a, problems[0]), b=_side(b, problems[1]), changes=changes, summary=summary, plot=_plot(left, right))
 
 
+def nothing_compared(a: Profile, b: Profile, options: DiffOptions | None, problems: tuple[Problems, Problems], why: str) -> DiffReport:
+    """The report of a pair one of whose sides gave nothing to compare (``why`` says which and how): the sides'
+    problems, which make it inconclusive, and no change."""
+    summary = _summary([], options or DiffOptions(), "full", None, problems, (None, None), nothing=why)
+    return DiffReport(a=_side(a, problems[0]), b=_side(b, problems[1]), summary=summary)
+
+
 def _compared(a: Profile, b: Profile) -> tuple[Profile, Profile, str]:
     """What is compared of each side, and how it is said: the whole profiles of one format; else the per-layer
     profiles, and where one side covers a single pipeline stage (an AICB workload, one rank's trace) each
@@ -84,8 +92,12 @@ def _compared(a: Profile, b: Profile) -> tuple[Profile, Profile, str]:
     if a.format == b.format:
         return a, b, "full"
     left, right = a.common, b.common
-    if left is None or right is None:  # every adapter builds the common profile: a bug, not a user error
-        raise ValueError("a side has no common per-layer profile")
+    if left is None or right is None:  # a format without layers (chakra-et) builds none: it is compared with its own only
+        alone, other = (a, b) if left is None else (b, a)
+        raise DiffInputError(
+            f"{alone.path} ({alone.format}) has no per-layer profile to compare with {other.path} ({other.format}): "
+            f"compare it with another {alone.format} file or run"
+        )
     if 1 in (a.stages, b.stages):
         return a.stage_common or left, b.stage_common or right, "common per-layer profile of one stage"
     return left, right, "common per-layer profile"
@@ -292,8 +304,15 @@ def _collapse(changes: list[Change]) -> list[Change]:
 
 
 def _summary(
-    changes: list[Change], options: DiffOptions, compared: str, step_key: str | None, problems: tuple[Problems, Problems], modes: tuple[str | None, str | None]
+    changes: list[Change],
+    options: DiffOptions,
+    compared: str,
+    step_key: str | None,
+    problems: tuple[Problems, Problems],
+    modes: tuple[str | None, str | None],
+    nothing: str | None = None,
 ) -> DiffSummary:
+    """``nothing``: why nothing was compared (a side gave no record), where that is so."""
     counts = {category: CategoryCount() for category in CATEGORIES}
     for change in changes:
         counts[change.category].changes += 1
@@ -308,7 +327,7 @@ def _summary(
     ]
     if damaged:
         verdict = "inconclusive"
-        text = "; ".join(damaged) + f"; on what could be read: {text}"
+        text = "; ".join(damaged) + (f"; nothing compared: {nothing}" if nothing else f"; on what could be read: {text}")
     return DiffSummary(
         headline=text,
         verdict=verdict,

@@ -28,8 +28,8 @@ from lint.check.executor import Backend, run_each
 from lint.diff.wording import problem_line
 from lint.models.report import Severity
 from lint.profile.profile import Profile
-from lint.profile.side import DiffInputError, Reading
-from lint.read.source import InputError, Source
+from lint.profile.side import DiffInputError, Reading, UnreadableSide
+from lint.read.source import InputError, Source, printable_path
 from lint.read.walk import expand
 from lint.runs.discovery import DEFAULT_RANK_REGEX, damaged_rank, run_key
 
@@ -67,7 +67,7 @@ def load_side(path: str, options: SideOptions) -> Profile:
         else:
             unrecognised.append(source)
     if not by_format:
-        raise DiffInputError(f"{path}: no file of a known format (use --trace-format to force one)")
+        raise UnreadableSide(f"{path}: no file of a known format (use --trace-format to force one)")
     if len(by_format) > 1:
         counts = ", ".join(f"{len(sources)} {name}" for name, sources in sorted(by_format.items()))
         raise DiffInputError(f"{path}: holds files of several formats ({counts}); name one file or run")
@@ -83,7 +83,7 @@ def load_side(path: str, options: SideOptions) -> Profile:
     adapter: Adapter = importlib.import_module(formats.diff_adapter(format_name))
     reading = Reading(options.rank_regex, records, partial(run_each, backend=options.backend), read_summary)
     try:
-        profile = adapter.load(path, found, reading)
+        profile = _named(adapter.load(path, found, reading), path)
     except InputError as error:
         raise DiffInputError(str(error)) from None
     except OSError as error:
@@ -120,10 +120,17 @@ def _cached_profile(entry: str, path: str) -> Profile | None:
         profile = Profile.model_validate_json(data)
     except ValidationError:
         return None
-    profile.path = path
+    return _named(profile, path)
+
+
+def _named(profile: Profile, path: str) -> Profile:
+    """``profile`` named by ``path`` as the user named it now, printable: a name's bytes that are not UTF-8 (lone
+    surrogates to Python) would make its JSON, the cache entry's and the report's, impossible to write."""
+    shown = printable_path(path)
+    profile.path = shown
     for common in (profile.common, profile.stage_common):
         if common is not None:
-            common.path = path
+            common.path = shown
     return profile
 
 
@@ -132,7 +139,7 @@ def records(source: Source, format_name: str) -> list[object]:
     reports them, and a comparison built on what remains is inconclusive)."""
     found = [item for item in formats.parser(format_name).parse(source.lines()) if getattr(item, "kind", None) != "syntax"]
     if not found:
-        raise DiffInputError(f"{source.display}: no {format_name} record could be read")
+        raise UnreadableSide(f"{source.display}: no {format_name} record could be read", format_name)
     return found
 
 

@@ -137,5 +137,6 @@ def number_ranges(numbers: list[int]) -> str:
 
 
 def natural_key(text: str) -> tuple[Any, ...]:
-    """Sort 'stage 10' after 'stage 9'."""
-    return tuple(int(part) if part.isdigit() else part for part in _SPLIT.split(text))
+    """Sort 'stage 10' after 'stage 9'.  A run of digits sorts by its length, then its text (as its number
+    would, without making one: a damaged file's name may hold more digits than int() takes)."""
+    return tuple((len(part.lstrip("0")), part.lstrip("0")) if index % 2 else part for index, part in enumerate(_SPLIT.split(text)))

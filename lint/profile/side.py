@@ -14,6 +14,16 @@ class DiffInputError(Exception):
     """A side that cannot be compared: missing, unreadable, or of no or of several formats."""
 
 
+class UnreadableSide(DiffInputError):
+    """A side whose contents give nothing to compare: no file of a known format, or no record of its format
+    that could be read.  Its check says why (syntax errors, TL005), so the diff is inconclusive, not an input
+    error; ``format_name`` is the format it was read as, where one was detected or forced."""
+
+    def __init__(self, message: str, format_name: str | None = None) -> None:
+        super().__init__(message)
+        self.format_name = format_name
+
+
 @dataclass(frozen=True)
 class Reading:
     """How an adapter reads its side's files, as the differ (:mod:`lint.diff.sides`) provides it: the differ

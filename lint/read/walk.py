@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import glob
 import os
+import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -62,12 +63,16 @@ class WalkOptions:
         from pathspec import GitIgnoreSpec
         from pathspec.patterns.gitignore import GitIgnorePatternError
 
-        try:
-            return GitIgnoreSpec.from_lines([*self.exclude, *self.extend_exclude])
-        except GitIgnorePatternError as error:  # a lone `!` or a trailing `\`: the user wrote a pattern git would not take
-            from lint.models.errors import ConfigError
+        from lint.models.errors import ConfigError
 
+        patterns = [*self.exclude, *self.extend_exclude]
+        try:
+            return GitIgnoreSpec.from_lines(patterns)
+        except GitIgnorePatternError as error:  # a lone `!` or a trailing `\`: the user wrote a pattern git would not take
             raise ConfigError(f"exclude patterns: {error}") from None
+        except re.error as error:  # a range backwards (`[z-a]`): pathspec compiles each pattern to a regular expression
+            wrong = next((pattern for pattern in patterns if not pattern.startswith("#") and _gitignore_line(pattern).include is None), "?")
+            raise ConfigError(f"exclude patterns: {wrong!r} is no pattern: {error.msg}") from None
 
 
 @dataclass
@@ -92,7 +97,7 @@ def expand(paths: Iterable[str], options: WalkOptions | None = None) -> Walked:
                 walker.found.errors.append(str(error))
             continue
         if not os.path.lexists(name) and _GLOB_CHARACTERS & set(name):
-            matches = sorted(glob.glob(name, recursive=True))
+            matches = sorted(_glob(name))
             if not matches:
                 walker.found.errors.append(f"{printable_path(name)}: no file matches this pattern")
             for match in matches:
@@ -101,6 +106,26 @@ def expand(paths: Iterable[str], options: WalkOptions | None = None) -> Walked:
             continue
         walker.add(Path(name), name, named=True)
     return walker.found
+
+
+def _glob(pattern: str) -> list[str]:
+    """The names ``pattern`` matches, as glob.glob gives them, but a ``**`` never descends into a link to a
+    directory: glob.glob(recursive=True) does, so two links to `..` made it endless and a link to / walked the
+    file system.  pathlib's ``**`` stays off links; the parts before the first wildcard are its base, and
+    hidden names are left out as glob.glob leaves them."""
+    if "**" not in pattern:
+        return glob.glob(pattern)
+    parts = pattern.split(os.sep)
+    if parts[-1] == "**":  # pathlib's ** alone matches directories only; glob's, what lies in them too
+        parts.append("*")
+    fixed = next(index for index, part in enumerate(parts) if _GLOB_CHARACTERS & set(part))
+    base = os.sep.join(parts[:fixed]) or ("" if fixed == 0 else os.sep)
+    found = []
+    for match in Path(base or ".").glob(os.sep.join(parts[fixed:])):
+        relative = match.relative_to(base or ".")
+        if not any(part.startswith(".") for part in relative.parts):
+            found.append(os.path.join(base, str(relative)) if base else str(relative))
+    return found
 
 
 class _Walker:
@@ -249,11 +274,12 @@ def _read_gitignore(path: Path) -> GitIgnoreSpec:
 
 
 def _gitignore_line(line: str) -> GitIgnoreSpecPattern:
-    r"""A .gitignore line as git reads it: one that is no pattern (a lone `!`, a trailing `\`) matches nothing."""
+    r"""A .gitignore line as git reads it: one that is no pattern (a lone `!`, a trailing `\`, a range backwards
+    such as `[z-a]`, which pathspec cannot compile to a regular expression) matches nothing."""
     from pathspec.patterns.gitignore import GitIgnorePatternError
     from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
     try:
         return GitIgnoreSpecPattern(line)
-    except GitIgnorePatternError:
+    except (GitIgnorePatternError, re.error):
         return GitIgnoreSpecPattern("")  # as a blank line

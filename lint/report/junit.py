@@ -17,7 +17,7 @@ from collections import defaultdict
 from typing import TextIO
 
 from lint.models.report import CheckReport, Finding
-from lint.report.text import finding_message, location, write_notes
+from lint.report.text import finding_message, location, printable, write_notes
 
 SUITE_NAME = "tlint"
 RUN_CLASSNAME = "run"
@@ -72,4 +72,7 @@ def _element(parent: ET.Element, tag: str, **attributes: str) -> ET.Element:
 
 
 def _xml(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
+    """``text`` for an attribute or element: its lines' control characters and bidirectional overrides shown as
+    escapes, as every text reporter shows them (a path or name from a file reaches a CI page), and what XML
+    cannot carry at all replaced."""
+    return _NOT_XML.sub("\ufffd", "\n".join(map(printable, text.split("\n"))))

@@ -36,7 +36,7 @@ def compile_rank_regex(text: str | None) -> re.Pattern[str]:
         return DEFAULT_RANK_REGEX
     try:
         pattern = re.compile(text)
-    except re.error as error:
+    except (re.error, OverflowError) as error:  # OverflowError: a repetition count past what re takes (`\d{99999999999}`)
         raise RankRegexError(f"--rank-regex {text!r} is not a regular expression: {error}") from None
     if "rank" not in pattern.groupindex:
         raise RankRegexError(f"--rank-regex {text!r} has no (?P<rank>...) group")

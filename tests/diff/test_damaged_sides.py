@@ -113,6 +113,46 @@ def test_a_workload_whose_rows_are_not_the_declared_count_is_inconclusive(tmp_pa
     )  # before: a removed or added row
 
 
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_gro", "no simai-workload record could be read"),
+        ("xyz 1 2 3\n\x00\x01 garbage\nallreduce -1 0 NONE\n", "no file of a known format"),
+    ],
+    ids=["no-record", "no-format"],
+)
+def test_a_side_with_nothing_to_compare_is_inconclusive_not_an_input_error(tmp_path: Path, text: str, why: str) -> None:
+    # Before: exit 2 and no report ("tlint: error: ...: no simai-workload record could be read"), although
+    # `tlint check` names the damage (TL001, TL005) and exits 1.
+    damaged = tmp_path / "workload.txt"
+    damaged.write_text(text, encoding="utf-8")
+    status, out, err = run(WORKLOAD, damaged, "--output-format", "json")
+    report = json.loads(out)
+    assert (status, err, report["changes"]) == (1, "", [])
+    assert report["summary"]["verdict"] == "inconclusive" and report["b"]["errors"] >= 1
+    headline = report["summary"]["headline"]
+    assert headline.startswith("b has "), headline
+    assert f"; nothing compared: {damaged}: {why}" in headline
+
+
+def test_a_folder_with_no_trace_stays_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    status, out, err = run(tmp_path / "empty", WORKLOAD)
+    assert (status, out, err) == (2, "", f"tlint: error: {tmp_path / 'empty'}: no file of a known format (use --trace-format to force one)\n")
+
+
+def test_a_row_name_of_thousands_of_digits_is_sorted_not_a_crash(tmp_path: Path) -> None:
+    # Before: ValueError (Python refuses int() of over 4,300 digits) from the natural sort of the changes.
+    lines = WORKLOAD.read_text(encoding="utf-8").splitlines()
+    lines[2] = "9" * 5000 + lines[2][lines[2].index("\t") :]
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lines[2] = "8" * 5000 + lines[2][lines[2].index("\t") :]
+    b.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status, out, err = run(a, b, "--output-format", "full", "--all")
+    assert status in (0, 1) and "Traceback" not in err and "8888" in out
+
+
 def test_a_real_run_with_a_rank_file_deleted_or_cut(tmp_path: Path) -> None:
     real = corpus_dir("real", "megatron-trace", GPT2_TP2)
     for damage in (_delete, _cut):
@@ -143,3 +183,26 @@ def test_a_second_diff_of_unchanged_inputs_reads_no_file(pair: tuple[Path, Path,
     read.clear()
     diff_paths(str(a), str(b), replace(sides, use_cache=False))
     assert read  # --no-cache reads them again
+
+
+def test_an_optprime_layer_of_thousands_of_digits_is_no_crash(tmp_path: Path) -> None:
+    # Before: ValueError (int() of 5,000 digits) where a timing group's place is worked out.  A layer of more
+    # digits than an int64 is no layer index (the grammar's LAYER): the line is not a layer timing record.
+    log = ROOT / "examples" / "optprime-log.txt"
+    damaged = tmp_path / "optprime.log"
+    damaged.write_text(log.read_text(encoding="utf-8").replace("  layer[3]:", f"  layer[{'9' * 5000}]:", 1), encoding="utf-8")
+    status, out, err = run(log, damaged, "--output-format", "json")
+    assert status in (0, 1) and err == "" and json.loads(out)["summary"]["verdict"]
+
+
+@pytest.mark.parametrize(("name", "shown"), [("d," * 500_000, "…"), ("attn[/x]", "attn[/x]")], ids=["a-megabyte", "markup"])
+def test_the_full_report_shows_a_row_name_from_the_input_as_plain_elided_text(tmp_path: Path, name: str, shown: str) -> None:
+    # Before: rich took a minute to wrap a row name of a megabyte (the audit's diff "hangs"), and read a
+    # name's brackets as markup: [bold] styled, and [/x] was a MarkupError.
+    lines = WORKLOAD.read_text(encoding="utf-8").splitlines()
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lines[2] = name + lines[2][lines[2].index("\t") :]
+    b.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status, out, err = run(a, b, "--output-format", "full", "--all")
+    assert status == 1 and err == "" and shown in out and len(out) < 50_000

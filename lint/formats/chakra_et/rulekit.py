@@ -91,7 +91,7 @@ class Graph:
     def __init__(self) -> None:
         # Per node only its parents and where it is: a trace holds millions of nodes.  A parent named twice is
         # kept twice, and counted twice both as parent and as child: the sort below comes out the same.
-        self.parents: dict[int, tuple[int, ...]] = {}
+        self.parents: dict[int, tuple[int, ...] | list[int]] = {}  # a list once an id repeats (see check_node)
         self.first: dict[int, Located] = {}  # where the first record of each id is, for locating findings
         self.missing: dict[int, list[Located]] = {}  # parent id -> the nodes that name it
         self.historical = False
@@ -118,8 +118,10 @@ class Graph:
         if parents is None:
             self.parents[node.id] = own
             self.first[node.id] = node.located()
-        else:  # a repeated id (TL605): the feeder gives the later record both nodes' parents
-            self.parents[node.id] = parents + own
+        elif isinstance(parents, list):  # a repeated id (TL605): the feeder gives the later record both nodes' parents
+            parents.extend(own)  # in place: a file of one id repeated would otherwise copy them all at every record
+        else:
+            self.parents[node.id] = [*parents, *own]
         return ()
 
     def missing_parents(self) -> dict[int, list[Located]]:
@@ -196,9 +198,10 @@ class Dependencies:
             self.root = True
             return
         ids = self.ids
-        for parent in (*node.ctrl_deps, *node.data_deps):
-            if parent not in ids:
-                self.early.append((parent, node.located()))
+        early = [parent for parent in (*node.ctrl_deps, *node.data_deps) if parent not in ids]
+        if early:
+            where = node.located()  # one for the node, not one per parent: a damaged file may name thousands
+            self.early.extend((parent, where) for parent in early)
 
     def missing(self) -> dict[int, list[Located]]:
         """The parent ids that are no node's, with the nodes that name them (in file order)."""

@@ -57,7 +57,7 @@ from lint.formats.megatron_trace.summary import Collective, OpStep, RankSummary,
 from lint.layout import Knobs, Sizes, StageParameters, megatron_layers, megatron_tp, product
 from lint.profile.layers import LayerProfileBuilder
 from lint.profile.profile import Items, Profile, Timing, put, typical_message
-from lint.profile.side import DiffInputError, Reading
+from lint.profile.side import DiffInputError, Reading, UnreadableSide
 from lint.profile.stats import median
 from lint.read.source import Source
 from lint.runs.assemble import LayoutSources, assemble
@@ -192,7 +192,7 @@ def _read(path: str, sources: list[Source], reading: Reading) -> _RunView:
         stepped |= digest.stepped
         merged.add(digest, rank)
     if not stepped:
-        raise DiffInputError(f"{path}: no {NAME} record could be read")
+        raise UnreadableSide(f"{path}: no {NAME} record could be read", NAME)
     # The run's stem: what the writer's file names state of the layout (wd, tp, pp, exp, numl) is a claim
     key = RunKey(str(Path(path)), stems[0] if len(stems) == 1 else "")
     run = assemble(key, files, frozenset(s.display for s in sources), LayoutSources(), Run, minimum_ranks=1)
@@ -457,8 +457,10 @@ class _RunView:
 
     @property
     def complete(self) -> bool:
-        """Every stage of the pipeline is present: model-wide numbers (layers, offsets) are known."""
-        return list(self.stages) == list(range(self.run.layout.pp))
+        """Every stage of the pipeline is present: model-wide numbers (layers, offsets) are known.  The counts are
+        compared first: pp comes from stage ids and file names, any integer, never to be listed out."""
+        pp = self.run.layout.pp
+        return len(self.stages) == pp and list(self.stages) == list(range(pp))
 
     @cached_property
     def mode(self) -> str | None:

@@ -58,12 +58,16 @@ _TOLD_BY = frozenset(
 def signal_name(value: str | int) -> str:
     """``15``, ``-15``, ``"Signals.SIGTERM"`` or ``"SIGTERM"`` -> ``SIGTERM`` (the number where it names none)."""
     text = str(value).removeprefix("Signals.")
-    if text.lstrip("-").isdigit():
-        try:
-            return signal.Signals(abs(int(text))).name
-        except ValueError:
-            return f"signal {abs(int(text))}"
-    return text
+    if not text.lstrip("-").isdigit():
+        return text
+    try:
+        number = abs(int(text))
+    except ValueError:  # more digits than int() takes: no signal's number
+        return text
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 @dataclass(slots=True)

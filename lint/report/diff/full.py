@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import TextIO
 
 from rich.console import Console, Group, JustifyMethod
@@ -20,6 +21,23 @@ from lint.report.text import printable
 _VERDICT_STYLES = {"identical": "green", "no significant change": "yellow", "significant change": "bold red", "inconclusive": "bold magenta"}
 
 
+# Of a name or value from the input, a cell or line shows at most this many characters in a row: their start
+# and end, "…" between (a damaged row name may be megabytes long: rich would take minutes to wrap it, and
+# no one reads it).
+SHOWN_RUN = 200
+_LONG_RUN = re.compile(f"\\S{{{SHOWN_RUN + 1},}}")
+
+
+def _shown(text: str) -> str:
+    """``text`` from the input as the report shows it: control characters escaped, long runs elided."""
+    return _LONG_RUN.sub(lambda run: f"{run[0][: SHOWN_RUN // 2]}…{run[0][-SHOWN_RUN // 2 :]}", printable(text))
+
+
+def _cell(text: str) -> Text:
+    """A table cell of text from the input, as :func:`_shown` shows it, and plain (``[/x]`` is no markup)."""
+    return Text(_shown(text))
+
+
 # Rich sizes a terminal itself (and obeys COLUMNS); a file or a pipe gets room for the table's columns.
 FILE_WIDTH = 120
 # Narrower than this, the distribution bars would squeeze the numbers out of the timing table: left out.
@@ -32,13 +50,13 @@ def render(report: DiffReport, out: TextIO, err: TextIO) -> None:
     summary = report.summary
     head = Text()
     head.append(summary.verdict, style=_VERDICT_STYLES[summary.verdict])
-    head.append(f"\n{printable(summary.headline)}\n\n")
+    head.append(f"\n{_shown(summary.headline)}\n\n")
     head.append(f"a: {side_line(report.a)}\nb: {side_line(report.b)}\n", style="dim")
     for line in knob_lines(report):
-        head.append(f"{printable(line)}\n")
+        head.append(f"{_shown(line)}\n")
     head.append(counts_line(report), style="dim")
     for line in problem_lines(report):
-        head.append(f"\n{printable(line)}", style="bold yellow")
+        head.append(f"\n{_shown(line)}", style="bold yellow")
     console.print(Panel(head, title="tlint diff", title_align="left"))
     listed = shown(report)
     for category in CATEGORIES:
@@ -73,10 +91,10 @@ def _table(category: str, changes: list[Change], *, bars: bool) -> Table:
         marked = Text(shown or " ", style={"*": "bold red", "?": "dim"}.get(shown, ""))
         row: list[Text | str | Group] = [
             Text(change.kind[0].upper()) + marked,
-            printable(change.key),
-            printable(change.field),
-            printable(value(change.before, unit)),
-            printable(value(change.after, unit)),
+            _cell(change.key),
+            _cell(change.field),
+            _cell(value(change.before, unit)),
+            _cell(value(change.after, unit)),
             signed(change.delta) if change.delta is not None else "",
             percent(change.rel_delta) if change.delta is not None else "",
         ]
