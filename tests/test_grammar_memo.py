@@ -126,6 +126,20 @@ def test_a_remembered_answer_is_the_one_derived_again(answers_dir: Path) -> None
     assert ebnf._ebnf.cache_info().currsize == 0  # without reading the grammar's EBNF
 
 
+def test_an_answer_is_worked_out_once_per_grammar(answers_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+    real = ebnf.Rules.derive
+
+    def derive(self: ebnf.Rules, rule: str, fields: list[str], loose: dict[str, str]) -> tuple[str, list[str]]:
+        asked.append(rule)
+        return real(self, rule, fields, loose)
+
+    monkeypatch.setattr(ebnf.Rules, "derive", derive)
+    for _ in range(2):  # the second grammar alike (a parser built again) finds the answers in memory
+        _asked(grammar.Grammar("neusight-tsv", start=["row"]))
+    assert asked == ["row"]
+
+
 @pytest.mark.parametrize("damage", [b"", b"not json", b"[1, 2]", b'{"[\\"derive\\", \\"row\\", [], {}]": [1]}', b"[" * 100_000])
 def test_damaged_answers_are_worked_out_again(answers_dir: Path, damage: bytes) -> None:
     expected = _asked(grammar.Grammar("neusight-tsv", start=["row"]))

@@ -171,8 +171,7 @@ class Grammar:
         if answer is None or not _ANSWER_SHAPES[question](answer):
             from lint.parse.ebnf import Rules  # Lark's reading of the grammar, and the derivation
 
-            answer = getattr(Rules(self.name, self.text), question)(*arguments)
-            answers.learn(asked, answer)
+            answer = answers.learn(asked, getattr(Rules(self.name, self.text), question)(*arguments))
         return answer
 
 
@@ -208,12 +207,14 @@ class _Answers:
             if isinstance(known, dict):
                 self.known = known
 
-    def learn(self, asked: str, answer: Any) -> None:
-        """Remember ``answer`` (JSON: lists, not tuples) to the question ``asked``, in memory and on disk."""
+    def learn(self, asked: str, answer: Any) -> Any:
+        """Remember ``answer`` to the question ``asked``, in memory and on disk, as it is read back: JSON (lists,
+        not tuples), which the next question alike finds in the shape it expects."""
         from lint.store import disk as memo
 
-        self.known[asked] = answer
+        self.known[asked] = json.loads(json.dumps(answer))
         memo.remember(self.key, json.dumps(self.known).encode())
+        return self.known[asked]
 
 
 @cache
