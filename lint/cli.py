@@ -265,17 +265,17 @@ class _StartUp:
 
 
 def _main(argv: Sequence[str] | None, out: TextIO, err: TextIO, start_up: _StartUp) -> int:
-    if list(sys.argv[1:] if argv is None else argv) in (["--version"], ["-V"]):  # before the parser and what it imports
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments in (["--version"], ["-V"]):  # before the parser and what it imports
         out.write(f"tlint {__version__}\n")
         return EXIT_CLEAN
     from lint.check.executor import BackendError
     from lint.models.errors import ConfigError
     from lint.rule import InstallError
 
-    arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(arguments)
     try:
-        args, unknown = parser.parse_known_args(argv)
+        args, unknown = parser.parse_known_args(arguments)
         if unknown:
             _unrecognized(parser, args.command, unknown)
     except SystemExit as exit_:
