@@ -8,7 +8,6 @@ the engine stamps code, name, severity and path on them (as yamllint does).
 from __future__ import annotations
 
 import copyreg
-import dataclasses
 import hashlib
 import importlib.util
 import json
@@ -17,13 +16,13 @@ import re
 import sys
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple
 
+from lint.models.common import Record
 from lint.models.report import Severity as Severity  # the rule API: a rule module declares its severity with it
 from lint.store.resources import rules_dir
 
@@ -34,20 +33,62 @@ class Scope(StrEnum):
     RUN = "run"  # sees the per-file summaries of every rank of a run
 
 
-@dataclass(frozen=True)
+class OptionSpec(NamedTuple):
+    """A rule option's default, and its description and bounds (``ge``, ``gt``, ``le``, ``lt``, as ``pydantic.Field``
+    takes them): what :func:`option` declares."""
+
+    default: Any
+    metadata: dict[str, Any]
+
+
+def option(default: Any, *, description: str, **bounds: Any) -> Any:
+    """A field of a rule's options (see :class:`RuleOptions`): its default, its description, and the bounds
+    pydantic checks a configured value against."""
+    return OptionSpec(default, {"description": description, **bounds})
+
+
 class RuleOptions:
-    """Options of a rule without options; subclasses (frozen dataclasses) add typed fields made by :func:`option`.
+    """Options of a rule without options.  A rule's options subclass it and declare each option as a class
+    attribute, ``tolerance_ms: float = option(0.01, ge=0, description=...)``; an instance holds a value for
+    each, set by keyword, immutable and compared by value, as a frozen dataclass's would be (not one: see
+    :class:`lint.models.common.Record`).
 
     Plain records: a check with no configured option never imports pydantic; one that configures options
     validates them with pydantic (:func:`validated_options`), the boundary users see, strictly: a value of
     another type is an error (``tolerance_ms = "0.05"``), never converted (an integer is a float all the same).
     """
 
+    specs: ClassVar[dict[str, OptionSpec]] = {}  # name -> its declaration, in the order declared
 
-def option(default: Any, *, description: str, **bounds: Any) -> Any:
-    """A field of a rule's options: its default, its description, and the bounds pydantic checks a configured
-    value against (``ge``, ``gt``, ``le``, ``lt``, as ``pydantic.Field`` takes them)."""
-    return dataclasses.field(default=default, metadata={"description": description, **bounds})
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = {name: value for name, value in vars(cls).items() if isinstance(value, OptionSpec)}
+        cls.specs = {**cls.specs, **declared}
+        for name, spec in declared.items():
+            setattr(cls, name, spec.default)  # read on the class, the default, as a dataclass's field
+
+    def __init__(self, **values: Any) -> None:
+        unknown = sorted(values.keys() - self.specs.keys())
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no option {unknown[0]!r}")
+        for name, spec in self.specs.items():
+            object.__setattr__(self, name, values.get(name, spec.default))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot set {name!r}")
+
+    def values(self) -> dict[str, Any]:
+        """Each option's value, by name."""
+        return {name: getattr(self, name) for name in self.specs}
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.values() == other.values()
+
+    def __hash__(self) -> int:
+        return hash((type(self), *self.values().items()))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{name}={value!r}' for name, value in self.values().items())})"
 
 
 def validated_options(options: type[RuleOptions], values: Any) -> RuleOptions:
@@ -55,27 +96,40 @@ def validated_options(options: type[RuleOptions], values: Any) -> RuleOptions:
     from pydantic import ConfigDict, Field, TypeAdapter, create_model
 
     hints = typing.get_type_hints(options)
-    fields: dict[str, Any] = {spec.name: (hints[spec.name], Field(spec.default, **spec.metadata)) for spec in dataclasses.fields(options)}
+    fields: dict[str, Any] = {name: (hints[name], Field(spec.default, **spec.metadata)) for name, spec in options.specs.items()}
     model = create_model(options.__name__, __config__=ConfigDict(extra="forbid", strict=True), **fields)
     checked = TypeAdapter(model).validate_python(values)
     return options(**checked.model_dump())
 
 
-@dataclass(slots=True)
-class Violation:
+class Violation(Record):
     """Where a rule found a problem and what it is."""
 
-    line: int | None
-    column: int | None
-    message: str
-    rank: int | None = None
-    path: str | None = None  # run rules name the rank file they blame
-    peer: int | None = None  # run rules: the other rank of a pair the finding is about (a send's receiver)
-    # The field the finding is about, of ``record`` (a sub-operation's: the ``index``-th, from 0); the engine
-    # asks the format's parser where it is on the line, which gives the finding's column.
-    field: str | None = None
-    record: Any = None
-    index: int | None = None
+    __slots__ = ("line", "column", "message", "rank", "path", "peer", "field", "record", "index")
+
+    def __init__(
+        self,
+        line: int | None,
+        column: int | None,
+        message: str,
+        rank: int | None = None,
+        path: str | None = None,
+        peer: int | None = None,
+        field: str | None = None,
+        record: Any = None,
+        index: int | None = None,
+    ) -> None:
+        self.line = line
+        self.column = column
+        self.message = message
+        self.rank = rank
+        self.path = path  # run rules name the rank file they blame
+        self.peer = peer  # run rules: the other rank of a pair the finding is about (a send's receiver)
+        # The field the finding is about, of ``record`` (a sub-operation's: the ``index``-th, from 0); the engine
+        # asks the format's parser where it is on the line, which gives the finding's column.
+        self.field = field
+        self.record = record
+        self.index = index
 
 
 def by_consumer(severities: dict[str, Severity]) -> Mapping[str, Severity]:
@@ -168,9 +222,7 @@ class Rule:
         summary = parts[0].strip()
         sections = {parts[i]: inspect.cleandoc(parts[i + 1]).strip() for i in range(1, len(parts) - 1, 2)}
         hints = typing.get_type_hints(cls.Options)
-        options = [
-            (spec.name, _type_name(hints[spec.name]), repr(spec.default), spec.metadata.get("description", "")) for spec in dataclasses.fields(cls.Options)
-        ]
+        options = [(name, _type_name(hints[name]), repr(spec.default), spec.metadata.get("description", "")) for name, spec in cls.Options.specs.items()]
         return RuleDocs(summary, sections.get("Why it matters", ""), sections.get("Example", ""), options)
 
     @classmethod
@@ -275,7 +327,7 @@ class Listed(NamedTuple):
 
 def options_json(options: RuleOptions) -> dict[str, Any]:
     """A rule's options as JSON values: what cache keys hold of them."""
-    values: dict[str, Any] = json.loads(json.dumps(dataclasses.asdict(options), default=str))
+    values: dict[str, Any] = json.loads(json.dumps(options.values(), default=str))
     return values
 
 
@@ -307,7 +359,7 @@ def catalog() -> dict[str, Listed]:
 
 def _rule_module_names() -> list[str]:
     """The names of the rule modules :func:`registry` loads (``rules/tl*.py``), sorted."""
-    return sorted(path.name for path in rules_dir().glob("tl*.py"))
+    return sorted(name for name in os.listdir(rules_dir()) if name.startswith("tl") and name.endswith(".py"))  # not glob: its pattern costs start-up
 
 
 def _catalog_key(code_fingerprint: str, modules: list[str]) -> str:
@@ -349,7 +401,7 @@ def _load_rule(path: Path) -> type[Rule]:
 
 def _rebuilt_by_code(code: str) -> Callable[[RuleOptions], tuple[Any, ...]]:
     def reduce(options: RuleOptions) -> tuple[Any, ...]:
-        return rule_options, (code, dataclasses.asdict(options))
+        return rule_options, (code, options.values())
 
     return reduce
 

@@ -1,10 +1,7 @@
-from dataclasses import dataclass
-
 from lint.formats.megatron_trace.records import OpRecord, sub_operation_label
 from lint.rule import Rule, RuleOptions, Severity, Violation, at, option
 
 
-@dataclass(frozen=True)
 class Options(RuleOptions):
     """The options of TL104."""
 

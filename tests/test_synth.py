@@ -287,14 +287,14 @@ def differences(before: Run, after: Run) -> set[tuple[int, int | None, str]]:
     for rank in before.keys() & after.keys():
         assert len(before[rank]) == len(after[rank])
         for line, (old, new) in enumerate(zip(before[rank], after[rank], strict=True), 1):
-            found |= {(rank, line, f.name) for f in dataclasses.fields(OpRecord) if getattr(old, f.name) != getattr(new, f.name)}
+            found |= {(rank, line, f) for f in OpRecord.__match_args__ if getattr(old, f) != getattr(new, f)}
     return found
 
 
 def changed_sub_operation(old: OpRecord, new: OpRecord) -> tuple[dict[str, object], dict[str, object]]:
     """The one sub-operation that differs, as (old fields, new fields) restricted to what differs."""
     (index,) = [i for i, (a, b) in enumerate(zip(old.sub_operations, new.sub_operations, strict=True)) if a != b]
-    a, b = dataclasses.asdict(old.sub_operations[index]), dataclasses.asdict(new.sub_operations[index])
+    a, b = ({name: getattr(sub, name) for name in sub.__match_args__} for sub in (old.sub_operations[index], new.sub_operations[index]))
     return {k: v for k, v in a.items() if v != b[k]}, {k: v for k, v in b.items() if v != a[k]}
 
 

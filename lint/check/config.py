@@ -16,12 +16,12 @@ import re
 import sys
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
 from lint import formats
+from lint.models.common import Record
 from lint.models.consumers import Judged
 from lint.models.errors import ConfigError
 from lint.models.report import Severity
@@ -30,35 +30,58 @@ from lint.rule import Listed, Rule, RuleOptions, Scope, catalog, lookup, options
 CONFIG_FILES = ("tlint.toml", "pyproject.toml")
 
 
-@dataclass
-class FileConfig:
+class FileConfig(Record):
     """The keys of ``[tool.tlint]`` (or of a whole ``tlint.toml``), as read (:mod:`lint.check.config_schema`
-    says what each may hold)."""
+    says what each may hold): the defaults, each set by keyword."""
 
-    select: list[str] | None = None
-    extend_select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
-    severity: dict[str, Severity] = field(default_factory=dict)
-    rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # rule code or name -> options
-    per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
-    consumer: str | None = None  # the program the files are judged for (`tlint check --help` lists them)
-    per_path_consumer: dict[str, str] = field(default_factory=dict)  # glob -> consumer of the files it matches
-    fail_on: Severity | None = None
-    max_findings: int | None = None
-    runs: dict[str, Any] = field(default_factory=dict)  # glob -> its RunLayout (lint.check.config_schema)
-    exclude: list[str] | None = None  # gitignore-style patterns left out when walking
-    extend_exclude: list[str] = field(default_factory=list)
-    respect_gitignore: bool = True
+    __slots__ = (
+        "select",
+        "extend_select",
+        "ignore",
+        "severity",
+        "rules",
+        "per_path_ignores",
+        "consumer",
+        "per_path_consumer",
+        "fail_on",
+        "max_findings",
+        "runs",
+        "exclude",
+        "extend_exclude",
+        "respect_gitignore",
+    )
+
+    def __init__(self, **keys: Any) -> None:
+        self.select: list[str] | None = None
+        self.extend_select: list[str] = []
+        self.ignore: list[str] = []
+        self.severity: dict[str, Severity] = {}
+        self.rules: dict[str, dict[str, Any]] = {}  # rule code or name -> options
+        self.per_path_ignores: dict[str, list[str]] = {}
+        self.consumer: str | None = None  # the program the files are judged for (`tlint check --help` lists them)
+        self.per_path_consumer: dict[str, str] = {}  # glob -> consumer of the files it matches
+        self.fail_on: Severity | None = None
+        self.max_findings: int | None = None
+        self.runs: dict[str, Any] = {}  # glob -> its RunLayout (lint.check.config_schema)
+        self.exclude: list[str] | None = None  # gitignore-style patterns left out when walking
+        self.extend_exclude: list[str] = []
+        self.respect_gitignore = True
+        for key, value in keys.items():  # the schema's keys (lint.check.config_schema), validated
+            setattr(self, key, value)
 
 
-@dataclass
-class Overrides:
+class Overrides(Record):
     """What the command line says about selection; it takes precedence over the file."""
 
-    select: list[str] | None = None
-    extend_select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
-    consumer: str | None = None
+    __slots__ = ("select", "extend_select", "ignore", "consumer")
+
+    def __init__(
+        self, select: list[str] | None = None, extend_select: list[str] | None = None, ignore: list[str] | None = None, consumer: str | None = None
+    ) -> None:
+        self.select = select
+        self.extend_select = extend_select or []
+        self.ignore = ignore or []
+        self.consumer = consumer
 
 
 class ConsumerChoice(NamedTuple):
@@ -68,19 +91,40 @@ class ConsumerChoice(NamedTuple):
     where: str
 
 
-@dataclass
-class Selection:
+class Selection(Record):
     """The enabled rules with their effective severity and options, per-path ignores, and the consumers the
     user names (see :meth:`consumer_for`)."""
 
-    severities: dict[str, Severity] = field(default_factory=dict)
-    options: dict[str, RuleOptions] = field(default_factory=dict)  # of enabled rules: as configured, else made on first use
-    per_path_ignores: list[tuple[str, frozenset[str]]] = field(default_factory=list)
-    root: Path = field(default_factory=Path.cwd)
-    configured_severities: dict[str, Severity] = field(default_factory=dict)  # the configuration's `severity` table: for every consumer
-    command_line_consumer: ConsumerChoice | None = None
-    per_path_consumers: list[tuple[str, ConsumerChoice]] = field(default_factory=list)
-    consumer: ConsumerChoice | None = None
+    __slots__ = (
+        "severities",
+        "options",
+        "per_path_ignores",
+        "root",
+        "configured_severities",
+        "command_line_consumer",
+        "per_path_consumers",
+        "consumer",
+    )
+
+    def __init__(
+        self,
+        severities: dict[str, Severity],
+        options: dict[str, RuleOptions],
+        per_path_ignores: list[tuple[str, frozenset[str]]],
+        root: Path,
+        configured_severities: dict[str, Severity],
+        command_line_consumer: ConsumerChoice | None,
+        per_path_consumers: list[tuple[str, ConsumerChoice]],
+        consumer: ConsumerChoice | None,
+    ) -> None:
+        self.severities = severities
+        self.options = options  # of enabled rules: as configured, else made on first use
+        self.per_path_ignores = per_path_ignores
+        self.root = root
+        self.configured_severities = configured_severities  # the configuration's `severity` table: for every consumer
+        self.command_line_consumer = command_line_consumer
+        self.per_path_consumers = per_path_consumers
+        self.consumer = consumer
 
     @classmethod
     def default(cls) -> Selection:
@@ -154,8 +198,7 @@ class Selection:
         return any(fnmatch.fnmatchcase(str(candidate), pattern) for candidate in candidates)
 
 
-@dataclass
-class Settings:
+class Settings(NamedTuple):
     """Everything configuration decides for a check."""
 
     selection: Selection

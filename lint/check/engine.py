@@ -12,13 +12,11 @@ findings or end in a traceback.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from operator import attrgetter
 from pathlib import Path
@@ -27,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from lint import formats
 from lint.check import cache, executor
 from lint.check.config import Selection
-from lint.models.common import SyntaxProblem
+from lint.models.common import Record, SyntaxProblem
 from lint.models.errors import ConfigError
 from lint.models.report import CheckReport, FileResult, Finding, Severity
 from lint.read.source import CONSOLE_JUNK_CODE, InputError, Source, printable_path
@@ -51,31 +49,56 @@ UNKNOWN_FORMAT = "TL005"
 MAX_MESSAGE = 1000
 
 
-@dataclass
-class CheckOptions:
-    """What a check reads and how: the command line and the configuration, resolved."""
+class CheckOptions(Record):
+    """What a check reads and how: the command line and the configuration, resolved (the defaults, each
+    set by keyword)."""
 
-    trace_format: str | None = None
-    selection: Selection = field(default_factory=Selection.default)
-    max_findings: int = 1000  # per code and file; 0 shows all
-    backend: executor.Backend = field(default_factory=executor.Backend)
-    rank_regex: re.Pattern[str] = DEFAULT_RANK_REGEX
-    layout: LayoutSources = field(default_factory=LayoutSources)
-    use_cache: bool = False
-    walk: WalkOptions = field(default_factory=WalkOptions)
-    cache_settings: dict[Any, str] = field(default_factory=dict, repr=False)  # memo of _cache_settings
+    __slots__ = ("trace_format", "selection", "max_findings", "backend", "rank_regex", "layout", "use_cache", "walk", "cache_settings")
+
+    def __init__(
+        self,
+        *,
+        trace_format: str | None = None,
+        selection: Selection | None = None,
+        max_findings: int = 1000,
+        backend: executor.Backend | None = None,
+        rank_regex: re.Pattern[str] = DEFAULT_RANK_REGEX,
+        layout: LayoutSources | None = None,
+        use_cache: bool = False,
+        walk: WalkOptions | None = None,
+        cache_settings: dict[Any, str] | None = None,
+    ) -> None:
+        self.trace_format = trace_format
+        self.selection = selection if selection is not None else Selection.default()
+        self.max_findings = max_findings  # per code and file; 0 shows all
+        self.backend = backend if backend is not None else executor.Backend()
+        self.rank_regex = rank_regex
+        self.layout = layout if layout is not None else LayoutSources()
+        self.use_cache = use_cache
+        self.walk = walk if walk is not None else WalkOptions()
+        self.cache_settings = cache_settings if cache_settings is not None else {}  # memo of _cache_settings
 
 
-@dataclass
-class FileOutcome:
+class FileOutcome(Record):
     """What checking one file gave: its result and findings, and its rank summary for the run rules."""
 
-    result: FileResult
-    findings: list[Finding]
-    not_shown: Counter[str]
-    summary: RankSummary | None = None
-    cache_entry: str | None = None  # where the cache keeps it: run results are cached by their files' entries
-    packed_summary: cache.StoredSummary | None = None  # a cached summary, read only when its run's findings are not cached
+    __slots__ = ("result", "findings", "not_shown", "summary", "cache_entry", "packed_summary")
+
+    def __init__(
+        self,
+        result: FileResult,
+        findings: list[Finding],
+        not_shown: Counter[str],
+        summary: RankSummary | None = None,
+        cache_entry: str | None = None,
+        packed_summary: cache.StoredSummary | None = None,
+    ) -> None:
+        self.result = result
+        self.findings = findings
+        self.not_shown = not_shown
+        self.summary = summary
+        self.cache_entry = cache_entry  # where the cache keeps it: run results are cached by their files' entries
+        self.packed_summary = packed_summary  # a cached summary, read only when its run's findings are not cached
 
 
 class _Collector:
@@ -335,7 +358,7 @@ class _Said:
 
 @lru_cache(maxsize=64)  # one per record class
 def _values_of(record_type: type) -> Callable[[Any], Any]:
-    names = [spec.name for spec in dataclasses.fields(record_type)]
+    names = list(getattr(record_type, "__match_args__", ()))  # the fields of a dataclass or a Record alike
     if names[:2] != ["line", "column"] or len(names) < 3:
         raise TypeError(f"{record_type.__name__} is no record of values after its line and column: a rule cannot judge it")
     return attrgetter(*names[2:])
@@ -378,17 +401,19 @@ def _internal_error(collector: _Collector, violation: Violation) -> None:
 # -- many files ------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Task:
+class _Task(Record):
     """A file to read, with its format, and the run it belongs to."""
 
-    source: Source
-    format: str
-    asked: bool  # named by the user (else read only to complete a run)
-    run: RunKey | None = None
-    named_rank: int = -1
-    cache_entry: str | None = None  # its cache key, when the parent could tell it without reading the file
-    detected_at: cache.Stamp | None = None  # the file's stamp when its format was detected here: remembered with its digest
+    __slots__ = ("source", "format", "asked", "run", "named_rank", "cache_entry", "detected_at")
+
+    def __init__(self, source: Source, format: str, asked: bool, detected_at: cache.Stamp | None = None) -> None:
+        self.source = source
+        self.format = format
+        self.asked = asked  # named by the user (else read only to complete a run)
+        self.run: RunKey | None = None
+        self.named_rank = -1
+        self.cache_entry: str | None = None  # its cache key, when the parent could tell it without reading the file
+        self.detected_at = detected_at  # the file's stamp when its format was detected here: remembered with its digest
 
 
 def _plan(paths: list[str], options: CheckOptions, report: CheckReport) -> list[_Task]:
@@ -587,14 +612,14 @@ def _collection_paused() -> Iterator[None]:
         gc.enable()
 
 
-@dataclass
 class _StepSharing:
     """Enters each run format's ``summaries_shared`` (the summaries of a stage's peers share what is equal in
     them) for the rest of ``scope`` when a summary of that format is first to be built or unpacked: a check
     served from the cache builds none, and does not import them."""
 
-    scope: ExitStack
-    entered: set[str] = field(default_factory=set)
+    def __init__(self, scope: ExitStack) -> None:
+        self.scope = scope
+        self.entered: set[str] = set()
 
     def __call__(self, format_name: str) -> None:
         if format_name not in self.entered:
@@ -752,7 +777,7 @@ def _summary_of(task: _Task, outcome: FileOutcome, options: CheckOptions) -> Ran
 
 
 def _summarized_again(task: _Task, options: CheckOptions) -> RankSummary | None:
-    again, _ = _run_task(replace(options, use_cache=False), replace(task, asked=False))
+    again, _ = _run_task(options.replace(use_cache=False), task.replace(asked=False))
     return again.summary if again is not None else None
 
 

@@ -7,8 +7,9 @@ is written from them by :mod:`lint.report.json_report`.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from enum import StrEnum
+
+from lint.models.common import Record
 
 
 class Severity(StrEnum):
@@ -21,79 +22,113 @@ class Severity(StrEnum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
-@dataclass(slots=True)
-class Finding:
+class Finding(Record):
     """One finding: a rule's code and name, its severity, where it is, and what it says."""
 
-    code: str
-    name: str
-    severity: Severity
-    path: str | None
-    line: int | None
-    column: int | None
-    rank: int | None
-    message: str
-    fingerprint: str | None = None  # the baseline's, where --baseline is given: not in the report
+    __slots__ = ("code", "name", "severity", "path", "line", "column", "rank", "message", "fingerprint")
+
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        severity: Severity,
+        path: str | None,
+        line: int | None,
+        column: int | None,
+        rank: int | None,
+        message: str,
+        fingerprint: str | None = None,
+    ) -> None:
+        self.code = code
+        self.name = name
+        self.severity = severity
+        self.path = path
+        self.line = line
+        self.column = column
+        self.rank = rank
+        self.message = message
+        self.fingerprint = fingerprint  # the baseline's, where --baseline is given: not in the report
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path or "", self.line or 0, self.column or 0, self.code)
 
 
-@dataclass(slots=True)
-class FileResult:
+class FileResult(Record):
     """One file checked: its format (None: of no known format), whether it parsed, and the consumer it was judged for."""
 
-    path: str
-    format: str | None
-    parsed: bool
-    consumer: str | None = None  # the consumer the file was judged for (lint.models.consumers); None for a format without consumers
-    consumer_reason: str | None = None  # why that consumer: where the user named it, or what in the file showed it
+    __slots__ = ("path", "format", "parsed", "consumer", "consumer_reason")
+
+    def __init__(self, path: str, format: str | None, parsed: bool, consumer: str | None = None, consumer_reason: str | None = None) -> None:
+        self.path = path
+        self.format = format
+        self.parsed = parsed
+        self.consumer = consumer  # the consumer the file was judged for (lint.models.consumers); None for a format without consumers
+        self.consumer_reason = consumer_reason  # why that consumer: where the user named it, or what in the file showed it
 
 
-@dataclass(slots=True)
-class CheckSummary:
+class CheckSummary(Record):
     """The counts and lists a check reports beside its findings."""
 
-    files: int = 0
-    checked: int = 0
-    skipped: list[str] = field(default_factory=list)  # files of no known format, and documentation or source files by their names
-    not_followed: list[str] = field(default_factory=list)  # symbolic links in walked directories whose targets lie outside them
-    errors: int = 0
-    warnings: int = 0
-    infos: int = 0
-    not_shown: dict[str, int] = field(default_factory=dict)  # findings beyond --max-findings, per code
-    input_errors: list[str] = field(default_factory=list)  # paths that could not be read
-    withheld: list[str] = field(default_factory=list)  # run findings following from a file's syntax errors, one note per run
-    baseline_suppressed: int | None = None  # findings hidden by --baseline
-    baseline_stale: int | None = None  # baseline entries that matched no finding
+    __slots__ = (
+        "files",
+        "checked",
+        "skipped",
+        "not_followed",
+        "errors",
+        "warnings",
+        "infos",
+        "not_shown",
+        "input_errors",
+        "withheld",
+        "baseline_suppressed",
+        "baseline_stale",
+    )
+
+    def __init__(self) -> None:
+        self.files = 0
+        self.checked = 0
+        self.skipped: list[str] = []  # files of no known format, and documentation or source files by their names
+        self.not_followed: list[str] = []  # symbolic links in walked directories whose targets lie outside them
+        self.errors = 0
+        self.warnings = 0
+        self.infos = 0
+        self.not_shown: dict[str, int] = {}  # findings beyond --max-findings, per code
+        self.input_errors: list[str] = []  # paths that could not be read
+        self.withheld: list[str] = []  # run findings following from a file's syntax errors, one note per run
+        self.baseline_suppressed: int | None = None  # findings hidden by --baseline
+        self.baseline_stale: int | None = None  # baseline entries that matched no finding
 
     @property
     def findings(self) -> int:
         return self.errors + self.warnings + self.infos
 
 
-@dataclass(slots=True)
-class RuleCount:
+class RuleCount(Record):
     """How many findings one rule made (``--statistics``)."""
 
-    code: str
-    name: str
-    severity: Severity
-    count: int
+    __slots__ = ("code", "name", "severity", "count")
+
+    def __init__(self, code: str, name: str, severity: Severity, count: int) -> None:
+        self.code = code
+        self.name = name
+        self.severity = severity
+        self.count = count
 
 
-@dataclass(slots=True)
-class CheckReport:
+class CheckReport(Record):
     """What a check found, as every reporter renders it."""
 
-    files: list[FileResult] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    summary: CheckSummary = field(default_factory=CheckSummary)
-    statistics: list[RuleCount] | None = None  # with --statistics: counts per rule
-    fail_on: Severity = Severity.ERROR  # the lowest severity that fails the check: not in the report
-    # How the text reporters render it (not in the report): --verbose lists the files passed over, --color colours findings.
-    verbose: bool = False
-    color: bool = False
+    __slots__ = ("files", "findings", "summary", "statistics", "fail_on", "verbose", "color")
+
+    def __init__(self, files: list[FileResult] | None = None, findings: list[Finding] | None = None, fail_on: Severity = Severity.ERROR) -> None:
+        self.files = files if files is not None else []
+        self.findings = findings if findings is not None else []
+        self.summary = CheckSummary()
+        self.statistics: list[RuleCount] | None = None  # with --statistics: counts per rule
+        self.fail_on = fail_on  # the lowest severity that fails the check: not in the report
+        # How the text reporters render it (not in the report): --verbose lists the files passed over, --color colours findings.
+        self.verbose = False
+        self.color = False
 
     def fails(self, finding: Finding) -> bool:
         """Whether ``finding`` alone makes the check fail (exit code 1)."""

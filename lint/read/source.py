@@ -14,14 +14,13 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from functools import cache
 from itertools import chain
 from operator import itemgetter, methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeAlias
 
-from lint.models.common import SyntaxProblem
+from lint.models.common import Record, SyntaxProblem
 from lint.models.errors import InputError as InputError  # raised by the readers; its home is below them
 from lint.store.files import open_regular
 
@@ -49,11 +48,12 @@ STDIN = "-"
 
 # First bytes of each compressed format, long enough that no text file starts that way by chance
 # (a text line may well start with "BZh"; not with "BZh9" followed by bzip2's block or end marker).
+# The patterns are compiled when a file first starts like one (few do): compiling them costs every start-up.
 _MAGIC = (
-    (re.compile(rb"\x1f\x8b\x08"), "gzip"),
-    (re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)", re.S), "bzip2"),
-    (re.compile(rb"\xfd7zXZ\x00"), "xz"),
-    (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd"),
+    (b"\x1f\x8b\x08", rb"\x1f\x8b\x08", "gzip"),
+    (b"BZh", rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)", "bzip2"),
+    (b"\xfd7zXZ\x00", rb"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", rb"\x28\xb5\x2f\xfd", "zstd"),
 )
 
 
@@ -133,24 +133,26 @@ def _damaged() -> tuple[type[Exception], ...]:
     return (EOFError, OSError, zlib.error, lzma.LZMAError, zstandard.ZstdError)
 
 
-@dataclass
-class Source:
+class Source(Record):
     """One input file and what reading it found wrong with its bytes."""
 
-    path: Path
-    display: str
-    problems: list[SyntaxProblem] = field(default_factory=list)
-    compression: str | None = None
-    named: bool = False  # named by the user (not met while walking a directory or expanding a glob)
-    head_damage: SyntaxProblem | None = None  # the compressed data broke within the head (see head())
-    # A console capture several processes and threads print into (its format's descriptor says so): bytes
-    # that are no text are the console's damage, not a writer's (TL006 instead of TL003).
-    console: bool = False
-    # The bytes head() read, and whether they are the whole file: what a binary format is detected from.
-    head_bytes: tuple[bytes, bool] | None = None
-    # The format's consumers read a UTF-8 byte-order mark as text (its descriptor's ``keeps_bom``): lines() keeps
-    # it at the start of line 1 for the parser to judge; otherwise it is dropped there.  head() always drops it.
-    keeps_bom: bool = False
+    __slots__ = ("path", "display", "problems", "compression", "named", "head_damage", "console", "head_bytes", "keeps_bom")
+
+    def __init__(self, path: Path, display: str, *, named: bool = False) -> None:
+        self.path = path
+        self.display = display
+        self.problems: list[SyntaxProblem] = []
+        self.compression: str | None = None
+        self.named = named  # named by the user (not met while walking a directory or expanding a glob)
+        self.head_damage: SyntaxProblem | None = None  # the compressed data broke within the head (see head())
+        # A console capture several processes and threads print into (its format's descriptor says so): bytes
+        # that are no text are the console's damage, not a writer's (TL006 instead of TL003).
+        self.console = False
+        # The bytes head() read, and whether they are the whole file: what a binary format is detected from.
+        self.head_bytes: tuple[bytes, bool] | None = None
+        # The format's consumers read a UTF-8 byte-order mark as text (its descriptor's ``keeps_bom``): lines() keeps
+        # it at the start of line 1 for the parser to judge; otherwise it is dropped there.  head() always drops it.
+        self.keeps_bom = False
 
     def _open_raw(self) -> BinaryIO:
         return open_regular(self.path, self.display)
@@ -164,7 +166,7 @@ class Source:
         raw = self._open_raw()
         start = raw.read(10)
         raw.seek(0)
-        self.compression = next((name for magic, name in _MAGIC if magic.match(start)), None)
+        self.compression = next((name for prefix, magic, name in _MAGIC if start.startswith(prefix) and re.match(magic, start, re.S)), None)
         return raw, _decompressed(raw, self.compression)
 
     def head(self) -> list[str]:

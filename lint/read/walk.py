@@ -18,11 +18,11 @@ import os
 import re
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
+from lint.models.common import Record
 from lint.read.source import STDIN, InputError, Source, printable_path, spool_stdin
 from lint.store.files import open_regular
 
@@ -50,14 +50,18 @@ GITIGNORE = ".gitignore"
 _GLOB_CHARACTERS = set("*?[")
 
 
-@dataclass(frozen=True)
-class WalkOptions:
+class WalkOptions(Record):
     """What a walk of directories leaves out."""
 
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
-    extend_exclude: tuple[str, ...] = ()
-    respect_gitignore: bool = True
-    root: Path = field(default_factory=Path.cwd)  # exclude patterns are relative to this directory
+    __slots__ = ("exclude", "extend_exclude", "respect_gitignore", "root")
+
+    def __init__(
+        self, exclude: tuple[str, ...] = DEFAULT_EXCLUDE, extend_exclude: tuple[str, ...] = (), respect_gitignore: bool = True, root: Path | None = None
+    ) -> None:
+        self.exclude = exclude
+        self.extend_exclude = extend_exclude
+        self.respect_gitignore = respect_gitignore
+        self.root = root if root is not None else Path.cwd()  # exclude patterns are relative to this directory
 
     def exclude_spec(self) -> GitIgnoreSpec:
         from pathspec import GitIgnoreSpec
@@ -75,14 +79,16 @@ class WalkOptions:
             raise ConfigError(f"exclude patterns: {wrong!r} is no pattern: {error.msg}") from None
 
 
-@dataclass
-class Walked:
+class Walked(Record):
     """The files a walk found, the paths it could not read, and the links it did not follow."""
 
-    sources: list[Source] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    # Symbolic links met in a walk whose targets lie outside the walked directory: not followed.
-    not_followed: list[str] = field(default_factory=list)
+    __slots__ = ("sources", "errors", "not_followed")
+
+    def __init__(self) -> None:
+        self.sources: list[Source] = []
+        self.errors: list[str] = []
+        # Symbolic links met in a walk whose targets lie outside the walked directory: not followed.
+        self.not_followed: list[str] = []
 
 
 def expand(paths: Iterable[str], options: WalkOptions | None = None) -> Walked:

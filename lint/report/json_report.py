@@ -10,11 +10,38 @@ from typing import Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from lint.models.report import CheckReport, FileResult, Finding, RuleCount
+from lint.models.report import CheckReport, Severity
 
 
 class _Document(BaseModel):
     model_config = ConfigDict(from_attributes=True)
+
+
+# The documents of the light records of lint.models.report, field for field, in their order.
+class FileResultDocument(_Document):
+    path: str
+    format: str | None
+    parsed: bool
+    consumer: str | None = None
+    consumer_reason: str | None = None
+
+
+class FindingDocument(_Document):
+    code: str
+    name: str
+    severity: Severity
+    path: str | None
+    line: int | None
+    column: int | None
+    rank: int | None
+    message: str
+
+
+class RuleCountDocument(_Document):
+    code: str
+    name: str
+    severity: Severity
+    count: int
 
 
 class SummaryDocument(_Document):
@@ -39,13 +66,12 @@ class SummaryDocument(_Document):
 
 class CheckDocument(_Document):
     version: Literal[1] = 1
-    files: list[FileResult] = Field(default_factory=list)
-    findings: list[Finding] = Field(default_factory=list)
+    files: list[FileResultDocument] = Field(default_factory=list)
+    findings: list[FindingDocument] = Field(default_factory=list)
     summary: SummaryDocument = Field(default_factory=SummaryDocument)
-    statistics: list[RuleCount] | None = Field(default=None, description="with --statistics: counts per rule")
+    statistics: list[RuleCountDocument] | None = Field(default=None, description="with --statistics: counts per rule")
 
 
 def render(report: CheckReport, out: TextIO, err: TextIO) -> None:
-    # A finding's baseline fingerprint is no part of the document.
-    out.write(CheckDocument.model_validate(report).model_dump_json(indent=2, exclude={"findings": {"__all__": {"fingerprint"}}}))
+    out.write(CheckDocument.model_validate(report).model_dump_json(indent=2))  # a finding's baseline fingerprint is no part of it
     out.write("\n")

@@ -11,13 +11,14 @@ from lint.models.report import CheckReport, Finding
 
 # Control characters (C0, DEL, C1) and the bidirectional overrides: text from a file that would drive the
 # terminal or CI log it is shown in (an ESC sequence recolours or moves the cursor; an override reorders).
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# A pattern compiled when a text first holds one: all of them are unprintable to str.isprintable.
+_UNPRINTABLE = "[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 _ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
 def printable(text: str) -> str:
     """``text`` with its control characters shown as escapes (``\\x1b``, ``\\t``), as Python's repr shows them."""
-    return _UNPRINTABLE.sub(_escape, text)
+    return text if text.isprintable() else re.sub(_UNPRINTABLE, _escape, text)
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -3,27 +3,30 @@
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from lint.models.common import Record
 
 if TYPE_CHECKING:
     from lint.runs.discovery import RunKey
     from lint.runs.model import LayoutClaim
 
 
-@dataclass
-class LayoutSources:
+class LayoutSources(Record):
     """Layout statements from outside the traces: the command line and ``[tool.tlint.runs]``."""
 
-    command_line: dict[str, int] = field(default_factory=dict)
-    configured: dict[str, object] = field(default_factory=dict)  # glob -> the sizes it states (as attributes: ``[tool.tlint.runs]``)
-    config_root: Path = field(default_factory=Path.cwd)
-    described: dict[str, list[LayoutClaim]] = field(default_factory=dict)  # glob -> claims of its log/workload
-    stage2ranks: dict[str, tuple[dict[int, list[int]], str]] = field(default_factory=dict)  # glob -> (map, source)
-    # The process groups of the runs whose format reads a file of them (chakra-et: ASTRA-sim's comm_group.json),
-    # as the command line gives it (--comm-group); else each run looks beside its files.
-    comm_group: Path | None = None
+    __slots__ = ("command_line", "configured", "config_root", "described", "stage2ranks", "comm_group")
+
+    def __init__(self, command_line: dict[str, int] | None = None, configured: dict[str, object] | None = None, config_root: Path | None = None) -> None:
+        self.command_line = command_line if command_line is not None else {}
+        self.configured = configured if configured is not None else {}  # glob -> the sizes it states (as attributes: ``[tool.tlint.runs]``)
+        self.config_root = config_root if config_root is not None else Path.cwd()
+        self.described: dict[str, list[LayoutClaim]] = {}  # glob -> claims of its log/workload
+        self.stage2ranks: dict[str, tuple[dict[int, list[int]], str]] = {}  # glob -> (map, source)
+        # The process groups of the runs whose format reads a file of them (chakra-et: ASTRA-sim's comm_group.json),
+        # as the command line gives it (--comm-group); else each run looks beside its files.
+        self.comm_group: Path | None = None
 
     def for_run(self, key: RunKey) -> tuple[list[LayoutClaim], str | None]:
         """Claims of the command line and of the first configured glob matching the run."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -324,10 +324,10 @@ def op_records(draw: st.DrawFn) -> OpRecord:
 def ddp_records(draw: st.DrawFn) -> DdpGradCommRecord:
     # field -> drawn value, of whatever type the field has: Any, as the record's constructor takes them
     values: dict[str, Any] = {"line": 1, "column": 1}
-    for spec in dataclasses.fields(DdpGradCommRecord):
+    for spec in list(inspect.signature(DdpGradCommRecord).parameters.values()):
         if spec.name in values:
             continue
-        kind = str(spec.type)
+        kind = str(spec.annotation)
         if spec.name == "sub_operations":
             values[spec.name] = SubOperations.of(draw(st.lists(sub_operations, max_size=2)))
         elif kind == "bool":

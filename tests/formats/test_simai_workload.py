@@ -101,7 +101,7 @@ def test_extra_columns_of_the_last_declared_row_are_trailing_text() -> None:
 def test_text_after_the_declared_rows_is_trailing_text_and_rows_there_stay_rows() -> None:
     _, _, row, extra, note = parse_lines(GEN2_HEADER, "1", ROW, ROW, "13197  *10 126152")
     assert isinstance(row, LayerRow) and isinstance(extra, LayerRow)
-    assert note == TrailingText(5, 1, "13197  *10 126152", last_read=3, declared=1)
+    assert isinstance(note, TrailingText) and note == TrailingText(5, 1, "13197  *10 126152", last_read=3, declared=1)
     assert render_simai(note) == "13197  *10 126152"
 
 
@@ -385,7 +385,8 @@ def test_a_row_over_several_lines_is_one_row_as_the_consumers_read_it(split: int
     assert [(type(item).__name__, item.line) for item in items] == [("WrappedRow", 3), ("LayerRow", 3), ("LayerRow", 6)]
     wrapped, row = items[0], items[1]
     assert isinstance(wrapped, WrappedRow) and (wrapped.last_line, wrapped.name) == (5, "attention_layer")
-    assert row == parse_rows(ROW)[0].__class__(3, 1, *dataclasses.astuple(parse_rows(ROW)[0])[2:])
+    (alone,) = parse_rows(ROW)
+    assert isinstance(alone, LayerRow) and row == LayerRow(3, 1, *dataclasses.astuple(alone)[2:])
 
 
 def test_short_lines_that_make_no_row_together_are_each_a_column_count_problem() -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -366,7 +366,7 @@ def _collective(run: Run, rank: int, func_name: str, occurrence: int) -> tuple[i
 def _splice(run: Run, rank: int, index: int, position: int, replacement: list[SubOperation]) -> Run:
     record = run[rank][index]
     subs = record.sub_operations
-    return _with_record(run, rank, index, replace(record, sub_operations=SubOperations.of(subs[:position] + replacement + subs[position + 1 :])))
+    return _with_record(run, rank, index, record.replace(sub_operations=SubOperations.of(subs[:position] + replacement + subs[position + 1 :])))
 
 
 def change_collective_shape(run: Run, rank: int, occurrence: int = 0, func_name: str = "linear_fwd") -> tuple[Run, Fault]:
@@ -375,7 +375,7 @@ def change_collective_shape(run: Run, rank: int, occurrence: int = 0, func_name:
     sub = run[rank][index].sub_operations[position]
     old = _shape(sub)
     shape = _doubled(old)
-    faulty = _splice(run, rank, index, position, [replace(sub, input__shape=shape)])
+    faulty = _splice(run, rank, index, position, [sub.replace(input__shape=shape)])
     return faulty, Fault(rank, index + 1, f"{func_name} collective {occurrence}: shape {list(old)} -> {list(shape)}")
 
 
@@ -384,7 +384,7 @@ def change_collective_dtype(run: Run, rank: int, occurrence: int = 0, func_name:
     index, position = _collective(run, rank, func_name, occurrence)
     sub = run[rank][index].sub_operations[position]
     dtype = "torch.float16" if sub.input__dtype == "torch.bfloat16" else "torch.bfloat16"
-    faulty = _splice(run, rank, index, position, [replace(sub, input__dtype=dtype)])
+    faulty = _splice(run, rank, index, position, [sub.replace(input__dtype=dtype)])
     return faulty, Fault(rank, index + 1, f"{func_name} collective {occurrence}: dtype {sub.input__dtype} -> {dtype}")
 
 
@@ -402,7 +402,7 @@ def put_rank_in_wrong_stage(run: Run, rank: int, stage: int | None = None) -> tu
     wrong = stages[(stages.index(own) + 1) % len(stages)] if stage is None else stage
     if wrong == own:
         raise ValueError(f"rank {rank} is in stage {own} already")
-    faulty = {**run, rank: [replace(record, stage_id=wrong) for record in run[rank]]}
+    faulty = {**run, rank: [record.replace(stage_id=wrong) for record in run[rank]]}
     return faulty, Fault(rank, 1, f"stage_id {own} -> {wrong} on every line")
 
 
@@ -418,7 +418,7 @@ def mismatch_p2p_shape(run: Run, rank: int, occurrence: int = 0) -> tuple[Run, F
     peer_index = _nth((i for i, r in enumerate(run[peer]) if r.op == receive_op), sends_before, f"rank {peer} lacks the matching {receive_op}")
     old = _shape(send)
     shape = _doubled(old)
-    faulty = _with_record(run, rank, index, replace(send, input__shape=shape))
+    faulty = _with_record(run, rank, index, send.replace(input__shape=shape))
     what = f"{send.op} shape {list(old)} -> {list(shape)}; rank {peer} line {peer_index + 1} {receive_op} still expects {list(old)}"
     return faulty, Fault(rank, index + 1, what, counterpart=(peer, peer_index + 1))
 
@@ -460,10 +460,10 @@ def rescale_durations(run: Run, factor: Callable[[int, OpRecord], float]) -> Run
             for sub in record.sub_operations:
                 sub_start = new_start + round((_ticks(sub.timestamp) - _ticks(sub.duration) - start) * scale)
                 sub_duration = round(_ticks(sub.duration) * scale)
-                subs.append(replace(sub, duration=sub_duration / TICKS_PER_MS, timestamp=(sub_start + sub_duration) / TICKS_PER_MS))
+                subs.append(sub.replace(duration=sub_duration / TICKS_PER_MS, timestamp=(sub_start + sub_duration) / TICKS_PER_MS))
             end = new_start + duration
             shift = end - _ticks(record.timestamp)
-            out.append(replace(record, duration=duration / TICKS_PER_MS, timestamp=end / TICKS_PER_MS, sub_operations=SubOperations.of(subs)))
+            out.append(record.replace(duration=duration / TICKS_PER_MS, timestamp=end / TICKS_PER_MS, sub_operations=SubOperations.of(subs)))
         rescaled[rank] = out
     return rescaled
 
@@ -485,7 +485,7 @@ def drop_layer_collective_pair(spec: RunSpec, run: Run, layer: int) -> Run:
     def without(record: OpRecord, func_name: str, index: int) -> OpRecord:
         positions = [i for i, sub in enumerate(record.sub_operations) if sub.func_name == func_name]
         dropped = positions[index]
-        return replace(record, sub_operations=SubOperations.of(s for i, s in enumerate(record.sub_operations) if i != dropped))
+        return record.replace(sub_operations=SubOperations.of(s for i, s in enumerate(record.sub_operations) if i != dropped))
 
     changed: Run = {}
     for rank, records in run.items():

@@ -10,7 +10,6 @@ disagree) builds the record from its tree: the grammar decides, the regexes only
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -160,7 +159,7 @@ class Parser:
         # Per layout: record attribute -> the regex group of its field (column_of).
         self._groups = {rule: {attribute: name for (attribute, _), name in zip(plan, self._fields[rule], strict=True)} for rule, plan in self._plans.items()}
         # Layouts whose fields come in the record's own order are built positionally (the common V1 is).
-        record_fields = [f.name for f in dataclasses.fields(OpRecord)][3:]
+        record_fields = list(OpRecord.__match_args__[3:])
         self._positional = {
             rule: [attribute for attribute, _ in plan] == record_fields[: len(plan)] for rule, plan in self._plans.items() if rule != "ddp_grad_comm"
         }

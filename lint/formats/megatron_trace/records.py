@@ -5,14 +5,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, overload
 
 if TYPE_CHECKING:  # pydantic validates and dumps records only at the boundary (lint.models.dump)
     from pydantic import GetCoreSchemaHandler
     from pydantic_core import CoreSchema
 
-from lint.models.common import LineRecord
+from lint.models.common import LineRecord, Record
 
 # Bytes per element, as the trace's consumer computes message sizes (with or without "torch.").
 DTYPE_SIZES: dict[str, int] = {
@@ -95,19 +94,32 @@ def tensor_bytes(shape: tuple[int, ...] | None, dtype: str | None) -> int | None
     return math.prod(shape) * size
 
 
-@dataclass(slots=True)
-class SubOperation:
+class SubOperation(Record):
     """One traced call inside an op: ``trace_src_func=…,duration=…,timestamp=…[,key=value]…``."""
 
-    trace_src_func: str
-    duration: float
-    timestamp: float
-    input__shape: tuple[int, ...] | None = None
-    input__dtype: str | None = None
-    func_name: str | None = None
-    group: str | None = None
-    comm_func: str | None = None
-    extra: dict[str, str] | None = None
+    __slots__ = ("trace_src_func", "duration", "timestamp", "input__shape", "input__dtype", "func_name", "group", "comm_func", "extra")
+
+    def __init__(
+        self,
+        trace_src_func: str,
+        duration: float,
+        timestamp: float,
+        input__shape: tuple[int, ...] | None = None,
+        input__dtype: str | None = None,
+        func_name: str | None = None,
+        group: str | None = None,
+        comm_func: str | None = None,
+        extra: dict[str, str] | None = None,
+    ) -> None:
+        self.trace_src_func = trace_src_func
+        self.duration = duration
+        self.timestamp = timestamp
+        self.input__shape = input__shape
+        self.input__dtype = input__dtype
+        self.func_name = func_name
+        self.group = group
+        self.comm_func = comm_func
+        self.extra = extra
 
     @property
     def nbytes(self) -> int | None:
@@ -118,17 +130,29 @@ class SubOperation:
         return self.timestamp - self.duration
 
 
-@dataclass(slots=True, eq=False)
 class SubCall:
-    """What a sub-operation calls, without its timing: the same in every step that runs the same code."""
+    """What a sub-operation calls, without its timing: the same in every step that runs the same code
+    (compared by identity: the parser shares one per distinct call)."""
 
-    trace_src_func: str
-    input__shape: tuple[int, ...] | None = None
-    input__dtype: str | None = None
-    func_name: str | None = None
-    group: str | None = None
-    comm_func: str | None = None
-    extra: dict[str, str] | None = None
+    __slots__ = ("trace_src_func", "input__shape", "input__dtype", "func_name", "group", "comm_func", "extra")
+
+    def __init__(
+        self,
+        trace_src_func: str,
+        input__shape: tuple[int, ...] | None,
+        input__dtype: str | None,
+        func_name: str | None,
+        group: str | None,
+        comm_func: str | None,
+        extra: dict[str, str] | None,
+    ) -> None:
+        self.trace_src_func = trace_src_func
+        self.input__shape = input__shape
+        self.input__dtype = input__dtype
+        self.func_name = func_name
+        self.group = group
+        self.comm_func = comm_func
+        self.extra = extra
 
 
 class SubOperations(Sequence[SubOperation]):
@@ -236,30 +260,72 @@ def per_calls(compute: Callable[[tuple[SubCall, ...]], T]) -> Callable[[SubOpera
 _MISSING: Any = object()
 
 
-@dataclass(slots=True)
-class OpRecord(LineRecord):
+class OpRecord(LineRecord, Record):
     """One ``rank:R:op(...)`` line in layout V0, V1, V2 or V3, or a ``stage:S:op(...)`` line of a stage-keyed
-    scheduling plan (layout SP), which names no rank: ``rank`` is None there."""
+    scheduling plan (layout SP), which names no rank: ``rank`` is None there.  Its fields come in the order
+    of the V1 layout's, which the parser builds positionally."""
 
     kind: ClassVar[str] = "op"
-    line: int
-    column: int
-    variant: str
-    rank: int | None
-    op: str
-    stage_id: int
-    batch_id: int | None
-    mg_state: str | None
-    duration: float | None
-    description: str | None
-    group_kind: str | None
-    input__shape: tuple[int, ...] | None = None
-    input__dtype: str | None = None
-    timestamp: float | None = None
-    sub_operations: SubOperations = field(default_factory=SubOperations)
-    cmd_uid: str | None = None
-    op_semantics: str | None = None
-    finalize_base_duration_ms: float | None = None
+    __slots__ = (
+        "line",
+        "column",
+        "variant",
+        "rank",
+        "op",
+        "stage_id",
+        "batch_id",
+        "mg_state",
+        "duration",
+        "description",
+        "group_kind",
+        "input__shape",
+        "input__dtype",
+        "timestamp",
+        "sub_operations",
+        "cmd_uid",
+        "op_semantics",
+        "finalize_base_duration_ms",
+    )
+
+    def __init__(
+        self,
+        line: int,
+        column: int,
+        variant: str,
+        rank: int | None,
+        op: str,
+        stage_id: int,
+        batch_id: int | None,
+        mg_state: str | None,
+        duration: float | None,
+        description: str | None,
+        group_kind: str | None,
+        input__shape: tuple[int, ...] | None = None,
+        input__dtype: str | None = None,
+        timestamp: float | None = None,
+        sub_operations: SubOperations | None = None,
+        cmd_uid: str | None = None,
+        op_semantics: str | None = None,
+        finalize_base_duration_ms: float | None = None,
+    ) -> None:
+        self.line = line
+        self.column = column
+        self.variant = variant
+        self.rank = rank
+        self.op = op
+        self.stage_id = stage_id
+        self.batch_id = batch_id
+        self.mg_state = mg_state
+        self.duration = duration
+        self.description = description
+        self.group_kind = group_kind
+        self.input__shape = input__shape
+        self.input__dtype = input__dtype
+        self.timestamp = timestamp
+        self.sub_operations = sub_operations if sub_operations is not None else SubOperations()
+        self.cmd_uid = cmd_uid
+        self.op_semantics = op_semantics
+        self.finalize_base_duration_ms = finalize_base_duration_ms
 
     @property
     def nbytes(self) -> int | None:
@@ -277,49 +343,124 @@ class OpRecord(LineRecord):
         return self.timestamp - self.duration
 
 
-@dataclass(slots=True)
-class DdpGradCommRecord(LineRecord):
-    """A V3 ``rank:R:ddp_grad_comm(...)`` record: one DDP gradient bucket's communication."""
+class DdpGradCommRecord(LineRecord, Record):
+    """A V3 ``rank:R:ddp_grad_comm(...)`` record: one DDP gradient bucket's communication (built by keyword)."""
 
     kind: ClassVar[str] = "ddp_grad_comm"
-    line: int
-    column: int
-    rank: int
-    comm_uid: str
-    iter: int
-    stage_id: int
-    mg_state: str | None
-    group_kind: str | None
-    comm_func: str | None
-    buffer_id: int | None
-    bucket_id: int | None
-    bucket_offset: int | None
-    bucket_numel: int | None
-    bucket_numel_unpadded: int | None
-    param_count: int | None
-    trigger_cmd_uid: str | None
-    trigger_op: str | None
-    trigger_batch_id: int | None
-    trigger_timestamp_ms: float | None
-    launch_timestamp_ms: float | None
-    launch_source: str | None
-    timing_domain: str | None
-    metadata_only: bool
-    status: str | None
-    completion_observed_timestamp_ms: float | None
-    completion_source: str | None
-    wait_cmd_uid: str | None
-    wait_start_timestamp_ms: float | None
-    wait_end_timestamp_ms: float | None
-    logical_stream_role: str | None
-    grad_dtype: str | None
-    data_parallel_world_size: int | None
-    duration: float | None
-    timestamp: float
-    sub_operations: SubOperations = field(default_factory=SubOperations)
-
     op: ClassVar[str] = "ddp_grad_comm"
     variant: ClassVar[str] = "V3"
+    __slots__ = (
+        "line",
+        "column",
+        "rank",
+        "comm_uid",
+        "iter",
+        "stage_id",
+        "mg_state",
+        "group_kind",
+        "comm_func",
+        "buffer_id",
+        "bucket_id",
+        "bucket_offset",
+        "bucket_numel",
+        "bucket_numel_unpadded",
+        "param_count",
+        "trigger_cmd_uid",
+        "trigger_op",
+        "trigger_batch_id",
+        "trigger_timestamp_ms",
+        "launch_timestamp_ms",
+        "launch_source",
+        "timing_domain",
+        "metadata_only",
+        "status",
+        "completion_observed_timestamp_ms",
+        "completion_source",
+        "wait_cmd_uid",
+        "wait_start_timestamp_ms",
+        "wait_end_timestamp_ms",
+        "logical_stream_role",
+        "grad_dtype",
+        "data_parallel_world_size",
+        "duration",
+        "timestamp",
+        "sub_operations",
+    )
+
+    def __init__(
+        self,
+        *,
+        line: int,
+        column: int,
+        rank: int,
+        comm_uid: str,
+        iter: int,
+        stage_id: int,
+        mg_state: str | None,
+        group_kind: str | None,
+        comm_func: str | None,
+        buffer_id: int | None,
+        bucket_id: int | None,
+        bucket_offset: int | None,
+        bucket_numel: int | None,
+        bucket_numel_unpadded: int | None,
+        param_count: int | None,
+        trigger_cmd_uid: str | None,
+        trigger_op: str | None,
+        trigger_batch_id: int | None,
+        trigger_timestamp_ms: float | None,
+        launch_timestamp_ms: float | None,
+        launch_source: str | None,
+        timing_domain: str | None,
+        metadata_only: bool,
+        status: str | None,
+        completion_observed_timestamp_ms: float | None,
+        completion_source: str | None,
+        wait_cmd_uid: str | None,
+        wait_start_timestamp_ms: float | None,
+        wait_end_timestamp_ms: float | None,
+        logical_stream_role: str | None,
+        grad_dtype: str | None,
+        data_parallel_world_size: int | None,
+        duration: float | None,
+        timestamp: float,
+        sub_operations: SubOperations | None = None,
+    ) -> None:
+        self.line = line
+        self.column = column
+        self.rank = rank
+        self.comm_uid = comm_uid
+        self.iter = iter
+        self.stage_id = stage_id
+        self.mg_state = mg_state
+        self.group_kind = group_kind
+        self.comm_func = comm_func
+        self.buffer_id = buffer_id
+        self.bucket_id = bucket_id
+        self.bucket_offset = bucket_offset
+        self.bucket_numel = bucket_numel
+        self.bucket_numel_unpadded = bucket_numel_unpadded
+        self.param_count = param_count
+        self.trigger_cmd_uid = trigger_cmd_uid
+        self.trigger_op = trigger_op
+        self.trigger_batch_id = trigger_batch_id
+        self.trigger_timestamp_ms = trigger_timestamp_ms
+        self.launch_timestamp_ms = launch_timestamp_ms
+        self.launch_source = launch_source
+        self.timing_domain = timing_domain
+        self.metadata_only = metadata_only
+        self.status = status
+        self.completion_observed_timestamp_ms = completion_observed_timestamp_ms
+        self.completion_source = completion_source
+        self.wait_cmd_uid = wait_cmd_uid
+        self.wait_start_timestamp_ms = wait_start_timestamp_ms
+        self.wait_end_timestamp_ms = wait_end_timestamp_ms
+        self.logical_stream_role = logical_stream_role
+        self.grad_dtype = grad_dtype
+        self.data_parallel_world_size = data_parallel_world_size
+        self.duration = duration
+        self.timestamp = timestamp
+        self.sub_operations = sub_operations if sub_operations is not None else SubOperations()
 
 
 class _LayerCalls(dict):  # type: ignore[type-arg]
