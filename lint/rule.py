@@ -20,7 +20,7 @@ from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from lint.models.common import Record
 from lint.models.report import Severity as Severity  # the rule API: a rule module declares its severity with it
@@ -33,12 +33,15 @@ class Scope(StrEnum):
     RUN = "run"  # sees the per-file summaries of every rank of a run
 
 
-class OptionSpec(NamedTuple):
+class OptionSpec(Record):
     """A rule option's default, and its description and bounds (``ge``, ``gt``, ``le``, ``lt``, as ``pydantic.Field``
     takes them): what :func:`option` declares."""
 
-    default: Any
-    metadata: dict[str, Any]
+    __slots__ = ("default", "metadata")
+
+    def __init__(self, default: Any, metadata: dict[str, Any]) -> None:
+        self.default = default
+        self.metadata = metadata
 
 
 def option(default: Any, *, description: str, **bounds: Any) -> Any:
@@ -149,13 +152,16 @@ def at(record: Any, message: str, column: int | None = None, *, field: str | Non
 _SECTIONS = ("Why it matters", "Example")
 
 
-class RuleDocs(NamedTuple):
+class RuleDocs(Record):
     """A rule's documentation, from its docstring and its options (what `tlint rule` prints)."""
 
-    summary: str
-    why: str
-    example: str
-    options: list[tuple[str, str, str, str]]  # name, type, default, description
+    __slots__ = ("summary", "why", "example", "options")
+
+    def __init__(self, summary: str, why: str, example: str, options: list[tuple[str, str, str, str]]) -> None:
+        self.summary = summary
+        self.why = why
+        self.example = example
+        self.options = options  # name, type, default, description
 
 
 class Rule:
@@ -269,19 +275,33 @@ def _handlers_of(rule: type[Rule]) -> dict[str, tuple[str, str | None]]:
     return found
 
 
-class Listed(NamedTuple):
+class Listed(Record):
     """What selecting a rule needs to know of it, without loading its module: a check loads only the rules
     of the formats it reads (the others' modules import the models of their own formats)."""
 
-    code: str
-    name: str
-    severity: Severity
-    formats: tuple[str, ...]
-    scope: Scope
-    aliases: tuple[str, ...]
-    module: str  # its file in ``rules/``
-    defaults: dict[str, Any]  # its default options as JSON values (what cache keys are made of)
-    consumers: dict[str, Severity]  # see Rule.consumers
+    __slots__ = ("code", "name", "severity", "formats", "scope", "aliases", "module", "defaults", "consumers")
+
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        severity: Severity,
+        formats: tuple[str, ...],
+        scope: Scope,
+        aliases: tuple[str, ...],
+        module: str,
+        defaults: dict[str, Any],
+        consumers: dict[str, Severity],
+    ) -> None:
+        self.code = code
+        self.name = name
+        self.severity = severity
+        self.formats = formats
+        self.scope = scope
+        self.aliases = aliases
+        self.module = module  # its file in ``rules/``
+        self.defaults = defaults  # its default options as JSON values (what cache keys are made of)
+        self.consumers = consumers  # see Rule.consumers
 
     def severity_for(self, consumer: str | None) -> Severity | None:
         """See :meth:`Rule.severity_for`."""

@@ -27,8 +27,9 @@ import os
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple, Protocol, TypeVar
+from typing import Any, BinaryIO, Protocol, TypeVar
 
+from lint.models.common import Record
 from lint.models.report import FileResult, Finding, Severity
 from lint.read.source import InputError, Source
 from lint.store.disk import CONTENTS, ENTRIES, code_fingerprint, in_root, touch, write
@@ -43,13 +44,16 @@ class Packable(Protocol):
     def packed(self) -> list[Any]: ...
 
 
-class StoredSummary(NamedTuple):
+class StoredSummary(Record):
     """Where an entry keeps its file's rank summary (the bulk of the entry): read only when its run's
     findings are not cached themselves, so that a warm check reads no more than each entry's first line."""
 
-    path: str
-    offset: int
-    entry: str  # the entry's key, which its checksum covers
+    __slots__ = ("path", "offset", "entry")
+
+    def __init__(self, path: str, offset: int, entry: str) -> None:
+        self.path = path
+        self.offset = offset
+        self.entry = entry  # the entry's key, which its checksum covers
 
     def read(self) -> bytes:
         with _open_entry(self.path) as stream:

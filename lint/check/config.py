@@ -84,11 +84,14 @@ class Overrides(Record):
         self.consumer = consumer
 
 
-class ConsumerChoice(NamedTuple):
+class ConsumerChoice(Record):
     """A consumer the user names, and where (what the report gives as the reason)."""
 
-    name: str
-    where: str
+    __slots__ = ("name", "where")
+
+    def __init__(self, name: str, where: str) -> None:
+        self.name = name
+        self.where = where
 
 
 class Selection(Record):
@@ -198,17 +201,30 @@ class Selection(Record):
         return any(fnmatch.fnmatchcase(str(candidate), pattern) for candidate in candidates)
 
 
-class Settings(NamedTuple):
+class Settings(Record):
     """Everything configuration decides for a check."""
 
-    selection: Selection
-    fail_on: Severity | None
-    max_findings: int | None
-    runs: dict[str, Any]  # glob -> its RunLayout (lint.check.config_schema)
-    source: str  # the file the settings came from, or "defaults"
-    exclude: list[str] | None  # None: the walker's defaults
-    extend_exclude: list[str]
-    respect_gitignore: bool
+    __slots__ = ("selection", "fail_on", "max_findings", "runs", "source", "exclude", "extend_exclude", "respect_gitignore")
+
+    def __init__(
+        self,
+        selection: Selection,
+        fail_on: Severity | None,
+        max_findings: int | None,
+        runs: dict[str, Any],
+        source: str,
+        exclude: list[str] | None,
+        extend_exclude: list[str],
+        respect_gitignore: bool,
+    ) -> None:
+        self.selection = selection
+        self.fail_on = fail_on
+        self.max_findings = max_findings
+        self.runs = runs  # glob -> its RunLayout (lint.check.config_schema)
+        self.source = source  # the file the settings came from, or "defaults"
+        self.exclude = exclude  # None: the walker's defaults
+        self.extend_exclude = extend_exclude
+        self.respect_gitignore = respect_gitignore
 
 
 def find_config(paths: Iterable[str]) -> Path | None:
@@ -457,12 +473,15 @@ def _consumer(name: str, where: str) -> str:
     return name
 
 
-class _Resolver(NamedTuple):
+class _Resolver(Record):
     """Rule entries of one layer (the file, or the command line) to rules; an unknown one is an error naming
     the file and line, or the command line."""
 
-    source: str
-    where: ConfigFile | None = None
+    __slots__ = ("source", "where")
+
+    def __init__(self, source: str, where: ConfigFile | None = None) -> None:
+        self.source = source
+        self.where = where
 
     def __call__(self, entry: str, keys: tuple[str, ...]) -> list[Listed]:
         if self.where is None:  # the command line (`--select X` says where X is), or no file

@@ -15,7 +15,9 @@ import gc
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
+
+from lint.models.common import Record
 
 Item = TypeVar("Item")
 Shared = TypeVar("Shared")
@@ -32,11 +34,15 @@ class BackendError(Exception):
     """The backend asked for cannot be used: ``distributed`` missing, or no scheduler at the address."""
 
 
-class Backend(NamedTuple):
+class Backend(Record):
     """Where files are read: in this process, in forked worker processes, or on a Dask cluster."""
 
-    jobs: int = 1  # local worker processes
-    dask_scheduler: str | None = None  # a Dask scheduler's address: when set, ``jobs`` is not used
+    __slots__ = ("jobs", "dask_scheduler")
+    __hash__ = Record.hash_of_fields  # never changed once made
+
+    def __init__(self, jobs: int = 1, dask_scheduler: str | None = None) -> None:
+        self.jobs = jobs  # local worker processes
+        self.dask_scheduler = dask_scheduler  # a Dask scheduler's address: when set, ``jobs`` is not used
 
     @property
     def forks(self) -> bool:

@@ -14,9 +14,10 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from functools import cache
-from typing import Any, NamedTuple, Protocol, cast
+from typing import Any, Protocol, cast
 
 from lint.formats.descriptor import Evidence, Format
+from lint.models.common import Record
 from lint.models.consumers import Consumer, Judged
 
 
@@ -116,12 +117,15 @@ def judged_for(name: str, head: list[str]) -> Judged | None:
     return cast(_ConsumedFormatModule, _module(name)).judged_for(head)
 
 
-class Detection(NamedTuple):
+class Detection(Record):
     """The format of a file, or why none: ``closest`` is the format it resembles most, ``why`` what was seen."""
 
-    format: str | None
-    closest: str | None = None
-    why: str = ""
+    __slots__ = ("format", "closest", "why")
+
+    def __init__(self, format: str | None, closest: str | None = None, why: str = "") -> None:
+        self.format = format
+        self.closest = closest
+        self.why = why
 
     def explanation(self) -> str:
         if self.closest is None:

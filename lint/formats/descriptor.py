@@ -20,12 +20,11 @@ Detection order, the ``--trace-format`` choices, which files form runs, the diff
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
+from lint.models.common import Record
 from lint.models.consumers import Consumer
 
 
-class Format(NamedTuple):
+class Format(Record):
     """One input format.
 
     ``name``: as the user names it (``--trace-format``) and as rules list it in their ``formats``.
@@ -47,18 +46,48 @@ class Format(NamedTuple):
     ``keeps_bom``: its consumers read a UTF-8 byte-order mark as text of the first line, so the parser gets it.
     """
 
-    name: str
-    package: str
-    grammar: str | None
-    order: int
-    runs: bool = False
-    states_layout: str | None = None
-    states_layout_doc: str = ""
-    console: bool = False
-    binary: bool = False
-    rank_name: str | None = None
-    consumers: tuple[Consumer, ...] = ()
-    keeps_bom: bool = False
+    __slots__ = (
+        "name",
+        "package",
+        "grammar",
+        "order",
+        "runs",
+        "states_layout",
+        "states_layout_doc",
+        "console",
+        "binary",
+        "rank_name",
+        "consumers",
+        "keeps_bom",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        package: str,
+        grammar: str | None,
+        order: int,
+        runs: bool = False,
+        states_layout: str | None = None,
+        states_layout_doc: str = "",
+        console: bool = False,
+        binary: bool = False,
+        rank_name: str | None = None,
+        consumers: tuple[Consumer, ...] = (),
+        keeps_bom: bool = False,
+    ) -> None:
+        self.name = name
+        self.package = package
+        self.grammar = grammar
+        self.order = order
+        self.runs = runs
+        self.states_layout = states_layout
+        self.states_layout_doc = states_layout_doc
+        self.console = console
+        self.binary = binary
+        self.rank_name = rank_name
+        self.consumers = consumers
+        self.keeps_bom = keeps_bom
 
     @property
     def parser(self) -> str:
@@ -81,16 +110,19 @@ class Format(NamedTuple):
         return f"{self.package}.stated"
 
 
-class Evidence(NamedTuple):
+class Evidence(Record):
     """What one format's detector saw in a file's first lines (true when it recognises the format).
 
     Detection judges the structure of the first records, not the first line alone: a damaged line at the
     top of a trace must be reported by the format's parser, not make the file pass as unknown.
     """
 
-    recognised: bool
-    share: float  # of the non-empty first lines, the part shaped like this format's records: ranks the closest format
-    seen: str  # what was seen, in words, for a file no format recognises
+    __slots__ = ("recognised", "share", "seen")
+
+    def __init__(self, recognised: bool, share: float, seen: str) -> None:
+        self.recognised = recognised
+        self.share = share  # of the non-empty first lines, the part shaped like this format's records: ranks the closest format
+        self.seen = seen  # what was seen, in words, for a file no format recognises
 
     def __bool__(self) -> bool:
         return self.recognised

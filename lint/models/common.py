@@ -53,7 +53,12 @@ class Record:
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and all(getattr(self, name) == getattr(other, name) for name in self.__match_args__)
 
-    __hash__ = None  # type: ignore[assignment]  # mutable: no hash, as a dataclass without frozen=True
+    # Defining __eq__ leaves a class no __hash__: a record is mutable, and no key, as a dataclass without
+    # frozen=True; one never changed once made may be (``__hash__ = Record.hash_of_fields``).
+
+    def hash_of_fields(self) -> int:
+        """The ``__hash__`` of a record never changed once made (``__hash__ = Record.hash_of_fields``): a key."""
+        return hash((type(self), *(getattr(self, name) for name in self.__match_args__)))
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:

@@ -12,10 +12,10 @@ report says which, and why (:class:`Judged`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from lint.models.common import Record
 
 
-class Consumer(NamedTuple):
+class Consumer(Record):
     """A program that reads files of one or more formats.
 
     ``name``: as the user names it (``--consumer``, ``consumer = "..."``) and as rules list it;
@@ -23,13 +23,20 @@ class Consumer(NamedTuple):
     files, which the rules' documentation cites.
     """
 
-    name: str
-    title: str
-    reader: str
+    __slots__ = ("name", "title", "reader")
+
+    def __init__(self, name: str, title: str, reader: str) -> None:
+        self.name = name
+        self.title = title
+        self.reader = reader
 
 
-class Judged(NamedTuple):
+class Judged(Record):
     """The consumer a file is judged for, and why: named by the user (where), or inferred (from what)."""
 
-    consumer: str
-    reason: str
+    __slots__ = ("consumer", "reason")
+    __hash__ = Record.hash_of_fields  # never changed once made
+
+    def __init__(self, consumer: str, reason: str) -> None:
+        self.consumer = consumer
+        self.reason = reason

@@ -89,13 +89,13 @@ class _Deriver:
         if name in self.fields and not repeated and name not in self.named:
             self.named.append(name)
             return f"(?P<{name}>{body})"
-        return f"(?:{body})"
+        return _in_sequence(body)
 
     def _node(self, node: _Node, stack: tuple[str, ...], repeated: bool) -> str:
         def name_regex(name: str, inner_repeated: bool) -> str:
             if _is_rule(name):
                 return self._rule(name, stack, inner_repeated)
-            return f"(?:{self.grammar.terminal_regex(name)})"
+            return _in_sequence(self.grammar.terminal_regex(name))
 
         return _ebnf_regex(node, name_regex, repeated)
 
@@ -233,7 +233,7 @@ def _parsed_ebnf(text: str) -> _Ebnf:
         if name not in terminals:
             if name in stack or name not in terminal_trees:
                 raise NotRegularError(f"terminal {name!r} is undefined or recursive")
-            terminals[name] = _ebnf_regex(terminal_trees[name], lambda inner, _repeated: f"(?:{terminal(inner, (*stack, name))})")
+            terminals[name] = _ebnf_regex(terminal_trees[name], lambda inner, _repeated: _in_sequence(terminal(inner, (*stack, name))))
         return terminals[name]
 
     for name in terminal_trees:
@@ -243,6 +243,11 @@ def _parsed_ebnf(text: str) -> _Ebnf:
 
 def _ebnf_regex(node: _Node | _Word, name_regex: Callable[[str, bool], str], repeated: bool = False) -> str:
     """The regex of an EBNF tree; ``name_regex(name, repeated)`` gives that of a rule or terminal it names.
+
+    Regexes are derived with no group that order does not need (one to the regex compiler is work: Python
+    parses a pattern in Python code at every start-up, and a format's parser compiles dozens): each regex is
+    one that may stand in a sequence as it is (an alternation is grouped), and what a quantifier applies to
+    is grouped unless it is one atom already.
 
     ``repeated`` tells whether the node sits inside a repetition, where a named group would keep only
     its last iteration.
@@ -256,6 +261,8 @@ def _ebnf_regex(node: _Node | _Word, name_regex: Callable[[str, bool], str], rep
         if all(word is not None for word in words):
             # as Lark's lexer does: the longest word first, so that a word is never cut at a shorter one
             alternatives = [child for _word, child in sorted(zip(words, alternatives, strict=True), key=lambda pair: -len(pair[0] or ""))]
+        if len(alternatives) == 1:
+            return _ebnf_regex(alternatives[0], name_regex, repeated)
         return "(?:" + "|".join(_ebnf_regex(child, name_regex, repeated) for child in alternatives) + ")"
     if kind == "expansion":
         return "".join(_ebnf_regex(child, name_regex, repeated) for child in node.children)
@@ -267,7 +274,7 @@ def _ebnf_regex(node: _Node | _Word, name_regex: Callable[[str, bool], str], rep
         (value,) = node.children
         return literal_regex(str(value), getattr(value, "type", ""))
     if kind == "maybe":
-        return f"(?:{_ebnf_regex(node.children[0], name_regex, repeated)})?"
+        return _atom(_ebnf_regex(node.children[0], name_regex, repeated)) + "?"
     if kind == "expr":
         atom, *op = node.children
         return _repeat(_ebnf_regex(atom, name_regex, repeated or str(op[0]) != "?"), op)
@@ -288,11 +295,11 @@ def _string_literal(node: _Node | _Word) -> str | None:
 def _repeat(inner: str, op: list[Any]) -> str:
     """``inner`` under an EBNF operator: ``?``, ``*``, ``+``, ``~ n`` or ``~ n..m``."""
     if len(op) == 1 and str(op[0]) in ("?", "*", "+"):
-        return f"(?:{inner}){op[0]}"
+        return f"{_atom(inner)}{op[0]}"
     if len(op) == 2:
-        return f"(?:{inner}){{{int(str(op[0]))},{int(str(op[1]))}}}"
+        return f"{_atom(inner)}{{{int(str(op[0]))},{int(str(op[1]))}}}"
     if len(op) == 1:
-        return f"(?:{inner}){{{int(str(op[0]))}}}"
+        return f"{_atom(inner)}{{{int(str(op[0]))}}}"
     raise NotRegularError(f"cannot derive a regex from the operator {op!r}")
 
 
@@ -301,7 +308,51 @@ def literal_regex(text: str, kind: str) -> str:
     if kind == "REGEXP":
         body, _, flags = text[1:].rpartition("/")
         body = body.replace("\\/", "/")
-        return f"(?{flags}:{body})" if flags else f"(?:{body})"
+        return f"(?{flags}:{body})" if flags else _in_sequence(body)
     insensitive = text.endswith("i")
     value = read_literal(text[:-1] if insensitive else text)
-    return f"(?i:{re.escape(value)})" if insensitive else f"(?:{re.escape(value)})"
+    return f"(?i:{re.escape(value)})" if insensitive else re.escape(value)
+
+
+def _in_sequence(regex: str) -> str:
+    """``regex``, grouped when an alternation at its top level would otherwise take in its neighbours."""
+    return f"(?:{regex})" if _scan(regex)[0] else regex
+
+
+def _atom(regex: str) -> str:
+    """``regex`` as one atom, which a quantifier applies to whole: grouped unless it is one character, one
+    escape, one class or one group already."""
+    return regex if _scan(regex)[1] else f"(?:{regex})"
+
+
+def _scan(regex: str) -> tuple[bool, bool]:
+    """Whether ``regex`` has an alternation at its top level, and whether it is one atom: a single character,
+    escape, class or group, unquantified.  (An escape longer than two characters, ``\\u202a``, is not taken for
+    one atom: grouping it costs nothing but the group.)"""
+    depth, pieces, quantified, alternation, index = 0, 0, False, False, 0
+    while index < len(regex):
+        character = regex[index]
+        if character == "\\":
+            pieces += depth == 0
+            index += 2
+            continue
+        if character == "[":  # up to the class's end: a ']' first (after an optional '^') is a member
+            pieces += depth == 0
+            index += 2 if regex[index + 1 : index + 2] == "^" else 1
+            index += 1 if regex[index : index + 1] == "]" else 0
+            while index < len(regex) and regex[index] != "]":
+                index += 2 if regex[index] == "\\" else 1
+        elif character == "(":
+            pieces += depth == 0
+            depth += 1
+        elif character == ")":
+            depth -= 1
+        elif depth == 0:
+            if character == "|":
+                alternation = True
+            elif character in "*+?{":
+                quantified = True
+            else:
+                pieces += 1
+        index += 1
+    return alternation, pieces == 1 and not quantified and not alternation

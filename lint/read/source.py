@@ -187,7 +187,7 @@ class Source(Record):
             except _damaged() as error:
                 if self.compression is None:
                     raise InputError(f"{self.display}: cannot read: {error}") from None
-                self.head_damage = self._damage(data.count(b"\n") + 1, error)
+                self.head_damage = self.damage(data.count(b"\n") + 1, error)
         self.head_bytes = (data, len(data) < HEAD_BYTES and self.head_damage is None)
         text = data.decode("utf-8", "replace").removeprefix("\ufeff")
         lines = text.split("\n")
@@ -271,7 +271,7 @@ class Source(Record):
                     judged = expanded + _BLOCK
                 yield number, self._text(number, line)
         except _damaged() as error:
-            self.problems.append(self._damage(number + 1, error))
+            self.problems.append(self.damage(number + 1, error))
         except _Expanded as stopped:
             self.problems.append(stopped.problem)
 
@@ -305,8 +305,13 @@ class Source(Record):
             self._nul(number, text)
         return text.removeprefix("\ufeff") if number == 1 and not self.keeps_bom else text
 
-    def _damage(self, number: int, error: Exception) -> SyntaxProblem:
-        """The finding for compressed data that breaks off at line ``number``."""
+    def damaged_stream(self) -> tuple[type[Exception], ...]:
+        """What reading this file's bytes (``open()``) raises where its compressed data is damaged: nothing for a
+        file stored as it is (``except source.damaged_stream()`` then catches nothing)."""
+        return _damaged() if self.compression is not None else ()
+
+    def damage(self, number: int, error: Exception) -> SyntaxProblem:
+        """The finding for compressed data that breaks off at line (or record) ``number``."""
         where = f"after line {number - 1}" if number > 1 else "before its first line"
         return SyntaxProblem(number, 1, TRUNCATED_CODE, f"the {self.compression} data is damaged or ends early {where}: {error}")
 

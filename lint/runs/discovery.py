@@ -14,8 +14,8 @@ import os
 import re
 from collections.abc import Container, Iterable
 from pathlib import Path
-from typing import NamedTuple
 
+from lint.models.common import Record
 from lint.read.source import printable_path
 
 DEFAULT_RANK_REGEX = re.compile(r"^(?P<stem>.*)rank(?P<rank>[0-9]+)(?:_(?P<stamp>[0-9]{14})(?![0-9]))?")
@@ -43,12 +43,19 @@ def compile_rank_regex(text: str | None) -> re.Pattern[str]:
     return pattern
 
 
-class RunKey(NamedTuple):
+class RunKey(Record):
     """One run: the directory of its files and the stem of their names (before the rank), and when it started."""
 
-    directory: str
-    stem: str
-    started: str = ""  # the time stamp of the run's first file, when the names carry one
+    __slots__ = ("directory", "stem", "started")
+    __hash__ = Record.hash_of_fields  # never changed once made
+
+    def __init__(self, directory: str, stem: str, started: str = "") -> None:
+        self.directory = directory
+        self.stem = stem
+        self.started = started  # the time stamp of the run's first file, when the names carry one
+
+    def __lt__(self, other: RunKey) -> bool:  # runs are listed in the order of their keys
+        return (self.directory, self.stem, self.started) < (other.directory, other.stem, other.started)
 
     @property
     def label(self) -> str:
@@ -57,13 +64,16 @@ class RunKey(NamedTuple):
         return f"{glob} (run of {self.started})" if self.started else glob
 
 
-class NamedFile(NamedTuple):
+class NamedFile(Record):
     """What a file's name says: its run (before the split by time stamp), its rank, its time stamp."""
 
-    path: Path
-    key: RunKey
-    rank: int
-    stamp: str
+    __slots__ = ("path", "key", "rank", "stamp")
+
+    def __init__(self, path: Path, key: RunKey, rank: int, stamp: str) -> None:
+        self.path = path
+        self.key = key
+        self.rank = rank
+        self.stamp = stamp
 
 
 def run_key(path: Path, pattern: re.Pattern[str]) -> NamedFile | None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import json
+import lzma
+import random
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +137,19 @@ def test_a_truncated_record_names_its_offset_and_index(tmp_path: Path) -> None:
     second = len(trace({"nodes": [collective(1)]}))
     assert [(problem.line, problem.message.split(":")[0]) for problem in problems] == [(3, f"byte {second}")]
     assert "record 2 declares" in problems[0].message
+
+
+def test_compressed_data_cut_short_is_reported_after_the_records_read(tmp_path: Path) -> None:
+    names = random.Random(7)  # names that do not compress away; past the 1 MiB the reader asks at once
+    nodes = [{"id": index, "name": names.randbytes(100).hex(), "duration": 5, "data": [index - 1] if index else []} for index in range(12000)]
+    packed = lzma.compress(trace({"nodes": nodes}), preset=0)
+    (tmp_path / "wl.0.et").write_bytes(packed[: len(packed) // 2])  # past the head, which detection reads whole
+    items = read(tmp_path / "wl.0.et")
+    *records, last = items
+    assert records and all(isinstance(item, HeadRecord | NodeRecord) for item in records)
+    assert isinstance(last, SyntaxProblem) and last.code == "TL004" and last.line == len(records) + 1
+    assert last.message.startswith(f"the xz data is damaged or ends early after line {len(records)}: ")
+    assert errors(check(tmp_path / "wl.0.et")) == {"wl.0.et": {"TL004"}}
 
 
 def test_a_long_trace_is_read_across_chunks(tmp_path: Path) -> None:

@@ -128,6 +128,15 @@ class Parser:
         raise TypeError("chakra-et is binary: it is read from the file's bytes (Parser.read)")
 
     def read(self, source: Source) -> Iterator[Any]:
+        line = 0
+        try:
+            for item in self._read(source):
+                line = item.line
+                yield item
+        except source.damaged_stream() as error:  # compressed data cut short or damaged: what was read stands
+            yield source.damage(line + 1, error)
+
+    def _read(self, source: Source) -> Iterator[Any]:
         from google.protobuf.message import DecodeError
         from google.protobuf.unknown_fields import UnknownFieldSet
 
