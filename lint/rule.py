@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copyreg
 import dataclasses
-import hashlib
 import importlib.util
 import json
 import os
@@ -25,6 +24,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple
 
 from lint.models.report import Severity as Severity  # the rule API: a rule module declares its severity with it
+from lint.store.digest import hex_digest
 from lint.store.resources import rules_dir
 
 
@@ -313,10 +313,7 @@ def _rule_module_names() -> list[str]:
 def _catalog_key(code_fingerprint: str, modules: list[str]) -> str:
     """tlint's code (the rule modules' text among it: see :func:`lint.store.disk.code_fingerprint`) and the
     names of the rule modules this registry loads."""
-    digest = hashlib.sha256(b"rule catalog\0" + code_fingerprint.encode())
-    for name in modules:
-        digest.update(b"\0" + os.fsencode(name))
-    return digest.hexdigest()
+    return hex_digest(b"rule catalog", code_fingerprint.encode(), *map(os.fsencode, modules))
 
 
 def rule_class(code: str) -> type[Rule]:
