@@ -68,6 +68,13 @@ def test_a_check_keys_its_memos_without_openssl(tmp_path: Path) -> None:
         assert top_level(imported_by("check", str(EXAMPLE), "--jobs", "1", *argv, env=cache)).isdisjoint({"hashlib", "_hashlib"})
 
 
+def test_an_unchanged_configuration_is_read_without_tomllib(tmp_path: Path) -> None:
+    """The project's pyproject.toml (its [tool.tlint]) is parsed once, then read from the cache directory."""
+    cache = {"TLINT_CACHE_DIR": str(tmp_path / "cache")}
+    assert "tomllib" in imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)
+    assert "tomllib" not in imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)
+
+
 def test_the_grammars_answers_are_remembered_not_derived_again(tmp_path: Path) -> None:
     """The fast path's regexes are derived from the grammar's EBNF once; later checks read them from the cache
     directory (lint.parse.grammar), without the EBNF, the derivation or the Python-literal reader."""

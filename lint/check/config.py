@@ -14,7 +14,6 @@ import fnmatch
 import os
 import re
 import sys
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -22,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
 from lint import formats
+from lint.check import config_memo
 from lint.models.consumers import Judged
 from lint.models.errors import ConfigError
 from lint.models.report import Severity
@@ -203,7 +203,7 @@ def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
         with open_regular(path, str(path)) as stream:
             raw = stream.read()
         text = raw.decode("utf-8")
-        return text, _toml(text)
+        return text, _toml(str(path), text)
     except InputError as error:
         raise ConfigError(str(error)) from None
     except OSError as error:
@@ -211,7 +211,7 @@ def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise ConfigError(f"{path}:{line}: not valid TOML: invalid UTF-8 byte 0x{raw[error.start]:02x}") from None
-    except tomllib.TOMLDecodeError as error:
+    except _toml_error() as error:  # imported only when an exception gets this far: a remembered file needs no tomllib
         # tomllib says where as "(at line 3, column 5)" (it has no attributes for it before Python 3.14)
         message = str(error)
         if where := re.search(r" \(at line (\d+), column (\d+)\)$", message):
@@ -235,8 +235,25 @@ def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
 
 
 @lru_cache(maxsize=1)  # find_config reads a pyproject.toml for its [tool.tlint], then load_settings reads it: parsed once
-def _toml(text: str) -> dict[str, Any]:
-    return tomllib.loads(text)
+def _toml(path: str, text: str) -> dict[str, Any]:
+    """The document ``text`` of ``path`` as far as tlint reads it: remembered in the cache directory
+    (:mod:`lint.check.config_memo`), so that a file parsed before, unchanged since, needs no tomllib."""
+    if (remembered := config_memo.recall(path, text)) is not None:
+        return remembered
+    import tomllib
+
+    document = tomllib.loads(text)
+    if os.path.basename(path) == "pyproject.toml":  # of the project's file, only tlint's table
+        table = _tool_table(document)
+        document = {} if table is None else {"tool": {"tlint": table}}
+    config_memo.remember(path, text, document)
+    return document
+
+
+def _toml_error() -> type[Exception]:
+    import tomllib
+
+    return tomllib.TOMLDecodeError
 
 
 def _tool_table(pyproject: dict[str, Any]) -> object:
