@@ -1,7 +1,8 @@
 """The on-disk store under the cache directory: where it is, atomic writes, memos, size and pruning.
 
 What is kept there - a check's per-file results (:mod:`lint.check.cache`) and what start-up derives from
-tlint's own files (grammars' rules, the rule catalog: :func:`recall`, :func:`remember`) - is written
+tlint's own files (grammars' rules, the rule catalog: :func:`recall`, :func:`remember`), and the
+configuration file as last parsed (:mod:`lint.check.config_memo`) - is written
 through :func:`write`: to a temporary file first, renamed into place, so that concurrent tlint processes
 see an old file or a new one, never half of one.  The store is bounded: after each check the least
 recently used files are removed until it holds at most ``$TLINT_CACHE_MAX_MB`` (default 512) megabytes.
