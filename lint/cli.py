@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Sequence
     from pathlib import Path
-    from typing import NoReturn, TextIO
+    from typing import Any, NoReturn, TextIO
 
     from lint.check.config import Settings
     from lint.check.engine import CheckOptions
@@ -64,24 +64,56 @@ def _codes(text: str) -> list[str]:
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
-    """The command line's parser: every subcommand, but only the arguments of the one ``argv`` names (all of them
-    when it names none): argparse checks each argument as it is added, with a help formatter of its own, and
-    the other commands' arguments import what only they use (the diff's categories)."""
+    """The command line's parser: only the subcommand ``argv`` names, with its arguments (every subcommand, and
+    all their arguments, when it names none; every subcommand when the words before it may ask for the help
+    that lists them): each parser argparse builds costs three gettext look-ups, each argument a help
+    formatter (to check its metavar), and the other commands' arguments import what only they use (the
+    diff's categories)."""
     import argparse
 
+    columns = _terminal_columns()  # once, not for each of the formatters
+
+    class _Formatter(argparse.HelpFormatter):
+        """argparse's, as wide as the terminal without shutil: argparse's shutil.get_terminal_size() imports
+        shutil, which imports zlib, bz2 and lzma."""
+
+        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None) -> None:
+            super().__init__(prog, indent_increment, max_help_position, columns - 2 if width is None else width)
+
     class _Parser(argparse.ArgumentParser):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **{"formatter_class": _Formatter, **kwargs})
+
         def error(self, message: str) -> NoReturn:
             self.exit(EXIT_ERROR, f"tlint: error: {message}{_choice_suggestion(message)}\n")
 
     named = next((word for word in argv if not word.startswith("-")), None)
+    listed = named not in COMMANDS or any(word not in ("-V", "--version") for word in argv[: list(argv).index(named)])
     parser = _Parser(prog="tlint", description="Lint and diff distributed-training traces, logs and workloads.")
     parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (help_line, arguments) in COMMANDS.items():
+        if not (listed or named == name):
+            continue
         command = commands.add_parser(name, help=help_line)
         if named not in COMMANDS or named == name:
             arguments(command)
     return parser
+
+
+def _terminal_columns() -> int:
+    """The terminal's width as shutil.get_terminal_size() gives it: $COLUMNS when a positive number, else the
+    width of the terminal standard output is (not of the one the report is written to: argparse's choice), else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]  # no stdout: AttributeError
+    except (AttributeError, ValueError, OSError):  # no standard output, closed, detached or no terminal
+        return 80
 
 
 def _check_arguments(check_cmd: argparse.ArgumentParser) -> None:

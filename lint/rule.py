@@ -8,7 +8,6 @@ the engine stamps code, name, severity and path on them (as yamllint does).
 from __future__ import annotations
 
 import copyreg
-import hashlib
 import importlib.util
 import json
 import os
@@ -24,6 +23,7 @@ from typing import Any, ClassVar
 
 from lint.models.common import Record
 from lint.models.report import Severity as Severity  # the rule API: a rule module declares its severity with it
+from lint.store.digest import hex_digest
 from lint.store.resources import rules_dir
 
 
@@ -385,10 +385,7 @@ def _rule_module_names() -> list[str]:
 def _catalog_key(code_fingerprint: str, modules: list[str]) -> str:
     """tlint's code (the rule modules' text among it: see :func:`lint.store.disk.code_fingerprint`) and the
     names of the rule modules this registry loads."""
-    digest = hashlib.sha256(b"rule catalog\0" + code_fingerprint.encode())
-    for name in modules:
-        digest.update(b"\0" + os.fsencode(name))
-    return digest.hexdigest()
+    return hex_digest(b"rule catalog", code_fingerprint.encode(), *map(os.fsencode, modules))
 
 
 def rule_class(code: str) -> type[Rule]:

@@ -60,6 +60,28 @@ def test_a_plain_check_validates_and_renders_with_neither_pydantic_nor_rich(tmp_
         assert top_level(modules).isdisjoint({"pydantic", "pydantic_core", "rich", "lark"})
 
 
+def test_a_check_keys_its_memos_without_openssl(tmp_path: Path) -> None:
+    """hashlib imports _hashlib, which loads OpenSSL: the cache's and the memos' keys are BLAKE2b from _blake2."""
+    cache = {"TLINT_CACHE_DIR": str(tmp_path / "cache")}
+    imported_by("check", str(EXAMPLE), "--jobs", "1", env=cache)  # the first fills the cache (Lark, which imports hashlib)
+    for argv in (("--no-cache",), ()):
+        assert top_level(imported_by("check", str(EXAMPLE), "--jobs", "1", *argv, env=cache)).isdisjoint({"hashlib", "_hashlib"})
+
+
+def test_an_unchanged_configuration_is_read_without_tomllib(tmp_path: Path) -> None:
+    """The project's pyproject.toml (its [tool.tlint]) is parsed once, then read from the cache directory."""
+    cache = {"TLINT_CACHE_DIR": str(tmp_path / "cache")}
+    assert "tomllib" in imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)
+    assert "tomllib" not in imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)
+
+
+def test_a_check_finds_the_terminals_width_without_shutil(tmp_path: Path) -> None:
+    """argparse's help formatter asks shutil, which imports zlib, bz2 and lzma; tlint's asks os."""
+    cache = {"TLINT_CACHE_DIR": str(tmp_path / "cache")}
+    imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)  # the first writes memos (tempfile imports shutil)
+    assert top_level(imported_by("check", str(EXAMPLE), "--no-cache", "--jobs", "1", env=cache)).isdisjoint({"shutil", "bz2", "lzma"})
+
+
 def test_the_grammars_answers_are_remembered_not_derived_again(tmp_path: Path) -> None:
     """The fast path's regexes are derived from the grammar's EBNF once; later checks read them from the cache
     directory (lint.parse.grammar), without the EBNF, the derivation or the Python-literal reader."""

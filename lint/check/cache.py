@@ -21,7 +21,6 @@ a hit refreshes an entry's time, so that it is the last to be pruned).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections import Counter
@@ -32,6 +31,7 @@ from typing import Any, BinaryIO, Protocol, TypeVar
 from lint.models.common import Record
 from lint.models.report import FileResult, Finding, Severity
 from lint.read.source import InputError, Source
+from lint.store.digest import hasher, hex_digest
 from lint.store.disk import CONTENTS, ENTRIES, code_fingerprint, in_root, touch, write
 from lint.store.files import open_regular
 
@@ -74,9 +74,7 @@ def key(source: Source, settings: str, *, remembered_only: bool = False, detecte
     content = _content_digest(source.path, remembered_only, detected)
     if content is None:
         return None
-    digest = hashlib.sha256(code_fingerprint().encode())
-    digest.update(settings.encode() + b"\0" + content.encode())
-    return digest.hexdigest()
+    return hex_digest(code_fingerprint().encode(), settings.encode(), content.encode())
 
 
 def settings_text(settings: dict[str, Any]) -> str:
@@ -89,7 +87,7 @@ Stamp = list[int]  # what stat() says of a file: size, mtime, ctime and inode; a
 def _remembered(path: Path) -> tuple[Stamp | None, str, dict[str, Any]]:
     """The file's stamp (None when it cannot be stat'ed), where what is remembered of it is kept, and what
     is remembered for that same stamp ({} when nothing, or only for an earlier version of the file)."""
-    name = hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()  # the stamp tells a replaced file
+    name = hex_digest(os.fsencode(os.path.abspath(path)))  # the stamp tells a replaced file
     memo = in_root(CONTENTS, name[:2], name)
     try:
         status = os.stat(path)
@@ -107,7 +105,7 @@ def _remembered(path: Path) -> tuple[Stamp | None, str, dict[str, Any]]:
 
 
 def _content_digest(path: Path, remembered_only: bool = False, detected: tuple[str, Stamp] | None = None) -> str | None:
-    """The SHA-256 of the file's bytes, remembered by its path and stat(): an unchanged file is not read again.
+    """The digest of the file's bytes, remembered by its path and stat(): an unchanged file is not read again.
 
     With ``detected``, the format detected in the file is remembered too (see :func:`detected_format`),
     when the file has not changed since: in the same write as its digest.
@@ -124,7 +122,7 @@ def _content_digest(path: Path, remembered_only: bool = False, detected: tuple[s
         return str(remembered["digest"])
     if remembered_only:
         return None
-    digest = hashlib.sha256()
+    digest = hasher()
     try:
         with open_regular(path, str(path)) as stream:
             for block in iter(lambda: stream.read(1 << 20), b""):
@@ -207,7 +205,7 @@ def _unsealed(entry: str, line: bytes) -> bytes:
 
 
 def _checksum(entry: str, payload: bytes) -> bytes:
-    return hashlib.sha256(entry.encode() + b"\0" + payload).hexdigest()[: _SEAL - 1].encode()
+    return hex_digest(entry.encode(), payload)[: _SEAL - 1].encode()
 
 
 def _open_entry(path: str) -> BinaryIO:
@@ -258,10 +256,7 @@ def _integer(value: Any) -> int:
 
 def run_key(parts: list[str]) -> str:
     """The key of a run's findings: ``parts`` name its files' entries and everything else they depend on."""
-    digest = hashlib.sha256(code_fingerprint().encode() + b"\0run")
-    for part in parts:
-        digest.update(b"\0" + part.encode())
-    return digest.hexdigest()
+    return hex_digest(code_fingerprint().encode(), b"run", *(part.encode() for part in parts))
 
 
 def load_findings(entry: str) -> list[Finding] | None:

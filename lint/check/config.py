@@ -14,13 +14,13 @@ import fnmatch
 import os
 import re
 import sys
-import tomllib
 from collections.abc import Iterable
 from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
-from typing import Any, NamedTuple
+from typing import Any
 
 from lint import formats
+from lint.check import config_memo
 from lint.models.common import Record
 from lint.models.consumers import Judged
 from lint.models.errors import ConfigError
@@ -262,7 +262,7 @@ def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
         with open_regular(path, str(path)) as stream:
             raw = stream.read()
         text = raw.decode("utf-8")
-        return text, _toml(text)
+        return text, _toml(str(path), text)
     except InputError as error:
         raise ConfigError(str(error)) from None
     except OSError as error:
@@ -270,7 +270,7 @@ def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise ConfigError(f"{path}:{line}: not valid TOML: invalid UTF-8 byte 0x{raw[error.start]:02x}") from None
-    except tomllib.TOMLDecodeError as error:
+    except _toml_error() as error:  # imported only when an exception gets this far: a remembered file needs no tomllib
         # tomllib says where as "(at line 3, column 5)" (it has no attributes for it before Python 3.14)
         message = str(error)
         if where := re.search(r" \(at line (\d+), column (\d+)\)$", message):
@@ -294,8 +294,25 @@ def _parse_toml(path: Path) -> tuple[str, dict[str, Any]]:
 
 
 @lru_cache(maxsize=1)  # find_config reads a pyproject.toml for its [tool.tlint], then load_settings reads it: parsed once
-def _toml(text: str) -> dict[str, Any]:
-    return tomllib.loads(text)
+def _toml(path: str, text: str) -> dict[str, Any]:
+    """The document ``text`` of ``path`` as far as tlint reads it: remembered in the cache directory
+    (:mod:`lint.check.config_memo`), so that a file parsed before, unchanged since, needs no tomllib."""
+    if (remembered := config_memo.recall(path, text)) is not None:
+        return remembered
+    import tomllib
+
+    document = tomllib.loads(text)
+    if os.path.basename(path) == "pyproject.toml":  # of the project's file, only tlint's table
+        table = _tool_table(document)
+        document = {} if table is None else {"tool": {"tlint": table}}
+    config_memo.remember(path, text, document)
+    return document
+
+
+def _toml_error() -> type[Exception]:
+    import tomllib
+
+    return tomllib.TOMLDecodeError
 
 
 def _tool_table(pyproject: dict[str, Any]) -> object:
@@ -324,14 +341,17 @@ def load_settings(config_path: Path | None, overrides: Overrides) -> Settings:
     )
 
 
-class ConfigFile(NamedTuple):
+class ConfigFile(Record):
     """A configuration file's table of tlint settings, and where in its text each key is: errors name the
     file, the line and the key."""
 
-    path: Path
-    text: str
-    table: tuple[str, ...]  # where the settings are: ("tool", "tlint") in a pyproject.toml, () in a tlint.toml
-    settings: Any
+    __slots__ = ("path", "text", "table", "settings")
+
+    def __init__(self, path: Path, text: str, table: tuple[str, ...], settings: Any) -> None:
+        self.path = path
+        self.text = text
+        self.table = table  # where the settings are: ("tool", "tlint") in a pyproject.toml, () in a tlint.toml
+        self.settings = settings
 
     @classmethod
     def read(cls, path: Path) -> ConfigFile:

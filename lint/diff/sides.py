@@ -11,7 +11,6 @@ and names, so that a second diff of unchanged inputs reads no file.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import os
 import re
@@ -32,6 +31,7 @@ from lint.profile.side import DiffInputError, Reading, UnreadableSide
 from lint.read.source import InputError, Source, printable_path
 from lint.read.walk import expand
 from lint.runs.discovery import DEFAULT_RANK_REGEX, damaged_rank, run_key
+from lint.store.digest import hasher
 
 # A warning for `tlint check` (a directory need not hold every rank of a job: TL502's docs), but a diff of a
 # run that lacks ranks compares part of a run with the other side: what the diff says rests on a hole.
@@ -97,7 +97,8 @@ def _profile_entry(path: str, format_name: str, sources: list[Source], options: 
     """The cache key of the profile of ``sources``: their contents (digests remembered by the check's cache,
     so that unchanged files are not read), their names and where they sit under ``path``, and how they are
     read; None when a file cannot be read (its reading then says why)."""
-    digest = hashlib.sha256(f"diff profile\0{format_name}\0{options.rank_regex.pattern}".encode())
+    digest = hasher()
+    digest.update(f"diff profile\0{format_name}\0{options.rank_regex.pattern}".encode())
     for source in sorted(sources, key=lambda source: source.display):
         try:
             content = cache.key(source, "diff")

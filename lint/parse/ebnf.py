@@ -5,7 +5,6 @@ answers: a check whose answers are remembered imports none of this).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -14,6 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from lint.parse.pyliteral import read_literal
+from lint.store.digest import hex_digest
 
 if TYPE_CHECKING:
     from lark import Lark, Token, Tree
@@ -204,7 +204,7 @@ def _ebnf(text: str) -> _Ebnf:
     """
     from lint.store import disk as memo  # the result cache's directory, its atomic writes, the code's fingerprint
 
-    key = hashlib.sha256(b"\0".join([b"grammar", memo.lark_version(), memo.code_fingerprint().encode(), text.encode()])).hexdigest()
+    key = hex_digest(b"grammar", memo.lark_version(), memo.code_fingerprint().encode(), text.encode())
     if (remembered := memo.recall(key)) is not None:
         try:
             return _Ebnf.from_json(remembered)

@@ -8,13 +8,13 @@ matched at C speed while rejected lines are re-parsed by Lark to say exactly whe
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
+from lint.store.digest import hex_digest
 from lint.store.resources import grammar_path
 
 if TYPE_CHECKING:
@@ -196,7 +196,7 @@ class _Answers:
     def __init__(self, text: str) -> None:
         from lint.store import disk as memo  # the cache directory, its atomic writes, the code's fingerprint
 
-        self.key = hashlib.sha256(b"\0".join([b"grammar answers", memo.lark_version(), memo.code_fingerprint().encode(), text.encode()])).hexdigest()
+        self.key = hex_digest(b"grammar answers", memo.lark_version(), memo.code_fingerprint().encode(), text.encode())
         self.known: dict[str, Any] = {}
         remembered = memo.recall(self.key)
         if remembered is not None:

@@ -1,7 +1,8 @@
 """The on-disk store under the cache directory: where it is, atomic writes, memos, size and pruning.
 
 What is kept there - a check's per-file results (:mod:`lint.check.cache`) and what start-up derives from
-tlint's own files (grammars' rules, the rule catalog: :func:`recall`, :func:`remember`) - is written
+tlint's own files (grammars' rules, the rule catalog: :func:`recall`, :func:`remember`), and the
+configuration file as last parsed (:mod:`lint.check.config_memo`) - is written
 through :func:`write`: to a temporary file first, renamed into place, so that concurrent tlint processes
 see an old file or a new one, never half of one.  The store is bounded: after each check the least
 recently used files are removed until it holds at most ``$TLINT_CACHE_MAX_MB`` (default 512) megabytes.
@@ -11,7 +12,6 @@ It lives in ``$TLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/tlint``, else ``~/.cach
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sys
 from functools import cache
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from lint import __version__
 from lint.models.errors import InputError
+from lint.store.digest import hasher
 from lint.store.files import open_regular
 from lint.store.resources import grammar_path, rules_dir
 
@@ -62,7 +63,8 @@ def code_fingerprint() -> str:
     """
     package = str(Path(__file__).parents[1])
     code = sorted({*_named(package, ".py", below=True), *_named(str(rules_dir()), ".py"), *_named(str(grammar_path("x").parent), ".lark")})
-    stamps = hashlib.sha256(f"code fingerprint\0{__version__} {sys.version}".encode())
+    stamps = hasher()
+    stamps.update(f"code fingerprint\0{__version__} {sys.version}".encode())
     for path in code:
         try:
             status = os.stat(path)
@@ -93,7 +95,8 @@ def _listed(directory: str) -> list[str]:
 
 
 def _code_digest(code: list[str]) -> str:
-    digest = hashlib.sha256(f"{__version__} {sys.version}".encode())
+    digest = hasher()
+    digest.update(f"{__version__} {sys.version}".encode())
     for path in code:
         with open(path, "rb") as text:
             digest.update(os.fsencode(os.path.join(*path.split(os.sep)[-2:])) + b"\0" + text.read())
