@@ -137,3 +137,12 @@ def test_a_file_whose_lines_all_take_the_fast_path_does_not_import_lark(tmp_path
     modules = imported_by("check", str(example), "--no-cache", "--jobs", "1", env=cache)
     assert parser in modules
     assert "lark" not in top_level(modules)
+
+
+def test_a_megatron_check_makes_no_dataclass(tmp_path: Path) -> None:
+    """@dataclass compiles generated code per class, and its module imports inspect, ast, dis and tokenize:
+    the records a check of a megatron-trace file meets are Records (lint.models.common)."""
+    cache = {"TLINT_CACHE_DIR": str(tmp_path / "cache")}
+    imported_by("check", str(EXAMPLE), "--jobs", "1", env=cache)  # the first reads the grammar with Lark, which makes some
+    for argv in (("--no-cache",), ()):
+        assert top_level(imported_by("check", str(EXAMPLE), "--jobs", "1", *argv, env=cache)).isdisjoint({"dataclasses", "inspect", "ast"})
