@@ -25,7 +25,7 @@ from lint.formats.chakra_et.records import HeadRecord, NodeRecord
 from lint.models.common import SyntaxProblem
 from lint.read.source import Source
 from tests.shared_corpus import corpus_dir
-from tests.synth.chakra_trace import FIXTURES, collective, trace, varint, write
+from tests.synth.chakra_trace import FIXTURES, collective, delimited, key, trace, varint, write
 
 FIXTURE_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "chakra"
 
@@ -84,6 +84,34 @@ def test_zeroed_bytes_are_no_trace() -> None:
 def test_detection_needs_the_first_record_to_be_metadata_or_node() -> None:
     assert not detect_bytes(varint(3) + b"\x00\x00\x00", complete=True)  # field number 0
     assert detect_bytes(trace({"nodes": [collective(1)]}), complete=True)
+
+
+def test_detection_takes_the_writers_field_numbers_wire_types_and_order() -> None:
+    """protobuf writes a message's fields in the order of their numbers, each number with its type's wire type."""
+
+    def record(payload: bytes) -> bytes:
+        return varint(len(payload)) + payload
+
+    node = key(1, 0) + varint(1) + delimited(2, b"n") + key(3, 0) + varint(4)
+    assert detect_bytes(record(node), complete=True)
+    assert detect_bytes(record(node + key(12, 0) + varint(4096)), complete=True)  # eg_def 0.0.1's num_ops
+    assert not detect_bytes(record(key(3, 0) + varint(4) + key(1, 0) + varint(1) + delimited(2, b"n")), complete=True)  # type before id
+    assert not detect_bytes(record(node + delimited(12, b"4096")), complete=True)  # num_ops is a varint in every layout
+    assert not detect_bytes(record(delimited(1, b"1") + delimited(2, b"n") + key(3, 0) + varint(4)), complete=True)  # an id is a varint
+
+
+# One of tlint's own cache entries (a checksum, then JSON), which a walk read as a trace: its "5" frames a record of
+# 53 bytes whose "b" walked as eg_def 0.0.1's field 12 (51 bytes long), then the next "record" ran past the end.
+CACHE_ENTRY = b'5b3c10950864016f9006ff011ddef53e [[true,"megatron-trace",null,null],[],{}]\nd2437adaefc7462db91559efef4d10ea null'
+
+
+def test_text_that_frames_by_chance_is_no_trace(tmp_path: Path) -> None:
+    (tmp_path / "entry").write_bytes(CACHE_ENTRY)
+    report = check(tmp_path)
+    assert report["findings"] == [] and report["summary"]["skipped"] == [str(tmp_path / "entry")]
+    # 32 spaces frame as a node of 16 control dependencies, and every field is in order: text holds no node's type key.
+    assert not detect_bytes(b" " * 4096, complete=True)
+    assert not detect_bytes(b"\n".join([b" " * 32] * 100), complete=True)
 
 
 def test_a_damaged_record_after_the_first_is_reported_not_undetected(tmp_path: Path) -> None:

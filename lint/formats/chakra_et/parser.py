@@ -8,7 +8,13 @@ schema, is a syntax finding (TL601) at the record, with its byte offset.
 
 Detection looks at the structure of the first records, not at the ``.et`` suffix: the first record must
 walk as a GlobalMetadata or a Node (field numbers and wire types of the schema, or of the historical
-layouts below) and every later complete record in the head as a Node.
+layouts below, in ascending order) and at least half of the later complete records in the head as Nodes.
+What every writer emits rules out text: each serialises its messages with protobuf's ``SerializeToString``
+(chakra ``protolib.encodeMessage``), which writes the fields in the order of their numbers, and every node
+a writer emits has a type (NodeType 0 is INVALID_NODE; the proto2 layouts declare it ``required``), whose
+key is the byte 0x18.  A head of printable text - no byte below 0x20 but tab, line and page breaks - holds
+no such node: it is no trace, however its bytes happen to frame (a line of text starts with a "length",
+and its characters walk as keys of fields 4 to 15).
 
 Historical layouts (docs/formats/chakra-et.md): before October 2023 the schema was proto2 and numbered
 differently.  ``eg_def`` 0.0.1 (January 2023) kept a node's properties in fields 5-20 (``num_ops`` 12,
@@ -29,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from lint.formats.chakra_et import ASTRA_SIM_2, FORMAT, wire
 from lint.formats.chakra_et.records import Attr, HeadRecord, NodeRecord
-from lint.formats.chakra_et.schema import METADATA_FIELDS, METADATA_NODE, NODE_FIELDS, REPEATED_VARINT_FIELDS
+from lint.formats.chakra_et.schema import METADATA_FIELDS, METADATA_NODE, NODE_FIELDS
 from lint.formats.descriptor import Evidence
 from lint.models.common import SyntaxProblem
 from lint.models.consumers import Judged
@@ -78,21 +84,43 @@ def detect_bytes(head: bytes, complete: bool) -> Evidence:
         return Evidence(False, 0.0, "it holds no record")
     if 2 * empty > records:
         return Evidence(False, 0.0, f"{empty} of its first {records} records are empty (zeroed bytes)")
+    if 2 * shaped >= records and _CONTROL_BYTE.search(head) is None:  # asked last: a trace has one in its first bytes
+        return Evidence(False, 0.0, "its first bytes are text: no node's type key (0x18) nor any other byte below 0x20 but whitespace")
     return Evidence(2 * shaped >= records, shaped / records, f"{shaped} of its first {records} records are Chakra nodes")
 
 
+# What no text holds and every node a writer emits does (its type's key, 0x18): see the module's docstring.
+_CONTROL_BYTE = re.compile(rb"[\x00-\x08\x0e-\x1f]")
+
+# The wire types each field number of a Node has in today's schema or a historical layout (see the module's
+# docstring): id, name and type keep theirs in all of them; 4-11 are varints in eg_def 0.0.1 (and 4 and 5, the
+# repeated dependencies, unpacked), strings or messages in 0.0.2/0.0.3 and packed or messages today; 12-20 are
+# eg_def 0.0.1's scalars.  A field of another number or wire type is no writer's.
+_NODE_WIRE_TYPES: dict[int, frozenset[int]] = {
+    1: frozenset({wire.VARINT}),
+    2: frozenset({wire.DELIMITED}),
+    3: frozenset({wire.VARINT}),
+    **dict.fromkeys(range(4, 12), frozenset({wire.VARINT, wire.DELIMITED})),
+    **dict.fromkeys(range(12, 21), frozenset({wire.VARINT})),
+}
+_NO_WIRE_TYPE: frozenset[int] = frozenset()
+
+
+def _in_order(found: list[tuple[int, int]]) -> bool:
+    """Whether the fields come in the order of their numbers, as protobuf serialises a message (a repeated field's
+    elements one after another)."""
+    numbers = [number for number, _ in found]
+    return numbers == sorted(numbers)
+
+
 def _is_metadata(found: list[tuple[int, int]]) -> bool:
-    return all(METADATA_FIELDS.get(number, ("", -1))[1] == wire_type for number, wire_type in found)
+    return all(METADATA_FIELDS.get(number, ("", -1))[1] == wire_type for number, wire_type in found) and _in_order(found)
 
 
 def _node_shape(found: list[tuple[int, int]], payload: bytes) -> bool:
-    """Fields of a Node of today's schema or of a historical layout: numbers 1-20, each with a wire type its layouts use."""
-    for number, wire_type in found:
-        expected = NODE_FIELDS.get(number)
-        if expected is not None and (expected[1] == wire_type or (number in REPEATED_VARINT_FIELDS and wire_type == wire.VARINT)):
-            continue
-        if not (number <= 20 and wire_type in (wire.VARINT, wire.DELIMITED)):
-            return False
+    """Fields of a Node of today's schema or of a historical layout: numbers 1-20 in order, each with a wire type its layouts use."""
+    if not all(wire_type in _NODE_WIRE_TYPES.get(number, _NO_WIRE_TYPE) for number, wire_type in found) or not _in_order(found):
+        return False
     names = wire.delimited_strings(payload, 2)
     try:
         for name in names:

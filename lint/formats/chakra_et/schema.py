@@ -105,7 +105,6 @@ NODE_FIELDS: dict[int, tuple[str, int]] = {
     9: ("outputs", 2),
     10: ("attr", 2),
 }
-REPEATED_VARINT_FIELDS = frozenset({4, 5})
 METADATA_FIELDS: dict[int, tuple[str, int]] = {1: ("version", 2), 2: ("attr", 2)}
 
 
