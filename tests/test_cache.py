@@ -27,7 +27,7 @@ SPEC = RunSpec(tp=2, pp=2, dp=2, micro_batches=2, layers=4, hidden=64, seq=16, v
 
 @pytest.fixture
 def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    # Beside the checked tree, not in it: a walk of tmp_path would read the cache's own entries as inputs.
+    # Beside the checked tree, not in it: tests move and list the tree (a walk passes over the cache itself).
     directory = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("TLINT_CACHE_DIR", str(directory))
     return directory
@@ -203,3 +203,21 @@ def test_an_unchanged_file_is_not_detected_again_and_a_changed_one_is(tmp_path: 
     assert check(str(target)) == check(str(target), "--no-cache")
     assert heads == [str(target), str(target)]
     assert check(str(target), "--no-cache", "--trace-format", "neusight-tsv") == check(str(target))
+
+
+@pytest.mark.parametrize("named", ["as it is", "through a link"])
+def test_a_walk_passes_over_the_cache_directory_in_the_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str) -> None:
+    """$TLINT_CACHE_DIR in the checked tree: its entries are tlint's text, no input (one once framed as a Chakra trace)."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "cache").mkdir()
+    if named == "through a link":
+        (tmp_path / "link").symlink_to(tree / "cache")
+    monkeypatch.setenv("TLINT_CACHE_DIR", str(tree / "cache" if named == "as it is" else tmp_path / "link"))
+    shutil.copyfile(Path(__file__).resolve().parents[1] / "examples" / "simai-workload.txt", tree / "workload.txt")
+    for _ in range(2):  # the second walk meets the entries the first wrote
+        out = io.StringIO()
+        assert main(["check", str(tree), "--output-format", "json", "--jobs", "1"], stdout=out, stderr=io.StringIO()) == 0
+        summary = json.loads(out.getvalue())["summary"]
+        assert (summary["files"], summary["skipped"]) == (1, [])
+    assert disk.size()[0] > 0  # the cache was written where the walk went

@@ -1,7 +1,9 @@
 """Which files a command line names: paths, globs and directories walked the way ruff walks them.
 
 A file or directory named explicitly is always read (what excludes a named directory does not apply
-to what is in it).  In a walked directory, hidden entries are skipped, and so is
+to what is in it).  In a walked directory, hidden entries are skipped, and so are tlint's own cache
+directory (``$TLINT_CACHE_DIR`` may well lie in the checked tree: its entries are text that no format
+writes, each a finding's worth of noise if read as a trace) and
 whatever the exclude patterns (``--exclude`` replaces the defaults, ``--extend-exclude`` adds to them)
 or a ``.gitignore`` matches.  Patterns are gitignore-style (``pathspec``): a pattern with no slash
 matches at any depth, ``dir/`` matches a directory, ``/x`` is anchored at the root the patterns are
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from lint.models.common import Record
 from lint.read.source import STDIN, InputError, Source, printable_path, spool_stdin
+from lint.store.disk import cache_dir
 from lint.store.files import open_regular
 
 if TYPE_CHECKING:
@@ -141,6 +144,17 @@ class _Walker:
         self.found = Walked()
 
     @cached_property
+    def cache(self) -> tuple[str, str]:
+        """tlint's cache directory, as its name and its real path: a walk passes it over."""
+        real = os.path.realpath(cache_dir())
+        return os.path.basename(real), real
+
+    def _is_cache(self, directory: str, name: str) -> bool:
+        """Whether ``name`` in ``directory`` is tlint's cache directory (its real path looked up only for its name)."""
+        cache_name, cache_real = self.cache
+        return name == cache_name and os.path.realpath(os.path.join(directory, name)) == cache_real
+
+    @cached_property
     def exclude(self) -> GitIgnoreSpec:
         """The exclude patterns: they apply in walked directories only."""
         return self.options.exclude_spec()
@@ -196,7 +210,7 @@ class _Walker:
             place = (_prefix(here_absolute, exclude_base), [(_prefix(here_absolute, folder), spec) for folder, spec in chain])
             kept = []
             for name in sorted(dirnames):
-                if not name.startswith(".") and not self._left_out_here(place, name + "/"):  # gitignore's `name/` matches directories only
+                if not name.startswith(".") and not self._left_out_here(place, name + "/") and not self._is_cache(directory, name):  # `name/`: directories only
                     kept.append(name)
                     chains[here_absolute / name] = chain
             dirnames[:] = kept
