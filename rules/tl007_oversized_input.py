@@ -8,7 +8,8 @@ class OversizedInput(Rule):
     tlint bounds what one input can cost.  A line longer than 4 MiB is counted to its end, never held, and
     reported with its length; the lines after it are checked as usual.  Compressed data (gzip, bzip2, xz,
     zstd) may expand up to 200 times the bytes read of it once it has given 64 MiB; past that, reading
-    stops and this finding says after which line.
+    stops and this finding says after which line (for a Chakra trace, which record: a binary format's bytes
+    are read under the same bound).
 
     Why it matters:
         No writer of these formats prints such a line (the longest line of the real files is under 8 kB; a

@@ -33,6 +33,7 @@ import zstandard
 
 from lint.cli import main
 from lint.read import source
+from tests.synth.chakra_trace import collective, trace, varint
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "tests" / "fixtures" / "seeds"
@@ -136,6 +137,25 @@ def test_a_compressed_bomb_of_one_long_line_stops_early_with_a_finding(tmp_path:
     assert result.returncode == 1 and findings(result) == [(path.name, 2, "TL007")]
     assert re.fullmatch(
         rf"the {name} data expands more than 200-fold \([0-9,]+ bytes from [0-9,]+\): reading stopped after line 1, and what follows was not checked .*",
+        json.loads(result.stdout)["findings"][0]["message"],
+    )
+    assert time.monotonic() - started < 60
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESSED))
+def test_a_compressed_chakra_bomb_stops_early_with_a_finding(tmp_path: Path, suffix: str) -> None:
+    # A trace whose third record declares 4 GiB, then zeros - 16 MiB past the expansion guard's grace, in a few hundred
+    # kB: the framing reader asks for the whole record at once, which the decompressor made in memory (twice the
+    # bytes: 553 MB of RSS for 256 MiB), and a 4 GiB bomb would be all of it before a byte of it was judged.
+    name = COMPRESSED[suffix]
+    path = tmp_path / f"wl.0.et.{suffix}"
+    write_compressed(path, [trace({"nodes": [collective(1)]}), varint(2**32 - 1), *[bytes(MIB)] * (source.EXPANSION_GRACE // MIB + 16)])
+    assert path.stat().st_size < MIB
+    started = time.monotonic()
+    result = tlint("check", str(path), "--output-format", "json", "--no-cache", cwd=tmp_path, memory=LIMITED)
+    assert result.returncode == 1 and findings(result) == [(path.name, 3, "TL007")]
+    assert re.fullmatch(
+        rf"the {name} data expands more than 200-fold \([0-9,]+ bytes from [0-9,]+\): reading stopped after line 2, and what follows was not checked .*",
         json.loads(result.stdout)["findings"][0]["message"],
     )
     assert time.monotonic() - started < 60

@@ -66,7 +66,8 @@ class _ZstdReader(io.RawIOBase):
 
     zstandard's decompressobj has no bound on what one call returns, and a zstd block of a few bytes may
     stand for 128 KiB: the compressed data is fed 256 bytes at a time, so that one call gives at most ~8 MiB
-    (what the expansion guard of ``Source.lines`` then judges), never the gigabytes a few kB can hold."""
+    (what the expansion guard of ``Source.lines`` and ``Source.open`` then judges), never the gigabytes a few
+    kB can hold."""
 
     def __init__(self, raw: BinaryIO) -> None:
         import zstandard
@@ -133,6 +134,57 @@ def _damaged() -> tuple[type[Exception], ...]:
     return (EOFError, OSError, zlib.error, lzma.LZMAError, zstandard.ZstdError)
 
 
+class Decompressed:
+    """A compressed file's bytes, decompressed as they are read, under the guard the lines of a text file are read
+    with: :meth:`read` raises :class:`Expanded` where they expand more than MAX_EXPANSION times the compressed
+    bytes read, past EXPANSION_GRACE.  It decompresses at most _PIECE bytes at a time, so that a request for
+    gigabytes (a Chakra record may declare 4 GB) is judged as it grows, not once it has all been made."""
+
+    def __init__(self, raw: BinaryIO, stream: ByteStream) -> None:
+        self._raw = raw
+        self._stream = stream
+        self._expanded = 0  # bytes decompressed so far
+
+    def read(self, size: int = -1, /) -> bytes:
+        pieces = []
+        left = size if size >= 0 else sys.maxsize
+        while left and (piece := self._stream.read(min(left, _PIECE))):
+            pieces.append(piece)
+            left -= len(piece)
+            self._expanded += len(piece)
+            _within_expansion(self._expanded, self._raw)
+        return b"".join(pieces)
+
+    def close(self) -> None:
+        """Closes the decompressor and the file under it (a decompressor given a file object leaves it open)."""
+        with self._raw:
+            self._stream.close()
+
+    def __enter__(self) -> Decompressed:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+_PIECE = MIB  # decompressed bytes per read of the stream under a Decompressed
+
+
+def _within_expansion(expanded: int, raw: BinaryIO) -> None:
+    """Raises Expanded when ``expanded`` bytes came from too few compressed ones (``raw``'s position)."""
+    if expanded > EXPANSION_GRACE and expanded > MAX_EXPANSION * (consumed := raw.tell()):
+        raise Expanded(expanded, consumed)
+
+
+class Expanded(Exception):
+    """Compressed data expanded past MAX_EXPANSION: reading stops (:meth:`Source.damage` gives the finding)."""
+
+    def __init__(self, expanded: int, consumed: int) -> None:
+        super().__init__(f"{expanded:,} bytes from {consumed:,}")
+        self.expanded = expanded
+        self.consumed = consumed
+
+
 class Source(Record):
     """One input file and what reading it found wrong with its bytes."""
 
@@ -157,9 +209,11 @@ class Source(Record):
     def _open_raw(self) -> BinaryIO:
         return open_regular(self.path, self.display)
 
-    def open(self) -> ByteStream:
-        """The file's bytes, decompressed when its first bytes are a compression format's magic."""
-        return self._opened()[1]
+    def open(self) -> BinaryIO | Decompressed:
+        """The file's bytes, decompressed when its first bytes are a compression format's magic: then reading
+        raises :class:`Expanded` where they expand past the bound (see :meth:`damaged_stream`)."""
+        raw, stream = self._opened()
+        return raw if stream is raw else Decompressed(raw, stream)
 
     def _opened(self) -> tuple[BinaryIO, ByteStream]:
         """The file as stored, and its bytes (decompressed when its first bytes are a compression format's magic)."""
@@ -263,26 +317,17 @@ class Source(Record):
                     while not line.endswith(b"\n") and (line := stream.readline(_BLOCK)):
                         length += len(line)
                         expanded += len(line)
-                        self._within_expansion(expanded, raw, number - 1)
+                        _within_expansion(expanded, raw)
                     self._too_long(number, length - line.endswith(b"\n"))
                     continue
                 if expanded > judged:
-                    self._within_expansion(expanded, raw, number - 1)
+                    _within_expansion(expanded, raw)
                     judged = expanded + _BLOCK
                 yield number, self._text(number, line)
         except _damaged() as error:
             self.problems.append(self.damage(number + 1, error))
-        except _Expanded as stopped:
-            self.problems.append(stopped.problem)
-
-    def _within_expansion(self, expanded: int, raw: BinaryIO, read_lines: int) -> None:
-        """Raises _Expanded when ``expanded`` bytes came from too few compressed ones (``raw``'s position)."""
-        if expanded > EXPANSION_GRACE and expanded > MAX_EXPANSION * (consumed := raw.tell()):
-            message = (
-                f"the {self.compression} data expands more than {MAX_EXPANSION}-fold ({expanded:,} bytes from {consumed:,}): "
-                f"reading stopped after line {read_lines}, and what follows was not checked (no trace compresses so well: a decompression bomb?)"
-            )
-            raise _Expanded(SyntaxProblem(read_lines + 1, 1, LIMIT_CODE, message))
+        except Expanded as stopped:  # in line ``number``, not yielded
+            self.problems.append(self.damage(number, stopped))
 
     def _too_long(self, number: int, length: int) -> None:
         message = (
@@ -306,12 +351,18 @@ class Source(Record):
         return text.removeprefix("\ufeff") if number == 1 and not self.keeps_bom else text
 
     def damaged_stream(self) -> tuple[type[Exception], ...]:
-        """What reading this file's bytes (``open()``) raises where its compressed data is damaged: nothing for a
-        file stored as it is (``except source.damaged_stream()`` then catches nothing)."""
-        return _damaged() if self.compression is not None else ()
+        """What reading this file's bytes (``open()``) raises where its compressed data is damaged, or expands past
+        the bound: nothing for a file stored as it is (``except source.damaged_stream()`` then catches nothing)."""
+        return (*_damaged(), Expanded) if self.compression is not None else ()
 
     def damage(self, number: int, error: Exception) -> SyntaxProblem:
-        """The finding for compressed data that breaks off at line (or record) ``number``."""
+        """The finding for compressed data that breaks off, or expands past the bound, at line (or record) ``number``."""
+        if isinstance(error, Expanded):
+            message = (
+                f"the {self.compression} data expands more than {MAX_EXPANSION}-fold ({error}): reading stopped after line {number - 1}, "
+                "and what follows was not checked (no trace compresses so well: a decompression bomb?)"
+            )
+            return SyntaxProblem(number, 1, LIMIT_CODE, message)
         where = f"after line {number - 1}" if number > 1 else "before its first line"
         return SyntaxProblem(number, 1, TRUNCATED_CODE, f"the {self.compression} data is damaged or ends early {where}: {error}")
 
@@ -334,14 +385,6 @@ class Source(Record):
 
 
 _BLOCK = 1 << 16  # larger blocks fall out of the CPU cache before their lines are parsed: slower
-
-
-class _Expanded(Exception):
-    """Compressed data expanded past MAX_EXPANSION: reading stops with this problem."""
-
-    def __init__(self, problem: SyntaxProblem) -> None:
-        super().__init__(problem.message)
-        self.problem = problem
 
 
 _WITHOUT_NEWLINE = itemgetter(slice(None, -1))
