@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from lint import formats
 from lint.check import cache, executor
 from lint.check.config import Selection
-from lint.models.common import Record, SyntaxProblem
+from lint.models.common import NOT_DIAGNOSED, Diagnoses, Record, SyntaxProblem
 from lint.models.errors import ConfigError
 from lint.models.report import CheckReport, FileResult, Finding, Severity
 from lint.read.source import CONSOLE_JUNK_CODE, InputError, Source, printable_path
@@ -44,6 +44,10 @@ if TYPE_CHECKING:
 INTERNAL_ERROR = ("TL000", "internal-error")
 INVALID_SYNTAX = "TL001"
 UNKNOWN_FORMAT = "TL005"
+# A file's grammar explains (lint.parse.grammar.Grammar.diagnosing) the lines it rejects until a syntax finding
+# is past --max-findings, and at most this many times --max-findings lines: a cause repeated on every line is one
+# finding, but explaining a million of them would take many minutes.
+DIAGNOSED_LINES = 10
 # Rules quote names and values from the input, which may be megabytes long; the report stays readable
 # (and its size proportional to the number of findings) when a message keeps only its start and end.
 MAX_MESSAGE = 1000
@@ -103,12 +107,21 @@ class FileOutcome(Record):
 
 class _Collector:
     """Turns violations into findings for one file, keeping at most ``limit`` per code.  ``locate`` is the file's
-    parser's ``column_of`` (see lint.models.common.LineRecord): where the field a violation names is on its line."""
+    parser's ``column_of`` (see lint.models.common.LineRecord): where the field a violation names is on its line.
+    ``diagnoses``: what its grammar may still explain (lint.parse.grammar.Grammar.diagnosing), stopped once the
+    syntax findings are past the limit: the explanations after that could no longer be shown."""
 
     def __init__(
-        self, path: str, selection: Selection, limit: int, consumer: str | None = None, locate: Callable[[Any, str, int | None], int | None] | None = None
+        self,
+        path: str,
+        selection: Selection,
+        limit: int,
+        consumer: str | None = None,
+        locate: Callable[[Any, str, int | None], int | None] | None = None,
+        diagnoses: Diagnoses | None = None,
     ) -> None:
         self.path = path
+        self.diagnoses = diagnoses
         self.locate = locate
         self.selection = selection
         self.limit = limit
@@ -119,6 +132,9 @@ class _Collector:
         self.counts: Counter[str] = Counter()
         self.not_shown: Counter[str] = Counter()
         self._repeated: _Repeated | None = None  # the finding that the next problem ``again`` extends
+        # The lines counted, not explained, once the file's allowance of diagnoses was spent (Grammar.diagnosing):
+        # the first, how many, and the last one's number.
+        self._not_diagnosed: tuple[SyntaxProblem, int, int] | None = None
 
     def add(self, code: str, name: str, violation: Violation) -> None:
         if code in self.ignored:
@@ -150,6 +166,11 @@ class _Collector:
     def problem(self, problem: SyntaxProblem) -> None:
         if not self.selection.enabled(problem.code):
             return
+        if problem.message == NOT_DIAGNOSED:
+            first, count, _ = self._not_diagnosed or (problem, 0, 0)
+            self._not_diagnosed = first, count + 1, problem.line
+            self._repeated = None
+            return
         repeated = self._repeated
         if problem.again and repeated is not None and repeated.code == problem.code:
             repeated.extend(problem.line)
@@ -157,6 +178,29 @@ class _Collector:
         shown = len(self.findings)
         self.add(problem.code, catalog()[problem.code].name, Violation(problem.line, problem.column, problem.message, problem.rank))
         self._repeated = _Repeated(problem.code, self.findings[-1] if len(self.findings) > shown else None)
+        # The first finding past the limit is followed to the end of its run (counted once, as a run is); once a
+        # second begins, no explanation could be shown any more.
+        if problem.code == INVALID_SYNTAX and self.diagnoses is not None and self.limit and self.counts[problem.code] > self.limit + 1:
+            self.diagnoses.stop()
+
+    def not_diagnosed(self, format_name: str) -> None:
+        """One finding, on the first of them, for the lines counted and not explained past the allowance; when the
+        findings of its code are all shown already, the lines are counted in ``not_shown`` as the findings they hide."""
+        if self._not_diagnosed is None:
+            return
+        first, count, last = self._not_diagnosed
+        if first.code in self.ignored:
+            return
+        if self.limit and self.counts[first.code] >= self.limit:
+            self.counts[first.code] += count
+            self.not_shown[first.code] += count
+            return
+        lines = f"this line and {count - 1:,} more to line {last:,} were" if count > 1 else "this line was"
+        message = (
+            f"{lines} not read as {format_name} records and not diagnosed: tlint explains at most {DIAGNOSED_LINES * self.limit:,} lines"
+            " of a file that its grammar rejects (10 times --max-findings; 0 explains every one)"
+        )
+        self.add(first.code, catalog()[first.code].name, Violation(first.line, first.column, message, first.rank))
 
 
 class _Repeated:
@@ -194,7 +238,9 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     if rules and described.consumers:
         judged = options.selection.consumer_for(source.display, format_name) or formats.judged_for(format_name, source.head())
     consumer = judged.consumer if judged is not None else None
-    collector = _Collector(source.display, options.selection, options.max_findings, consumer, getattr(parser, "column_of", None))
+    grammar = getattr(parser, "grammar", None)  # a text format's (lint.parse.grammar)
+    diagnoses = Diagnoses(DIAGNOSED_LINES * options.max_findings) if grammar is not None and options.max_findings else None
+    collector = _Collector(source.display, options.selection, options.max_findings, consumer, getattr(parser, "column_of", None), diagnoses)
     active = [r for r in options.selection.rules_for(format_name, Scope.FILE, consumer) if r.code not in collector.ignored] if rules else []
     summarizer = None
     if summarize and described.runs:
@@ -208,32 +254,33 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
     add = collector.add
     handlers = _Handlers(active)
     item: Any = None
-    try:
-        for item in records:
-            if isinstance(item, SyntaxProblem):
-                syntax_problems += 1
-                if rules:
-                    collector.problem(item)
-                # and on to the rules that keep track of lines they cannot see (``check_syntax``)
-            key = (item.kind, getattr(item, "op", None))
-            listed = handlers.by_op.get(key)
-            if listed is None:
-                listed = handlers.listing(key)
-            if listed.said is not None:  # some rule judges these records (see Rule): what this one says, for them
-                listed.said.see(item)
-            for rule, method in listed:
-                try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
-                    # Hot rules return an empty tuple, not a generator, when a record is fine: no loop then.
-                    if violations := method(item):
-                        for violation in violations:
-                            add(rule.code, rule.name, violation)
-                except Exception as error:
-                    if rule in active:
-                        active.remove(rule)
-                        handlers = _Handlers(active)
-                        _report_crash(collector, rule, error, getattr(item, "line", None))
-    except Exception as error:  # the parser itself failed: nothing more can be read from this file
-        _internal_error(collector, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
+    with grammar.diagnosing(diagnoses) if grammar is not None else contextlib.nullcontext():
+        try:
+            for item in records:
+                if isinstance(item, SyntaxProblem):
+                    syntax_problems += 1
+                    if rules:
+                        collector.problem(item)
+                    # and on to the rules that keep track of lines they cannot see (``check_syntax``)
+                key = (item.kind, getattr(item, "op", None))
+                listed = handlers.by_op.get(key)
+                if listed is None:
+                    listed = handlers.listing(key)
+                if listed.said is not None:  # some rule judges these records (see Rule): what this one says, for them
+                    listed.said.see(item)
+                for rule, method in listed:
+                    try:  # free unless raised: a rule bug costs that rule, never the other rules' findings
+                        # Hot rules return an empty tuple, not a generator, when a record is fine: no loop then.
+                        if violations := method(item):
+                            for violation in violations:
+                                add(rule.code, rule.name, violation)
+                    except Exception as error:
+                        if rule in active:
+                            active.remove(rule)
+                            handlers = _Handlers(active)
+                            _report_crash(collector, rule, error, getattr(item, "line", None))
+        except Exception as error:  # the parser itself failed: nothing more can be read from this file
+            _internal_error(collector, Violation(getattr(item, "line", None), None, f"reading stopped: {type(error).__name__}: {error}"))
     if item is None and not source.problems:  # not one line of the format: no writer leaves a file so
         syntax_problems += 1
         if rules:
@@ -245,6 +292,7 @@ def check_file(source: Source, format_name: str, options: CheckOptions, *, rules
         except Exception as error:
             _report_crash(collector, rule, error, None)
     if rules:
+        collector.not_diagnosed(format_name)
         for problem in source.problems:
             collector.problem(problem)
     parsed = syntax_problems == 0 and all(problem.code == CONSOLE_JUNK_CODE for problem in source.problems)  # junk is no syntax

@@ -133,8 +133,25 @@ class SyntaxProblem(Record):
 
 Cause = tuple[str, int, str]  # see SyntaxProblem.follows
 
-
 _FOUND_VALUE = r"""found (?:'[^']*'|"[^"]*")"""  # a value as lint.parse.grammar.quote shows it (compiled on first use)
+
+
+# The message of a problem on a line that the fast path rejects once its file's Diagnoses are spent
+# (lint.parse.grammar.Grammar.diagnosing): the engine counts such lines instead of showing each.
+NOT_DIAGNOSED = "not diagnosed: past the syntax errors explained in one file"
+
+
+class Diagnoses:
+    """How many more texts Lark may reject, and so explain, in the file being read (lint.parse.grammar.Grammar.diagnosing);
+    whoever shows the findings ``stop``s it once an explanation could no longer be shown."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+
+    def stop(self) -> None:
+        self.left = 0
 
 
 class TextMemo(dict[str | None, T]):

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
+from lint.models.common import NOT_DIAGNOSED, Diagnoses
 from lint.store.digest import hex_digest
 from lint.store.resources import grammar_path
 
@@ -45,6 +47,18 @@ class GrammarSyntaxError(Exception):
         return f"expected {self.expected}, found {self.found}"
 
 
+class NotDiagnosed(GrammarSyntaxError):
+    """A text the fast path rejected after its file's allowance of diagnoses is spent (Grammar.diagnosing):
+    Lark was not asked where or why.  Its message is NOT_DIAGNOSED, by which the engine counts such lines."""
+
+    def __init__(self) -> None:
+        super().__init__(1, "", "")
+
+    @property
+    def message(self) -> str:
+        return NOT_DIAGNOSED
+
+
 class DerivedPattern:
     """A regex derived from one grammar rule; ``fields`` are the rule names captured as named groups.
 
@@ -69,6 +83,7 @@ class Grammar:
         self.name = name
         self.text = grammar_path(name).read_text(encoding="utf-8")
         self._lark_options = {"start": start, "transformer": transformer, "propagate_positions": positions}
+        self.diagnoses: Diagnoses | None = None  # what Lark may still explain in the file being read; None: all (see diagnosing)
 
     @cached_property
     def _expect_words(self) -> dict[str, str]:
@@ -83,13 +98,44 @@ class Grammar:
         return Lark(self.text, parser="lalr", lexer="contextual", maybe_placeholders=False, **self._lark_options)
 
     def parse(self, text: str, start: str | None = None) -> Any:
-        """Parse ``text`` or raise :class:`GrammarSyntaxError`."""
+        """Parse ``text`` or raise :class:`GrammarSyntaxError` (:class:`NotDiagnosed` once the allowance is spent)."""
+        from lark.exceptions import UnexpectedInput
+
+        try:
+            return self.parse_or_raise(text, start)
+        except UnexpectedInput as exc:
+            raise self.explain(exc, text) from None
+
+    def parse_or_raise(self, text: str, start: str | None = None) -> Any:
+        """Lark's tree of ``text``, or Lark's own error (for a caller that explains it its own way); :class:`NotDiagnosed`,
+        without asking Lark, once the file being read has no diagnoses left."""
+        diagnoses = self.diagnoses
+        if diagnoses is None:
+            return self.lark.parse(text, start=start)
+        if diagnoses.left <= 0:
+            raise NotDiagnosed
         from lark.exceptions import UnexpectedInput
 
         try:
             return self.lark.parse(text, start=start)
-        except UnexpectedInput as exc:
-            raise self.explain(exc, text) from None
+        except UnexpectedInput:
+            diagnoses.left -= 1
+            raise
+
+    @contextmanager
+    def diagnosing(self, diagnoses: Diagnoses | None) -> Iterator[None]:
+        """Within this block, Lark explains the texts it rejects while ``diagnoses`` has some left (None: every one);
+        the fast path's rejections after that are :class:`NotDiagnosed`.
+
+        Lark costs about a millisecond a line (more for long ones): a file of a million broken lines would cost
+        many minutes to explain errors of which only the first --max-findings are shown.  Lines Lark accepts (a
+        record the fast path leaves to it) spend nothing.
+        """
+        previous, self.diagnoses = self.diagnoses, diagnoses
+        try:
+            yield
+        finally:
+            self.diagnoses = previous
 
     # -- errors ---------------------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from lint.formats.optprime_log.records import (
 )
 from lint.models.common import SyntaxProblem, fits_int64
 from lint.parse.alternation import Alternation
-from lint.parse.grammar import Grammar, quote
+from lint.parse.grammar import Grammar, NotDiagnosed, quote
 from lint.store.resources import grammar_path
 
 if TYPE_CHECKING:  # Lark judges only the records the fast path rejects: a log without one never imports it
@@ -593,7 +593,9 @@ class Parser:
 
         rest = text[position:end]
         try:
-            tree = self.grammar.lark.parse(rest, start=rule)
+            tree = self.grammar.parse_or_raise(rest, rule)
+        except NotDiagnosed as refused:  # the file's diagnoses are spent: counted, not explained
+            return self._problem(rule, number, text, position, line_rank, position + refused.column, refused.message)
         except UnexpectedInput as exc:
             if rule not in self._terminals:
                 self._terminals[rule] = _terminals_of(self.grammar.lark, rule)
