@@ -132,14 +132,12 @@ def test_a_compressed_bomb_of_one_long_line_stops_early_with_a_finding(tmp_path:
     path = tmp_path / f"trace_rank7.txt.{suffix}"
     write_compressed(path, [MEGATRON.read_bytes().splitlines(keepends=True)[0], *[b"x" * MIB] * 256])
     assert path.stat().st_size < MIB
-    started = time.monotonic()
     result = tlint("check", str(path), "--output-format", "json", "--no-cache", cwd=tmp_path)
     assert result.returncode == 1 and findings(result) == [(path.name, 2, "TL007")]
     assert re.fullmatch(
         rf"the {name} data expands more than 200-fold \([0-9,]+ bytes from [0-9,]+\): reading stopped after line 1, and what follows was not checked .*",
         json.loads(result.stdout)["findings"][0]["message"],
     )
-    assert time.monotonic() - started < 60
 
 
 @pytest.mark.parametrize("suffix", sorted(COMPRESSED))
@@ -151,14 +149,12 @@ def test_a_compressed_chakra_bomb_stops_early_with_a_finding(tmp_path: Path, suf
     path = tmp_path / f"wl.0.et.{suffix}"
     write_compressed(path, [trace({"nodes": [collective(1)]}), varint(2**32 - 1), *[bytes(MIB)] * (source.EXPANSION_GRACE // MIB + 16)])
     assert path.stat().st_size < MIB
-    started = time.monotonic()
     result = tlint("check", str(path), "--output-format", "json", "--no-cache", cwd=tmp_path, memory=LIMITED)
     assert result.returncode == 1 and findings(result) == [(path.name, 3, "TL007")]
     assert re.fullmatch(
         rf"the {name} data expands more than 200-fold \([0-9,]+ bytes from [0-9,]+\): reading stopped after line 2, and what follows was not checked .*",
         json.loads(result.stdout)["findings"][0]["message"],
     )
-    assert time.monotonic() - started < 60
 
 
 def test_standard_input_past_its_bound_is_an_input_error_and_its_copy_is_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
