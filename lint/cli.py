@@ -146,7 +146,7 @@ def _check_arguments(check_cmd: argparse.ArgumentParser) -> None:
         help="colour findings by severity: auto (a terminal, unless NO_COLOR is set; FORCE_COLOR also elsewhere), always or never",
     )
     check_cmd.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings fail (2 still means the check could not run)")
-    check_cmd.add_argument("--config", type=Path, metavar="FILE", help="use this tlint.toml or pyproject.toml")
+    check_cmd.add_argument("--config", type=Path, metavar="FILE", help="use this tlint.toml, .tlint.toml or pyproject.toml")
     check_cmd.add_argument(
         "--exclude", type=_codes, metavar="PATTERNS", help="gitignore-style patterns left out when walking directories, comma-separated; replaces the defaults"
     )

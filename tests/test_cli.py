@@ -230,6 +230,13 @@ def test_tlint_toml_severity_and_fail_on(tmp_path: Path, broken_trace: Path) -> 
     assert run("check", str(broken_trace), "--fail-on", "warning")[0] == 1
 
 
+def test_a_hidden_tlint_toml_is_read_and_comes_first_in_its_folder(tmp_path: Path, broken_trace: Path) -> None:
+    (tmp_path / ".tlint.toml").write_text('severity = { TL001 = "warning" }\n', encoding="utf-8")
+    (tmp_path / "tlint.toml").write_text('severity = { TL001 = "info" }\n', encoding="utf-8")
+    code, out, _ = run("check", str(broken_trace), "--output-format", "json")
+    assert code == 0 and json.loads(out)["findings"][0]["severity"] == "warning"
+
+
 def test_per_path_ignores(tmp_path: Path, broken_trace: Path) -> None:
     (tmp_path / "tlint.toml").write_text('[per-path-ignores]\n"trace_*.txt" = ["TL001"]\n', encoding="utf-8")
     assert run("check", str(broken_trace))[0] == 0

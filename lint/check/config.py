@@ -27,7 +27,7 @@ from lint.models.errors import ConfigError
 from lint.models.report import Severity
 from lint.rule import Listed, Rule, RuleOptions, Scope, catalog, lookup, options_json, rule_class, rule_suggestion
 
-CONFIG_FILES = ("tlint.toml", "pyproject.toml")
+CONFIG_FILES = (".tlint.toml", "tlint.toml", "pyproject.toml")  # in one folder, the first found wins (as ruff's)
 
 
 class FileConfig(Record):
@@ -228,7 +228,7 @@ class Settings(Record):
 
 
 def find_config(paths: Iterable[str]) -> Path | None:
-    """The first tlint.toml, or pyproject.toml with a [tool.tlint] table, walking up from the paths."""
+    """The first .tlint.toml, tlint.toml, or pyproject.toml with a [tool.tlint] table, walking up from the paths."""
     # realpath, not Path.resolve: a named symbolic link loop is reported by the walk, not raised here.
     starts = [Path(os.path.realpath(p)) for p in paths] or [Path.cwd()]
     seen: set[Path] = set()
@@ -242,7 +242,7 @@ def find_config(paths: Iterable[str]) -> Path | None:
             seen.add(folder)
             for name in CONFIG_FILES:
                 candidate = folder / name
-                if os.path.isfile(candidate) and (name == "tlint.toml" or _has_tool_table(candidate)):
+                if os.path.isfile(candidate) and (name != "pyproject.toml" or _has_tool_table(candidate)):
                     return candidate
     return None
 
