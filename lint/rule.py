@@ -50,11 +50,11 @@ def option(default: Any, *, description: str, **bounds: Any) -> Any:
     return OptionSpec(default, {"description": description, **bounds})
 
 
-class RuleOptions:
+class RuleOptions(Record):
     """Options of a rule without options.  A rule's options subclass it and declare each option as a class
     attribute, ``tolerance_ms: float = option(0.01, ge=0, description=...)``; an instance holds a value for
-    each, set by keyword, immutable and compared by value, as a frozen dataclass's would be (not one: see
-    :class:`lint.models.common.Record`).
+    each, set by keyword, immutable, and compared, shown and hashed by them: a Record whose fields are its
+    options.
 
     Plain records: a check with no configured option never imports pydantic; one that configures options
     validates them with pydantic (:func:`validated_options`), the boundary users see, strictly: a value of
@@ -67,6 +67,7 @@ class RuleOptions:
         super().__init_subclass__(**kwargs)
         declared = {name: value for name, value in vars(cls).items() if isinstance(value, OptionSpec)}
         cls.specs = {**cls.specs, **declared}
+        setattr(cls, "__match_args__", tuple(cls.specs))  # noqa: B010  # its fields, for Record (mypy takes it for read-only)
         for name, spec in declared.items():
             setattr(cls, name, spec.default)  # read on the class, the default, as a dataclass's field
 
@@ -80,18 +81,11 @@ class RuleOptions:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable: cannot set {name!r}")
 
+    __hash__ = Record.hash_of_fields  # immutable
+
     def values(self) -> dict[str, Any]:
         """Each option's value, by name."""
         return {name: getattr(self, name) for name in self.specs}
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self.values() == other.values()
-
-    def __hash__(self) -> int:
-        return hash((type(self), *self.values().items()))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{name}={value!r}' for name, value in self.values().items())})"
 
 
 def validated_options(options: type[RuleOptions], values: Any) -> RuleOptions:
